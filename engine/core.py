@@ -1,0 +1,538 @@
+"""The engine's model: piles, moves, the `Game` base class, its errors and audience views.
+
+Errors (every one carries ``code``, ``reason`` and the offending ``text`` or move)::
+
+    EngineError(ValueError)
+     ├── BadNotation     text that is not a move or a position string (code "bad_notation",
+     │                   "bad_position" or "bad_option")
+     └── IllegalMove     a well-formed move the rules refuse (code: an `IllegalCode`)
+
+A game is built from ``(seed, **options)``, deals itself from `engine.deal.shuffled`, and then reads
+like a chess board: `Game.legal_moves`, `Game.apply`, `Game.cleared`, `Game.total`, `Game.won`,
+`Game.over`, `Game.view`, and `Game.position` / `Game.from_position` for the whole state as text.
+
+Move notation (`Move.parse`, ``str(move)``):
+
+* a transfer names its source and destination piles, ``"t3>f0"`` (one card from tableau pile 3 to
+  foundation 0), with ``xN`` for a block of N cards: ``"t3>t5x3"``;
+* any other action is a word, optionally followed by one argument: ``"deal"``, ``"redeal"``,
+  ``"turn"``, ``"exchange t4.2"``.
+
+Pile ids are a letter and an index: ``f`` foundation, ``t`` tableau, ``r`` reserve, ``c`` cell,
+``s`` stock, ``w`` waste (``s`` and ``w`` have no index when a game has one of each).
+
+Position string (`Game.position`): the game key, the rule options (``-`` for none), every pile
+as ``id:cards`` with cards bottom to top, face-down cards in lower case, then the game's state
+fields as ``name=value``, all separated by single spaces::
+
+    klondike - f0: f1: ... t1:ks2H ... s:ahtd w: passes=0
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+from engine.cards import UNKNOWN, BadCard, Card
+from engine.deal import shuffled
+
+__all__ = [
+    "Audience",
+    "BadNotation",
+    "EngineError",
+    "Game",
+    "IllegalCode",
+    "IllegalMove",
+    "LegalMoves",
+    "Move",
+    "Option",
+    "Pile",
+    "Reveal",
+    "View",
+]
+
+
+class Audience(enum.StrEnum):
+    """Who a view is for. Neither audience ever sees a face-down card or the stock order."""
+
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+class IllegalCode(enum.StrEnum):
+    """Why the rules refuse a move; stable strings that the wire carries."""
+
+    NO_SUCH_PILE = "no_such_pile"
+    EMPTY_PILE = "empty_pile"
+    FACE_DOWN = "face_down"
+    WRONG_PILE = "wrong_pile"
+    DOES_NOT_FIT = "does_not_fit"
+    NOT_A_SEQUENCE = "not_a_sequence"
+    BAD_COUNT = "bad_count"
+    STOCK_EMPTY = "stock_empty"
+    NO_REDEAL = "no_redeal"
+    NOT_NOW = "not_now"
+    UNKNOWN_ACTION = "unknown_action"
+    GAME_OVER = "game_over"
+
+
+class EngineError(ValueError):
+    """Root of the engine's errors: a ``code`` (str), a human ``reason`` and the ``text`` at fault."""
+
+    def __init__(self, code: str, reason: str, text: str = "") -> None:
+        super().__init__(f"{reason} [{code}]")
+        self.code = code
+        self.reason = reason
+        self.text = text
+
+
+class BadNotation(EngineError):
+    """Text that is not a move, a position string or a valid rule option."""
+
+
+class IllegalMove(EngineError):
+    """A well-formed move that the rules refuse; ``code`` is an `IllegalCode`."""
+
+    def __init__(self, code: IllegalCode, reason: str, move: Move | None = None) -> None:
+        super().__init__(code, reason, str(move) if move is not None else "")
+        self.move = move
+
+
+_PILE = r"[a-z](?:\d{1,2})?"
+_TRANSFER = re.compile(rf"({_PILE})>({_PILE})(?:x(\d{{1,3}}))?")
+_ACTION = re.compile(r"([a-z][a-z_]{0,15})(?: ([A-Za-z0-9.'_-]{1,16}))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One player action. A transfer has ``src``, ``dst`` and ``count`` (cards); any other action
+    has ``action`` (a word) and an optional ``arg``.
+
+    >>> Move.parse("t3>t5x3")
+    Move.parse('t3>t5x3')
+    >>> str(Move.parse("exchange t4.2")), Move.parse("t3>f0").count
+    ('exchange t4.2', 1)
+    """
+
+    src: str = ""
+    dst: str = ""
+    count: int = 1
+    action: str = ""
+    arg: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read a move in notation; raises `BadNotation` (code ``bad_notation``)."""
+        if not isinstance(text, str) or len(text) > 40:
+            raise BadNotation("bad_notation", f"not a move: {text!r}", repr(text)[:60])
+        if m := _TRANSFER.fullmatch(text):
+            count = int(m[3]) if m[3] else 1
+            if count < 1:
+                raise BadNotation("bad_notation", f"a move needs at least one card: {text!r}", text)
+            return cls(src=m[1], dst=m[2], count=count)
+        if m := _ACTION.fullmatch(text):
+            return cls(action=m[1], arg=m[2] or "")
+        raise BadNotation(
+            "bad_notation",
+            f"not a move: {text!r} (expected e.g. 't3>f0', 't3>t5x3', 'deal' or 'exchange t4.2')",
+            text,
+        )
+
+    @property
+    def is_transfer(self) -> bool:
+        """True for a move of cards from one pile to another."""
+        return not self.action
+
+    def __str__(self) -> str:
+        if self.action:
+            return f"{self.action} {self.arg}" if self.arg else self.action
+        return f"{self.src}>{self.dst}" + (f"x{self.count}" if self.count != 1 else "")
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+
+class Pile:
+    """A pile of cards, bottom to top. The first ``down`` cards are face down.
+
+    A stock keeps every card face down; a waste or foundation keeps every card face up.
+    """
+
+    __slots__ = ("id", "cards", "down")
+
+    def __init__(self, pile_id: str, cards: list[Card] | None = None, down: int = 0) -> None:
+        self.id = pile_id
+        self.cards: list[Card] = cards if cards is not None else []
+        self.down = down
+
+    @property
+    def top(self) -> Card | None:
+        """The top card, or None for an empty pile."""
+        return self.cards[-1] if self.cards else None
+
+    @property
+    def up(self) -> int:
+        """How many cards are face up (at the top of the pile)."""
+        return len(self.cards) - self.down
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def codes(self) -> tuple[str, ...]:
+        """The pile as an audience sees it: ``"??"`` for each face-down card, codes for the rest."""
+        return (UNKNOWN,) * self.down + tuple(c.code for c in self.cards[self.down :])
+
+    def text(self) -> str:
+        """The pile in a position string: face-down cards in lower case."""
+        return "".join(str(c).lower() for c in self.cards[: self.down]) + "".join(
+            str(c) for c in self.cards[self.down :]
+        )
+
+    def __repr__(self) -> str:
+        return f"Pile({self.id!r}, {self.text()!r})"
+
+
+class Reveal(NamedTuple):
+    """A card that a move made visible: it now lies face up at ``pile[index]``."""
+
+    pile: str
+    index: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A board as one audience sees it.
+
+    ``piles`` maps pile id to card codes bottom to top, with ``"??"`` for every card the audience
+    may not see (face-down cards, the stock); ``info`` holds the game's public state fields
+    (passes through the stock, the current pile...). ``cleared`` and ``total`` count cards.
+    """
+
+    game: str
+    piles: dict[str, tuple[str, ...]]
+    info: dict[str, int | str | bool]
+    cleared: int
+    total: int
+    won: bool
+    over: bool
+    moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A rule option a game offers: its default and a one-line description."""
+
+    default: bool
+    help: str
+
+
+class LegalMoves:
+    """The legal moves of a position, computed lazily.
+
+    Supports iteration, ``len``, ``bool`` and ``in``; ``in`` asks `Game.is_legal` rather than
+    generating every move.
+    """
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._game._legal_list())
+
+    def __len__(self) -> int:
+        return len(self._game._legal_list())
+
+    def __bool__(self) -> bool:
+        return bool(self._game._legal_list())
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move) and self._game.is_legal(move)
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves: {', '.join(map(str, self))}>"
+
+
+class Game:
+    """Base class of every game: the state of one player's board.
+
+    Subclasses set the class attributes (``key``, ``name``, ``summary``, ``rules_text``, ``packs``,
+    ``total``, ``options``, ``state_fields``) and fill in the hooks ``_deal``, ``_candidates``,
+    ``_check`` and ``_perform`` (and ``cleared``). ``Game(seed, **options)`` deals a new game;
+    `apply` always validates, because the server trusts no client.
+
+    >>> from engine.games import find_game
+    >>> game = find_game("klondike")(seed=42)
+    >>> game.total, game.cleared, game.won
+    (52, 0, False)
+    >>> Move.parse("deal") in game.legal_moves()
+    True
+    """
+
+    key: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    summary: ClassVar[str] = ""
+    rules_text: ClassVar[str] = ""
+    packs: ClassVar[int] = 1
+    rules_version: ClassVar[int] = 1
+    total: ClassVar[int] = 52
+    options: ClassVar[dict[str, Option]] = {}
+    state_fields: ClassVar[tuple[str, ...]] = ()
+
+    piles: dict[str, Pile]
+    rule_options: dict[str, bool]
+    history: list[Move]
+
+    def __init__(self, seed: int = 0, **options: bool) -> None:
+        self._setup(options)
+        self.seed = seed
+        self._deal(shuffled(self.key, seed, self.packs))
+
+    def _setup(self, options: dict[str, Any]) -> None:
+        unknown = set(options) - set(self.options)
+        if unknown:
+            raise BadNotation(
+                "bad_option",
+                f"{self.key} has no rule option {sorted(unknown)[0]!r}"
+                f" (it has: {', '.join(self.options) or 'none'})",
+                sorted(unknown)[0],
+            )
+        for name, value in options.items():
+            if not isinstance(value, bool):
+                raise BadNotation("bad_option", f"rule option {name!r} takes true or false", name)
+        self.rule_options = {name: options.get(name, opt.default) for name, opt in self.options.items()}
+        self.piles = {}
+        self.history = []
+        self._legal_cache: tuple[int, list[Move]] | None = None
+        self._revealed: list[Reveal] = []
+
+    # ----------------------------------------------------------------------------------- hooks
+
+    def _deal(self, cards: list[Card]) -> None:
+        """Lay out the shuffled ``cards`` (index 0 dealt first) into ``self.piles``."""
+        raise NotImplementedError
+
+    def _candidates(self) -> Iterator[Move]:
+        """Yield every move that might be legal; `legal_moves` keeps those `_check` accepts."""
+        raise NotImplementedError
+
+    def _check(self, move: Move) -> None:
+        """Raise `IllegalMove` unless ``move`` is legal now. Must not change any state."""
+        raise NotImplementedError
+
+    def _perform(self, move: Move) -> None:
+        """Carry out a move that `_check` accepted, plus any automatic steps the rules impose."""
+        raise NotImplementedError
+
+    @property
+    def cleared(self) -> int:
+        """Cards cleared so far (played to foundations, or discarded); ``won`` iff it equals total."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------------ the model
+
+    @property
+    def won(self) -> bool:
+        """True when every card is cleared."""
+        return self.cleared == self.total
+
+    @property
+    def over(self) -> bool:
+        """True when no legal move is left (won, or blocked)."""
+        return not self._legal_list()
+
+    def legal_moves(self) -> LegalMoves:
+        """The legal moves now, as a lazy `LegalMoves` view."""
+        return LegalMoves(self)
+
+    def is_legal(self, move: Move) -> bool:
+        """True if `apply` would accept ``move`` now."""
+        try:
+            self._check_any(move)
+        except IllegalMove:
+            return False
+        return True
+
+    def check(self, move: Move) -> None:
+        """Raise `IllegalMove` (with its code and reason) unless ``move`` is legal now."""
+        self._check_any(move)
+
+    def apply(self, move: Move | str) -> tuple[Reveal, ...]:
+        """Validate and play ``move`` (a `Move` or its notation); return the cards it revealed.
+
+        Raises `BadNotation` for text that is not a move and `IllegalMove` for a move the rules
+        refuse; in both cases the game is left exactly as it was.
+        """
+        if isinstance(move, str):
+            move = Move.parse(move)
+        self._check_any(move)
+        self._revealed = []
+        self._perform(move)
+        self.history.append(move)
+        self._legal_cache = None
+        return tuple(self._revealed)
+
+    def _check_any(self, move: Move) -> None:
+        if self.won:
+            raise IllegalMove(IllegalCode.GAME_OVER, "the game is won", move)
+        self._check(move)
+
+    def _legal_list(self) -> list[Move]:
+        if self._legal_cache is None or self._legal_cache[0] != len(self.history):
+            self._legal_cache = (len(self.history), [m for m in self._candidates() if self.is_legal(m)])
+        return self._legal_cache[1]
+
+    def view(self, audience: Audience = Audience.PLAYER) -> View:
+        """The board as ``audience`` may see it: face-down cards and the stock order hidden."""
+        return View(
+            game=self.key,
+            piles={pid: pile.codes() for pid, pile in self.piles.items()},
+            info={name: getattr(self, name) for name in self.state_fields},
+            cleared=self.cleared,
+            total=self.total,
+            won=self.won,
+            over=self.over,
+            moves=len(self.history),
+        )
+
+    # -------------------------------------------------------------------- helpers for games
+
+    def pile(self, pile_id: str, move: Move | None = None) -> Pile:
+        """The pile called ``pile_id``; raises `IllegalMove` (``no_such_pile``) if there is none."""
+        try:
+            return self.piles[pile_id]
+        except KeyError:
+            raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"there is no pile {pile_id!r}", move) from None
+
+    def _add(self, pile: Pile, cards: list[Card], face_up: bool = True) -> None:
+        """Put ``cards`` on top of ``pile``, face up (recording what they reveal) or face down."""
+        if not face_up:
+            if pile.up:
+                raise AssertionError(f"face-down cards on face-up ones in {pile.id}")
+            pile.down += len(cards)
+        pile.cards.extend(cards)
+        if face_up:
+            start = len(pile.cards) - len(cards)
+            self._revealed.extend(Reveal(pile.id, start + i, c) for i, c in enumerate(cards))
+
+    def _take(self, pile: Pile, count: int = 1) -> list[Card]:
+        """Remove and return the top ``count`` cards of ``pile`` (bottom to top order kept)."""
+        taken = pile.cards[-count:]
+        del pile.cards[-count:]
+        pile.down = min(pile.down, len(pile.cards))
+        return taken
+
+    def _turn_up(self, pile: Pile) -> None:
+        """Turn the top card of ``pile`` face up if it is face down, recording the reveal."""
+        if pile.cards and pile.down == len(pile.cards):
+            pile.down -= 1
+            self._revealed.append(Reveal(pile.id, len(pile.cards) - 1, pile.cards[-1]))
+
+    # ----------------------------------------------------------------- position strings
+
+    def position(self) -> str:
+        """The whole state as one line of text; `Game.from_position` reads it back."""
+        opts = ",".join(f"{k}={int(v)}" for k, v in self.rule_options.items()) or "-"
+        parts = [self.key, opts]
+        parts += [f"{pid}:{pile.text()}" for pid, pile in self.piles.items()]
+        parts += [f"{name}={_field_text(getattr(self, name))}" for name in self.state_fields]
+        return " ".join(parts)
+
+    @classmethod
+    def from_position(cls, text: str) -> Game:
+        """Rebuild a game from `position` text; raises `BadNotation` (code ``bad_position``).
+
+        Called on `Game` itself it finds the game class from the key that the text starts with.
+        """
+        from engine.games import UnknownGame, find_game
+
+        words = text.split(" ") if isinstance(text, str) else []
+        if len(words) < 2:
+            raise BadNotation("bad_position", f"not a position string: {text!r}", str(text)[:80])
+        try:
+            game_cls = find_game(words[0])
+        except UnknownGame as exc:
+            raise BadNotation("bad_position", exc.reason, words[0]) from None
+        if cls is not Game and game_cls is not cls:
+            raise BadNotation("bad_position", f"a {words[0]!r} position is not a {cls.key!r}", text)
+        game = game_cls.__new__(game_cls)
+        options: dict[str, Any] = {}
+        if words[1] != "-":
+            for item in words[1].split(","):
+                name, _, value = item.partition("=")
+                options[name] = value == "1"
+        game._setup(options)
+        game.seed = -1
+        fields = {}
+        try:
+            for word in words[2:]:
+                if ":" in word:
+                    pid, _, cards = word.partition(":")
+                    game.piles[pid] = _read_pile(pid, cards)
+                else:
+                    name, _, value = word.partition("=")
+                    if name not in game.state_fields:
+                        raise ValueError(f"unknown state field {name!r}")
+                    fields[name] = value
+        except (ValueError, BadCard) as exc:
+            raise BadNotation("bad_position", f"bad position string {text!r}: {exc}", text) from None
+        missing = set(game.state_fields) - set(fields)
+        if missing:
+            raise BadNotation("bad_position", f"position lacks {sorted(missing)}", text)
+        for name, value in fields.items():
+            setattr(game, name, _field_value(type(getattr(game_cls, name, "")), value))
+        return game
+
+    def copy(self) -> Game:
+        """An independent copy of this game, history included."""
+        twin = Game.from_position(self.position())
+        twin.seed = self.seed
+        twin.history = list(self.history)
+        return twin
+
+    def __repr__(self) -> str:
+        return f"Game.from_position({self.position()!r})"
+
+    def __str__(self) -> str:
+        lines = [f"{self.name} ({self.cleared}/{self.total} cleared)"]
+        for pid, pile in self.piles.items():
+            lines.append(f"{pid:>3}: {' '.join(pile.codes())}")
+        return "\n".join(lines)
+
+
+def _field_text(value: object) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    return str(value)
+
+
+def _field_value(kind: type, text: str) -> Any:
+    if kind is bool:
+        return text == "1"
+    if kind is int:
+        return int(text)
+    return text
+
+
+def _read_pile(pid: str, text: str) -> Pile:
+    if not re.fullmatch(_PILE, pid):
+        raise ValueError(f"bad pile id {pid!r}")
+    cards: list[Card] = []
+    down = 0
+    i = 0
+    while i < len(text):
+        width = 3 if text[i + 2 : i + 3] == "'" else 2
+        chunk = text[i : i + width]
+        face_down = chunk[:2].islower()
+        if face_down and down != len(cards):
+            raise ValueError(f"face-down card {chunk!r} above a face-up one in {pid}")
+        cards.append(Card.parse(chunk.upper()))
+        down += face_down
+        i += width
+    return Pile(pid, cards, down)

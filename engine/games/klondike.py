@@ -1,0 +1,44 @@
+"""Klondike, draw three: the patience that ships with Windows.
+
+Rules text: 003_08087bb95aa03446.txt ("Klondike"). In the project's words:
+
+* One pack. Seven tableau piles of one to seven cards, the top card of each face up; the other 24
+  cards form the stock.
+* Four foundations, each started by an Ace and built up in suit to the King.
+* The tableau builds down in alternate colours. A face-up run built that way may move as a block
+  (``t3>t5x3``); a space takes only a King, or a run headed by a King. A face-down card left on
+  top of a tableau pile is turned up at once (the engine does it and reports the card).
+* ``deal`` turns three cards (fewer at the end) from the stock onto the waste; the top waste card is
+  playable. When the stock is empty, ``redeal`` turns the waste back into the stock, as often as
+  wanted.
+* Cleared: cards on the foundations (52 to win).
+
+Choices where the text is silent:
+
+* A card on a foundation stays there (Windows lets it come back to the tableau; the text never
+  mentions it, and racing is clearer when cleared cards only go up).
+* Unlimited redeals mean a blocked game still has a legal move (``redeal``), so ``over`` stays false
+  until the stock and waste are empty too; a stuck player resigns, and the race's time limit ends
+  any race.
+"""
+
+from __future__ import annotations
+
+from engine.rules import STAIRCASE_7, Empty, Foundations, PileGame, Stock, Tableau, down_alternate
+
+__all__ = ["Klondike"]
+
+
+class Klondike(PileGame):
+    """Klondike, draw three, unlimited redeals; a space takes only a King (003_08087bb95aa03446.txt)."""
+
+    key = "klondike"
+    name = "Klondike"
+    aliases = ("solitaire", "klondike3")
+    summary = "Seven piles built down in alternate colours; stock turned three at a time, redeal at will."
+    rules_text = "003_08087bb95aa03446.txt"
+    layout = (
+        Foundations(4),
+        Tableau(deal=STAIRCASE_7, build=down_alternate, empty=Empty.KINGS, blocks=True),
+        Stock(turn=3, redeals=None),
+    )
