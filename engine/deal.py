@@ -33,8 +33,8 @@ __all__ = ["DEAL_VERSION", "MAX_SEED", "check_seed", "random_seed", "shuffled"]
 
 #: The version of the shuffle in this module; a change to deals needs a new version.
 DEAL_VERSION = 1
-#: Seeds are integers from 0 to MAX_SEED inclusive (64 bits, unsigned).
-MAX_SEED = 2**64 - 1
+#: Seeds are integers from 0 to MAX_SEED inclusive (63 bits: they fit a signed 64-bit integer).
+MAX_SEED = 2**63 - 1
 
 _KEY = b"patience-arena/deal/v1"
 

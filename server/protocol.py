@@ -1,0 +1,506 @@
+"""The wire protocol, version 1: every message type, its fields and limits, encode/decode, error codes.
+
+Frames are binary websocket messages holding one MessagePack map each, encoded and decoded with
+msgspec. Every map has a ``type`` field naming the message; unknown fields are refused. Client
+requests that expect a reply carry ``req``, a number the client picks, which the reply (or the
+error) echoes. docs/protocol.md describes every message and the order they come in. This module
+never touches a socket.
+
+>>> msg = decode(encode(Hello(name="ada")))
+>>> msg.name, msg.protocol
+('ada', 1)
+>>> try:
+...     decode(b"\\xc1")
+... except ProtocolError as exc:
+...     print(exc.code)
+bad_frame
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+from engine.core import IllegalCode, View
+from engine.deal import MAX_SEED
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "MAX_FRAME_BYTES",
+    "Board",
+    "ClientMessage",
+    "CreateRace",
+    "EntrantJoined",
+    "EntrantRecord",
+    "Error",
+    "ErrorCode",
+    "GetRecord",
+    "Hello",
+    "JoinRace",
+    "ListRaces",
+    "MoveRequest",
+    "MoveResult",
+    "Progress",
+    "ProtocolError",
+    "RaceFinished",
+    "RaceInfo",
+    "RaceRecord",
+    "RaceReply",
+    "RaceStarted",
+    "RaceStarting",
+    "Races",
+    "Resign",
+    "Revealed",
+    "ServerMessage",
+    "Snapshot",
+    "Standing",
+    "StartRace",
+    "Sync",
+    "Watch",
+    "Welcome",
+    "board_of",
+    "decode",
+    "decode_server",
+    "encode",
+]
+
+#: The protocol version this module speaks; `Hello.protocol` must equal it.
+PROTOCOL_VERSION = 1
+#: Largest frame a client may send, in bytes; larger frames close the connection (code 1009).
+MAX_FRAME_BYTES = 4096
+
+
+class ErrorCode(enum.StrEnum):
+    """Why the server refused a frame or a request (the ``code`` of an `Error`).
+
+    A refused move answers with a `MoveResult` whose ``code`` is one of these or an
+    `engine.core.IllegalCode` (the rule that refused it).
+    """
+
+    BAD_FRAME = "bad_frame"  # not MessagePack, or not a map
+    TEXT_FRAME = "text_frame"  # a text frame; the protocol is binary
+    UNKNOWN_TYPE = "unknown_type"  # a ``type`` no message has
+    BAD_FIELD = "bad_field"  # a field missing, of the wrong type, out of range, or unknown
+    PROTOCOL_VERSION = "protocol_version"  # hello with a protocol this server does not speak
+    HELLO_FIRST = "hello_first"  # any request before hello
+    ALREADY_HELLO = "already_hello"  # a second hello on one connection
+    BAD_TOKEN = "bad_token"  # a session token the server does not know
+    UNKNOWN_GAME = "unknown_game"
+    BAD_SEED = "bad_seed"
+    BAD_OPTION = "bad_option"  # a rule option the game does not have
+    UNKNOWN_RACE = "unknown_race"
+    RACE_FULL = "race_full"
+    ALREADY_JOINED = "already_joined"
+    NOT_CREATOR = "not_creator"  # only the creator may start a race
+    ALREADY_STARTED = "already_started"  # join or start after the start
+    NOT_ENTRANT = "not_entrant"  # a move or resign in a race you are not in
+    NOT_STARTED = "not_started"  # a move before the start instant
+    RACE_OVER = "race_over"  # a move after the end
+    DONE = "done"  # a move after you resigned or finished
+    SEQ_GAP = "seq_gap"  # a move sequence number that skips ahead
+    BAD_NOTATION = "bad_notation"  # a move that is not move notation
+    NOT_ALLOWED = "not_allowed"  # e.g. an entrant watching its own race while playing
+    NOT_FINISHED = "not_finished"  # the record of a race still running
+    RATE_LIMITED = "rate_limited"
+    INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """A frame or request the server refuses: ``code`` (an `ErrorCode`) and ``reason``."""
+
+    def __init__(self, code: ErrorCode, reason: str) -> None:
+        super().__init__(f"{reason} [{code}]")
+        self.code = code
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------- field limits
+
+Req = Annotated[int, Meta(ge=0, le=2**31 - 1)]
+Name = Annotated[str, Meta(min_length=1, max_length=32)]
+Token = Annotated[str, Meta(min_length=1, max_length=64)]
+RaceCode = Annotated[str, Meta(min_length=1, max_length=16)]
+GameName = Annotated[str, Meta(min_length=1, max_length=32)]
+Seed = Annotated[int, Meta(ge=0, le=MAX_SEED)]
+Seq = Annotated[int, Meta(ge=1, le=1_000_000)]
+Version = Annotated[int, Meta(ge=0)]
+OptionName = Annotated[str, Meta(min_length=1, max_length=32)]
+
+
+class _Msg(Struct, tag_field="type", forbid_unknown_fields=True, omit_defaults=False):
+    pass
+
+
+# ------------------------------------------------------------------------ client -> server
+
+
+class Hello(_Msg, tag="hello"):
+    """First frame of a connection: a display name, and a session token to resume a session."""
+
+    name: Name
+    protocol: int = PROTOCOL_VERSION
+    token: Token | None = None
+
+
+class CreateRace(_Msg, tag="create_race"):
+    """Create a race; ``seed`` None draws a secret one. Times in seconds. ``join``: enter it too."""
+
+    req: Req
+    game: GameName
+    seed: Seed | None = None
+    options: Annotated[dict[OptionName, bool], Meta(max_length=8)] = {}
+    max_entrants: Annotated[int, Meta(ge=1, le=64)] = 8
+    countdown_s: Annotated[int, Meta(ge=0, le=60)] = 3
+    time_limit_s: Annotated[int, Meta(ge=10, le=86_400)] = 900
+    join: bool = True
+
+
+class ListRaces(_Msg, tag="list_races"):
+    """Ask for the races open to join."""
+
+    req: Req
+
+
+class JoinRace(_Msg, tag="join_race"):
+    """Enter a race that has not started."""
+
+    req: Req
+    race: RaceCode
+
+
+class StartRace(_Msg, tag="start_race"):
+    """Start a race you created: the countdown runs, then every entrant gets the deal at once."""
+
+    req: Req
+    race: RaceCode
+
+
+class MoveRequest(_Msg, tag="move"):
+    """Play ``move`` (notation) as your ``seq``-th move in ``race`` (1, 2, 3...; a repeat gets the
+    first answer again)."""
+
+    race: RaceCode
+    seq: Seq
+    move: Annotated[str, Meta(min_length=1, max_length=40)]
+
+
+class Resign(_Msg, tag="resign"):
+    """Give up a race; your cards cleared so far stand."""
+
+    req: Req
+    race: RaceCode
+
+
+class Watch(_Msg, tag="watch"):
+    """Follow a race as a spectator: a `Snapshot` now, then every event live."""
+
+    req: Req
+    race: RaceCode
+
+
+class Sync(_Msg, tag="sync"):
+    """After a reconnect: every event of ``race`` after version ``since``, or a `Snapshot`."""
+
+    req: Req
+    race: RaceCode
+    since: Version
+
+
+class GetRecord(_Msg, tag="get_record"):
+    """The full record of a finished race (seed, salt, every entrant's moves) for `arena verify`."""
+
+    req: Req
+    race: RaceCode
+
+
+ClientMessage = (
+    Hello | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
+)
+
+# ------------------------------------------------------------------------ server -> client
+
+
+class Board(Struct, forbid_unknown_fields=True):
+    """One entrant's board as the receiving audience may see it (see `engine.core.View`):
+    ``piles`` maps pile id to card codes bottom to top, ``"??"`` for every hidden card."""
+
+    game: str
+    piles: dict[str, list[str]]
+    info: dict[str, int | str | bool]
+    cleared: int
+    total: int
+    won: bool
+    over: bool
+    moves: int
+
+
+def board_of(view: View) -> Board:
+    """The wire form of an engine `View` (the view already hides what its audience may not see)."""
+    return Board(
+        game=view.game,
+        piles={pid: list(codes) for pid, codes in view.piles.items()},
+        info=dict(view.info),
+        cleared=view.cleared,
+        total=view.total,
+        won=view.won,
+        over=view.over,
+        moves=view.moves,
+    )
+
+
+EntrantStatus = Literal["waiting", "playing", "won", "stuck", "resigned", "out_of_time"]
+RaceStatus = Literal["open", "starting", "running", "finished"]
+
+
+class Standing(Struct, forbid_unknown_fields=True):
+    """One entrant's line in the standings. ``time_ms``: race time of the move that brought
+    ``cleared`` to its current value (0 while nothing is cleared); ``order``: join order from 0."""
+
+    place: int
+    player: str
+    name: str
+    cleared: int
+    total: int
+    time_ms: int
+    moves: int
+    status: EntrantStatus
+    order: int
+
+
+class RaceInfo(Struct, forbid_unknown_fields=True):
+    """A race's public description. ``seed`` is None while it is secret; ``starts_at_ms`` is the
+    server's wall clock (Unix epoch, milliseconds) at which the deal is given."""
+
+    code: str
+    game: str
+    options: dict[str, bool]
+    rules_version: int
+    deal_version: int
+    creator: str
+    entrants: list[str]
+    max_entrants: int
+    countdown_s: int
+    time_limit_s: int
+    status: RaceStatus
+    seed: int | None
+    commitment: str | None
+    starts_at_ms: int | None
+    version: int
+
+
+class Welcome(_Msg, tag="welcome"):
+    """Reply to hello: your player id, and the token that resumes this session after a reconnect."""
+
+    player: str
+    name: str
+    token: str
+    protocol: int
+    server_time_ms: int
+
+
+class Error(_Msg, tag="error"):
+    """A refused frame or request; ``req`` echoes the request's number when it had one."""
+
+    code: str
+    reason: str
+    req: int | None = None
+
+
+class RaceReply(_Msg, tag="race"):
+    """Reply to create_race, join_race, start_race and resign: the race as it now stands."""
+
+    req: int
+    race: RaceInfo
+
+
+class Races(_Msg, tag="races"):
+    """Reply to list_races: races open to join, newest first."""
+
+    req: int
+    races: list[RaceInfo]
+
+
+class Revealed(Struct, array_like=True):
+    """A card a move turned face up: ``[pile, index, card]``."""
+
+    pile: str
+    index: int
+    card: str
+
+
+class MoveResult(_Msg, tag="move_result"):
+    """The answer to one move. ``ok`` true: stored and applied; ``revealed`` lists the cards it
+    turned up and ``board`` is the mover's board after it. ``ok`` false: ``code`` and ``reason``
+    say why (an `ErrorCode` or an `engine.core.IllegalCode`) and nothing changed."""
+
+    race: str
+    seq: int
+    move: str
+    ok: bool
+    code: str = ""
+    reason: str = ""
+    revealed: list[Revealed] = []
+    board: Board | None = None
+    elapsed_ms: int = 0
+
+
+class EntrantJoined(_Msg, tag="entrant_joined"):
+    """Event: someone entered the race."""
+
+    race: str
+    version: int
+    player: str
+    name: str
+    order: int
+
+
+class RaceStarting(_Msg, tag="race_starting"):
+    """Event: the countdown runs; the deal comes at ``starts_at_ms`` (server wall clock, ms).
+    ``commitment`` is SHA-256 of ``f"{seed}:{salt}"`` in hex, revealed when the race ends."""
+
+    race: str
+    version: int
+    starts_at_ms: int
+    countdown_ms: int
+    commitment: str
+
+
+class RaceStarted(_Msg, tag="race_started"):
+    """Event: the deal, the same for every entrant, at the start instant; the clock runs."""
+
+    race: str
+    version: int
+    started_at_ms: int
+    time_limit_ms: int
+    board: Board
+
+
+class Progress(_Msg, tag="progress"):
+    """Event: an entrant moved or changed status. ``board`` (that entrant's board) goes to
+    spectators only: an entrant never sees another's board while racing the same deal."""
+
+    race: str
+    version: int
+    player: str
+    move: str
+    elapsed_ms: int
+    standings: list[Standing]
+    board: Board | None = None
+
+
+class RaceFinished(_Msg, tag="race_finished"):
+    """Event: the race is over (``reason``: "all_done" or "time_limit"); seed and salt revealed."""
+
+    race: str
+    version: int
+    reason: str
+    standings: list[Standing]
+    seed: int
+    salt: str
+    commitment: str
+
+
+class Snapshot(_Msg, tag="snapshot"):
+    """The whole race as the receiver may see it now: sent to a new spectator and to a sync whose
+    ``since`` is too old. ``board`` is the receiver's own board (entrants), ``boards`` every
+    entrant's board keyed by player id (spectators). ``next_seq``: the receiver's next move number."""
+
+    req: int
+    race: RaceInfo
+    standings: list[Standing]
+    board: Board | None = None
+    boards: dict[str, Board] = {}
+    next_seq: int = 1
+    elapsed_ms: int = 0
+
+
+class EntrantRecord(Struct, forbid_unknown_fields=True):
+    """One entrant in a race record: every accepted move in order, with its race time (ms)."""
+
+    player: str
+    name: str
+    moves: list[str]
+    times_ms: list[int]
+    status: str
+
+
+class RaceRecord(_Msg, tag="race_record"):
+    """Reply to get_record: everything needed to rebuild and check a finished race."""
+
+    req: int
+    race: RaceInfo
+    seed: int
+    salt: str
+    commitment: str
+    entrants: list[EntrantRecord]
+    standings: list[Standing]
+
+
+ServerMessage = (
+    Welcome
+    | Error
+    | RaceReply
+    | Races
+    | MoveResult
+    | EntrantJoined
+    | RaceStarting
+    | RaceStarted
+    | Progress
+    | RaceFinished
+    | Snapshot
+    | RaceRecord
+)
+
+# ---------------------------------------------------------------------------- encode/decode
+
+_encoder = msgspec.msgpack.Encoder()
+_client_decoder = msgspec.msgpack.Decoder(ClientMessage)
+_server_decoder = msgspec.msgpack.Decoder(ServerMessage)
+_TYPES = {cls.__struct_config__.tag for cls in ClientMessage.__args__}  # type: ignore[attr-defined]
+
+
+def encode(message: Struct) -> bytes:
+    """Encode any message to the bytes of one binary frame."""
+    return _encoder.encode(message)
+
+
+def decode(data: bytes | str) -> ClientMessage:
+    """Decode and validate one client frame; raises `ProtocolError` with a code, never anything else.
+
+    Codes: ``text_frame`` (a str), ``bad_frame`` (not a MessagePack map), ``unknown_type``,
+    ``bad_field`` (missing, mistyped, out of range or unknown fields).
+    """
+    if isinstance(data, str):
+        raise ProtocolError(ErrorCode.TEXT_FRAME, "text frames are not accepted: send binary MessagePack")
+    try:
+        return _client_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise _validation_error(data, str(exc)) from None
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack message: {exc}") from None
+
+
+def _validation_error(data: bytes, detail: str) -> ProtocolError:
+    try:
+        raw = msgspec.msgpack.decode(data)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        raw = None
+    if not isinstance(raw, dict):
+        return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be a MessagePack map with a 'type' field")
+    kind = raw.get("type")
+    if kind not in _TYPES:
+        return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"[:200])
+    code = ErrorCode.BAD_SEED if "`$.seed`" in detail else ErrorCode.BAD_FIELD
+    return ProtocolError(code, f"bad {kind} message: {detail}"[:300])
+
+
+def decode_server(data: bytes) -> ServerMessage:
+    """Decode one server frame (for clients and tests); raises msgspec errors on bad input."""
+    return _server_decoder.decode(data)
+
+
+# Keep the two code lists in step: a refused move's code is one or the other.
+assert not set(ErrorCode) & set(IllegalCode)
