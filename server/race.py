@@ -1,0 +1,498 @@
+"""One race: its entrants, the shared deal, one `Game` per entrant, the clock and the standings.
+
+Life of a race: ``open`` (entrants join) -> ``starting`` (the creator started it; a countdown of
+``countdown_s`` runs, the seed's commitment is published) -> ``running`` (every entrant got the
+same deal at the same server instant; moves are played) -> ``finished`` (everyone has won,
+resigned or is stuck, or the time limit passed; the seed and salt are revealed).
+
+Every move and every timer of a race runs under the race's one lock, and checks the race's state
+again once it holds it. A move is checked, then stored, then applied and acknowledged, then
+published (DESIGN.md, "The path of one move"). Every published event gets the next version
+number and is stored in the form each audience received it: entrants never receive another
+entrant's board (it would show them cards of their own stock), spectators receive every board.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import msgspec
+
+from engine.core import Audience, BadNotation, Game, IllegalMove, Move
+from engine.deal import DEAL_VERSION
+from server.protocol import (
+    Board,
+    EntrantJoined,
+    EntrantRecord,
+    ErrorCode,
+    MoveRequest,
+    MoveResult,
+    Progress,
+    ProtocolError,
+    RaceFinished,
+    RaceInfo,
+    RaceRecord,
+    RaceStarted,
+    RaceStarting,
+    Revealed,
+    Snapshot,
+    Standing,
+    board_of,
+    encode,
+)
+from server.store import MoveEntry, Store, StoredEvent
+
+__all__ = ["Clock", "Entrant", "Listener", "Race", "commitment_of"]
+
+
+def commitment_of(seed: int, salt: str) -> str:
+    """The published commitment to a seed: SHA-256 of ``f"{seed}:{salt}"``, in hex."""
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
+
+
+class Listener(Protocol):
+    """Anything that takes outgoing frames without waiting (a connection's send queue)."""
+
+    def send(self, frame: bytes) -> None:
+        """Queue one encoded frame; must not block."""
+
+
+class Clock:
+    """The server's time: a monotonic clock in seconds (the event loop's) for race times, and
+    the wall clock in Unix milliseconds for instants announced to clients. Tests may pass a
+    subclass that runs faster."""
+
+    def monotonic(self) -> float:
+        """Seconds on the event loop's monotonic clock."""
+        return asyncio.get_running_loop().time()
+
+    def wall_ms(self) -> int:
+        """Milliseconds since the Unix epoch."""
+        return time.time_ns() // 1_000_000
+
+    async def sleep_until(self, deadline: float) -> None:
+        """Return at ``deadline`` (a `monotonic` value), not before."""
+        await asyncio.sleep(max(0.0, deadline - self.monotonic()))
+
+
+@dataclass(eq=False)
+class Entrant:
+    """One entrant: who (``player`` id and ``name``), where its frames go (``listener``, None
+    while disconnected), its own `Game`, and its standing so far (``cleared`` cards,
+    ``time_ms`` of the move that set ``cleared``, accepted ``moves``)."""
+
+    player: str
+    name: str
+    order: int
+    listener: Listener | None = None
+    game: Game | None = None
+    status: str = "waiting"
+    last_seq: int = 0
+    results: dict[int, bytes] = field(default_factory=dict)
+    cleared: int = 0
+    time_ms: int = 0
+    moves: int = 0
+
+    @property
+    def done(self) -> bool:
+        """True once the entrant can play no more (won, stuck, resigned, out of time)."""
+        return self.status not in ("waiting", "playing")
+
+
+class Race:
+    """One race. Create it, `join` entrants, `start` it; then `play` and `resign`.
+
+    Times: ``countdown_s`` and ``time_limit_s`` in seconds; race times (``elapsed_ms``,
+    ``time_ms``) in milliseconds from the start instant. Errors are raised as
+    `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        game_cls: type[Game],
+        *,
+        options: dict[str, bool],
+        seed: int,
+        seed_public: bool,
+        creator: str,
+        max_entrants: int,
+        countdown_s: int,
+        time_limit_s: int,
+        store: Store,
+        clock: Clock,
+        on_finish: Callable[[Race], None] | None = None,
+    ) -> None:
+        game_cls(seed, **options)  # raises BadNotation("bad_option") before anything is kept
+        self.code = code
+        self.game_cls = game_cls
+        self.options = dict(options)
+        self.seed = seed
+        self.seed_public = seed_public
+        self.salt = secrets.token_hex(16)
+        self.commitment = commitment_of(seed, self.salt)
+        self.creator = creator
+        self.max_entrants = max_entrants
+        self.countdown_s = countdown_s
+        self.time_limit_s = time_limit_s
+        self.store = store
+        self.clock = clock
+        self.on_finish = on_finish
+        self.status = "open"
+        self.version = 0
+        self.entrants: dict[str, Entrant] = {}
+        self.spectators: set[Listener] = set()
+        self.starts_at_ms: int | None = None
+        self.started_at: float | None = None  # monotonic seconds
+        self.finish_reason = ""
+        self.lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ---------------------------------------------------------------------------- reading
+
+    def info(self) -> RaceInfo:
+        """The race's public description (the seed only once public or revealed)."""
+        reveal = self.seed_public or self.status == "finished"
+        return RaceInfo(
+            code=self.code,
+            game=self.game_cls.key,
+            options=self.options,
+            rules_version=self.game_cls.rules_version,
+            deal_version=DEAL_VERSION,
+            creator=self.creator,
+            entrants=[e.name for e in self._by_order()],
+            max_entrants=self.max_entrants,
+            countdown_s=self.countdown_s,
+            time_limit_s=self.time_limit_s,
+            status=self.status,  # type: ignore[arg-type]
+            seed=self.seed if reveal else None,
+            commitment=self.commitment if self.status != "open" else None,
+            starts_at_ms=self.starts_at_ms,
+            version=self.version,
+        )
+
+    def _by_order(self) -> list[Entrant]:
+        return sorted(self.entrants.values(), key=lambda e: e.order)
+
+    def standings(self) -> list[Standing]:
+        """Entrants ranked: more cards cleared, then less time, then earlier join (DESIGN.md 6)."""
+        ranked = sorted(self.entrants.values(), key=lambda e: (-e.cleared, e.time_ms, e.order))
+        total = self.game_cls.total
+        return [
+            Standing(
+                place=i + 1,
+                player=e.player,
+                name=e.name,
+                cleared=e.cleared,
+                total=total,
+                time_ms=e.time_ms,
+                moves=e.moves,
+                status=e.status,  # type: ignore[arg-type]
+                order=e.order,
+            )
+            for i, e in enumerate(ranked)
+        ]
+
+    def elapsed_ms(self) -> int:
+        """Race time now, in milliseconds since the start instant (0 before it)."""
+        if self.started_at is None:
+            return 0
+        return max(0, int((self.clock.monotonic() - self.started_at) * 1000))
+
+    def _board(self, entrant: Entrant, audience: Audience) -> Board | None:
+        return board_of(entrant.game.view(audience)) if entrant.game is not None else None
+
+    def may_watch(self, player: str) -> bool:
+        """Spectating is for anyone but an entrant still playing (it would see its own stock)."""
+        entrant = self.entrants.get(player)
+        return entrant is None or entrant.done or self.status == "finished"
+
+    def snapshot(self, req: int, player: str | None, *, spectator: bool) -> Snapshot:
+        """The race as ``player`` may see it now: its own board if an entrant; every board if a
+        spectator allowed to watch."""
+        entrant = self.entrants.get(player) if player else None
+        boards = {}
+        if spectator:
+            boards = {
+                e.player: board
+                for e in self._by_order()
+                if (board := self._board(e, Audience.SPECTATOR)) is not None
+            }
+        return Snapshot(
+            req=req,
+            race=self.info(),
+            standings=self.standings(),
+            board=self._board(entrant, Audience.PLAYER) if entrant else None,
+            boards=boards,
+            next_seq=entrant.last_seq + 1 if entrant else 1,
+            elapsed_ms=self.elapsed_ms(),
+        )
+
+    # --------------------------------------------------------------------------- changing
+
+    async def join(self, player: str, name: str, listener: Listener | None) -> Entrant:
+        """Enter the race; raises ProtocolError (already_joined, race_full, already_started)."""
+        async with self.lock:
+            if player in self.entrants:
+                raise ProtocolError(ErrorCode.ALREADY_JOINED, f"you are already in race {self.code}")
+            if self.status != "open":
+                raise ProtocolError(ErrorCode.ALREADY_STARTED, f"race {self.code} has already started")
+            if len(self.entrants) >= self.max_entrants:
+                raise ProtocolError(ErrorCode.RACE_FULL, f"race {self.code} is full ({self.max_entrants})")
+            entrant = Entrant(player, name, len(self.entrants), listener)
+            self.entrants[player] = entrant
+            await self._save()
+            await self._publish(
+                EntrantJoined(race=self.code, version=self._next_version(), player=player, name=name, order=entrant.order)
+            )
+            return entrant
+
+    async def start(self, player: str) -> None:
+        """Start the countdown (creator only); raises ProtocolError (not_creator, already_started,
+        not_allowed when nobody has joined)."""
+        async with self.lock:
+            if player != self.creator:
+                raise ProtocolError(ErrorCode.NOT_CREATOR, "only the race's creator may start it")
+            if self.status != "open":
+                raise ProtocolError(ErrorCode.ALREADY_STARTED, f"race {self.code} has already started")
+            if not self.entrants:
+                raise ProtocolError(ErrorCode.NOT_ALLOWED, "a race needs at least one entrant")
+            self.status = "starting"
+            deadline = self.clock.monotonic() + self.countdown_s
+            self.starts_at_ms = self.clock.wall_ms() + self.countdown_s * 1000
+            await self._save()
+            await self._publish(
+                RaceStarting(
+                    race=self.code,
+                    version=self._next_version(),
+                    starts_at_ms=self.starts_at_ms,
+                    countdown_ms=self.countdown_s * 1000,
+                    commitment=self.commitment,
+                )
+            )
+            self._spawn(self._run(deadline))
+
+    async def _run(self, start_at: float) -> None:
+        await self.clock.sleep_until(start_at)
+        async with self.lock:
+            if self.status != "starting":
+                return
+            self.started_at = self.clock.monotonic()
+            self.status = "running"
+            for entrant in self.entrants.values():
+                entrant.game = self.game_cls(self.seed, **self.options)
+                entrant.status = "playing"
+            first = next(iter(self.entrants.values()))
+            board = self._board(first, Audience.PLAYER)
+            assert board is not None
+            await self._save()
+            await self._publish(
+                RaceStarted(
+                    race=self.code,
+                    version=self._next_version(),
+                    started_at_ms=self.clock.wall_ms(),
+                    time_limit_ms=self.time_limit_s * 1000,
+                    board=board,
+                )
+            )
+            # A game can be over at the deal (no legal move at all).
+            for entrant in self.entrants.values():
+                self._settle(entrant)
+            await self._maybe_finish()
+        await self.clock.sleep_until(self.started_at + self.time_limit_s)
+        async with self.lock:
+            if self.status == "running":
+                for entrant in self.entrants.values():
+                    if not entrant.done:
+                        entrant.status = "out_of_time"
+                await self._finish("time_limit")
+
+    async def play(self, player: str, request: MoveRequest) -> bytes:
+        """Check, store and apply one move; return the encoded `MoveResult` for the mover.
+
+        A repeated ``seq`` returns the first answer again. Refusals (``ok`` false) change nothing
+        and use up no sequence number. Raises ProtocolError(not_entrant) for a non-entrant.
+        """
+        entrant = self.entrants.get(player)
+        if entrant is None:
+            raise ProtocolError(ErrorCode.NOT_ENTRANT, f"you are not an entrant of race {self.code}")
+        async with self.lock:
+            if request.seq in entrant.results:
+                return entrant.results[request.seq]
+            refusal = self._refusal(entrant, request)
+            if refusal is not None:
+                return encode(MoveResult(race=self.code, seq=request.seq, move=request.move, ok=False,
+                                         code=refusal[0], reason=refusal[1], elapsed_ms=self.elapsed_ms()))
+            game = entrant.game
+            assert game is not None
+            move = Move.parse(request.move)
+            elapsed = self.elapsed_ms()
+            await self.store.append_move(self.code, player, MoveEntry(request.seq, str(move), elapsed))
+            revealed = game.apply(move)
+            entrant.last_seq = request.seq
+            entrant.moves += 1
+            if game.cleared != entrant.cleared:
+                entrant.cleared = game.cleared
+                entrant.time_ms = elapsed
+            self._settle(entrant)
+            result = encode(
+                MoveResult(
+                    race=self.code,
+                    seq=request.seq,
+                    move=str(move),
+                    ok=True,
+                    revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
+                    board=self._board(entrant, Audience.PLAYER),
+                    elapsed_ms=elapsed,
+                )
+            )
+            entrant.results[request.seq] = result
+            await self._progress(entrant, str(move), elapsed)
+            await self._maybe_finish()
+            return result
+
+    def _refusal(self, entrant: Entrant, request: MoveRequest) -> tuple[str, str] | None:
+        """Why a move cannot be played now (code, reason), or None if it may be."""
+        if self.status in ("open", "starting"):
+            return ErrorCode.NOT_STARTED, f"race {self.code} has not started"
+        if self.status == "finished":
+            return ErrorCode.RACE_OVER, f"race {self.code} is over"
+        if entrant.done:
+            return ErrorCode.DONE, f"you can play no more in this race ({entrant.status})"
+        if request.seq != entrant.last_seq + 1:
+            return ErrorCode.SEQ_GAP, f"expected move number {entrant.last_seq + 1}, got {request.seq}"
+        assert entrant.game is not None
+        try:
+            entrant.game.check(Move.parse(request.move))
+        except BadNotation as exc:
+            return ErrorCode.BAD_NOTATION, exc.reason
+        except IllegalMove as exc:
+            return exc.code, exc.reason
+        return None
+
+    async def resign(self, player: str) -> None:
+        """Give up; cards cleared so far stand. Raises ProtocolError (not_entrant, not_started,
+        race_over, done)."""
+        entrant = self.entrants.get(player)
+        if entrant is None:
+            raise ProtocolError(ErrorCode.NOT_ENTRANT, f"you are not an entrant of race {self.code}")
+        async with self.lock:
+            if self.status == "finished":
+                raise ProtocolError(ErrorCode.RACE_OVER, f"race {self.code} is over")
+            if self.status != "running":
+                raise ProtocolError(ErrorCode.NOT_STARTED, f"race {self.code} has not started")
+            if entrant.done:
+                raise ProtocolError(ErrorCode.DONE, f"you can play no more in this race ({entrant.status})")
+            entrant.status = "resigned"
+            await self._progress(entrant, "resign", self.elapsed_ms())
+            await self._maybe_finish()
+
+    def _settle(self, entrant: Entrant) -> None:
+        game = entrant.game
+        if game is not None and entrant.status == "playing":
+            if game.won:
+                entrant.status = "won"
+            elif game.over:
+                entrant.status = "stuck"
+
+    async def _progress(self, entrant: Entrant, move: str, elapsed: int) -> None:
+        common = dict(race=self.code, version=self._next_version(), player=entrant.player, move=move,
+                      elapsed_ms=elapsed, standings=self.standings())
+        await self._publish(Progress(**common), Progress(**common, board=self._board(entrant, Audience.SPECTATOR)))
+
+    async def _maybe_finish(self) -> None:
+        if self.status == "running" and all(e.done for e in self.entrants.values()):
+            await self._finish("all_done")
+
+    async def _finish(self, reason: str) -> None:
+        self.status = "finished"
+        self.finish_reason = reason
+        await self._save()
+        await self._publish(
+            RaceFinished(race=self.code, version=self._next_version(), reason=reason,
+                         standings=self.standings(), seed=self.seed, salt=self.salt, commitment=self.commitment)
+        )
+        current = asyncio.current_task()
+        for task in list(self._tasks):
+            if task is not current:
+                task.cancel()
+        if self.on_finish is not None:
+            self.on_finish(self)
+
+    # ----------------------------------------------------------------------------- record
+
+    async def record(self, req: int) -> RaceRecord:
+        """Everything needed to verify a finished race, from the stored log; raises
+        ProtocolError(not_finished) while it runs."""
+        if self.status != "finished":
+            raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {self.code} is not finished")
+        entrants = []
+        for e in self._by_order():
+            log = await self.store.moves(self.code, e.player)
+            entrants.append(EntrantRecord(player=e.player, name=e.name, moves=[m.move for m in log],
+                                          times_ms=[m.time_ms for m in log], status=e.status))
+        return RaceRecord(req=req, race=self.info(), seed=self.seed, salt=self.salt,
+                          commitment=self.commitment, entrants=entrants, standings=self.standings())
+
+    # ------------------------------------------------------------------------ publishing
+
+    def _next_version(self) -> int:
+        self.version += 1
+        return self.version
+
+    async def _publish(self, for_entrants: msgspec.Struct, for_spectators: msgspec.Struct | None = None) -> None:
+        """Store an event, then deliver it: one encoding per audience, shared by every receiver."""
+        entrant_frame = encode(for_entrants)
+        spectator_frame = encode(for_spectators) if for_spectators is not None else entrant_frame
+        await self.store.append_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
+        for entrant in list(self.entrants.values()):
+            if entrant.listener is not None:
+                entrant.listener.send(entrant_frame)
+        for spectator in list(self.spectators):
+            spectator.send(spectator_frame)
+
+    async def missed(self, since: int, *, spectator: bool) -> list[bytes] | None:
+        """Frames of the events after version ``since`` for one audience; None if too old."""
+        events = await self.store.events_since(self.code, since)
+        if events is None:
+            return None
+        return [e.spectator_frame if spectator else e.entrant_frame for e in events]
+
+    async def _save(self) -> None:
+        await self.store.save_race(
+            self.code,
+            {
+                "game": self.game_cls.key,
+                "options": ",".join(f"{k}={int(v)}" for k, v in self.options.items()),
+                "rules_version": self.game_cls.rules_version,
+                "deal_version": DEAL_VERSION,
+                "seed": self.seed,
+                "seed_public": self.seed_public,
+                "salt": self.salt,
+                "commitment": self.commitment,
+                "creator": self.creator,
+                "status": self.status,
+                "version": self.version,
+            },
+        )
+
+    def _spawn(self, coro: object) -> None:
+        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Cancel the race's timers (server shutdown)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

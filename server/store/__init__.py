@@ -1,0 +1,62 @@
+"""Where races live: the `Store` interface, with an in-memory store (one process, the default).
+
+A race is its log (DESIGN.md, invariant 3): the store keeps each race's description, every
+entrant's accepted moves in order (written before the move is acknowledged) and every event the
+race published, with its version, in the form each audience received it, so that a client that
+missed events can be sent them again.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import NamedTuple
+
+__all__ = ["MoveEntry", "Store", "StoredEvent"]
+
+
+class MoveEntry(NamedTuple):
+    """One accepted move: its sequence number, notation and race time in milliseconds."""
+
+    seq: int
+    move: str
+    time_ms: int
+
+
+class StoredEvent(NamedTuple):
+    """One race event as each audience received it: encoded frames for entrants and spectators."""
+
+    version: int
+    entrant_frame: bytes
+    spectator_frame: bytes
+
+
+
+
+class Store(abc.ABC):
+    """Storage for races. Every method may raise `OSError` if the storage is unreachable; the
+    caller then refuses the request (nothing is acknowledged that was not stored)."""
+
+    @abc.abstractmethod
+    async def save_race(self, code: str, meta: dict[str, object]) -> None:
+        """Create or update a race's description (a flat dict of str, int, bool or None)."""
+
+    @abc.abstractmethod
+    async def load_race(self, code: str) -> dict[str, object] | None:
+        """A race's description, or None if there is no such race."""
+
+    @abc.abstractmethod
+    async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
+        """Append an accepted move to ``player``'s log in race ``code``."""
+
+    @abc.abstractmethod
+    async def moves(self, code: str, player: str) -> list[MoveEntry]:
+        """Every accepted move of ``player`` in race ``code``, in order."""
+
+    @abc.abstractmethod
+    async def append_event(self, code: str, event: StoredEvent) -> None:
+        """Append a published event; versions go up by one per race."""
+
+    @abc.abstractmethod
+    async def events_since(self, code: str, since: int) -> list[StoredEvent] | None:
+        """Events with version greater than ``since``, oldest first; None if some of them are no
+        longer kept (the caller sends a snapshot instead)."""
