@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import websockets
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from engine.core import BadNotation
 from engine.deal import random_seed
@@ -118,13 +119,17 @@ class Session:
         self.tokens = float(server.config.burst)
         self.last_refill = asyncio.get_running_loop().time()
         self.strikes = 0
+        self.closing = False
 
     def send(self, frame: bytes) -> None:
         """Queue a frame without waiting; a client too slow to drain its queue is closed."""
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
+            if self.closing:
+                return
             log.warning("closing a slow client (%s frames queued)", self.queue.qsize())
+            self.closing = True
             self.server._spawn(self.ws.close(1008, "too slow: outgoing queue full"))
 
     async def _write(self) -> None:
@@ -149,12 +154,16 @@ class Session:
         self.strikes += 1
         return False
 
+    async def flush(self) -> None:
+        """Wait until the queued frames are handed to the socket (at most one second)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1):
+                while not self.queue.empty() and self.ws.state is State.OPEN:
+                    await asyncio.sleep(0.005)
+
     async def close(self) -> None:
         """Stop the writer after it has sent what is queued (bounded by one second)."""
-        with contextlib.suppress(TimeoutError, ConnectionClosed):
-            async with asyncio.timeout(1):
-                while not self.queue.empty() and self.ws.state.name == "OPEN":
-                    await asyncio.sleep(0.01)
+        await self.flush()
         self.writer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.writer
@@ -241,11 +250,14 @@ class ArenaServer:
         self.sessions.add(session)
         try:
             async for frame in ws:
+                if session.closing:
+                    continue  # keep reading, so that the client's close frame is seen
                 if not session.allow():
                     session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down"))
                     if session.strikes > self.config.max_strikes:
-                        await ws.close(1008, "rate limit exceeded")
-                        break
+                        session.closing = True
+                        await session.flush()
+                        self._spawn(ws.close(1008, "rate limit exceeded"))
                     continue
                 req = None
                 try:

@@ -1,0 +1,123 @@
+"""Fixtures for server tests: a real server on 127.0.0.1, port 0, and raw websocket peers that
+record every frame they receive (so a test can check each one for hidden cards)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import msgspec
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from server import protocol as p
+from server.race import Clock
+from server.service import ArenaServer, ServerConfig
+from tests.conftest import MS
+
+
+class FastClock(Clock):
+    """A server clock that runs ``speed`` times faster than the loop's, for countdowns and limits."""
+
+    def __init__(self, speed: float) -> None:
+        self.speed = speed
+
+    def monotonic(self) -> float:
+        return super().monotonic() * self.speed
+
+    async def sleep_until(self, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, (deadline - self.monotonic()) / self.speed))
+
+
+class Peer:
+    """A raw websocket client: sends messages, keeps every decoded frame it receives in order."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.frames: list[msgspec.Struct] = []
+        self._unread: list[msgspec.Struct] = []
+        self._arrived = asyncio.Condition()
+        self._reader = asyncio.create_task(self._read())
+        self.player = ""
+        self.token = ""
+
+    async def _read(self) -> None:
+        try:
+            async for data in self.ws:
+                msg = p.decode_server(data)
+                self.frames.append(msg)
+                async with self._arrived:
+                    self._unread.append(msg)
+                    self._arrived.notify_all()
+        except Exception:  # the connection closed; the test looks at ws.close_code
+            pass
+
+    async def send(self, message: msgspec.Struct) -> None:
+        await self.ws.send(p.encode(message))
+
+    async def expect(self, kind: type, *, timeout_ms: float = 3000, **fields: object) -> msgspec.Struct:
+        """The oldest unread frame of type ``kind`` whose fields match (others stay unread)."""
+        return await self._take(
+            lambda m: isinstance(m, kind) and all(getattr(m, k) == v for k, v in fields.items()), timeout_ms
+        )
+
+    async def _take(self, match, timeout_ms: float) -> msgspec.Struct:
+        async with asyncio.timeout(timeout_ms * MS), self._arrived:
+            while True:
+                for i, msg in enumerate(self._unread):
+                    if match(msg):
+                        return self._unread.pop(i)
+                await self._arrived.wait()
+
+    async def request(self, message: msgspec.Struct, kind: type) -> msgspec.Struct:
+        """Send ``message`` and wait for its reply (``kind``) or an Error with the same req."""
+        await self.send(message)
+        req = getattr(message, "req", None)
+        return await self._take(
+            lambda m: (isinstance(m, p.Error) and m.req == req) or (isinstance(m, kind) and getattr(m, "req", req) == req),
+            3000,
+        )
+
+    async def hello(self, name: str, token: str | None = None) -> p.Welcome:
+        welcome = await self.request(p.Hello(name=name, token=token), p.Welcome)
+        assert isinstance(welcome, p.Welcome), welcome
+        self.player, self.token = welcome.player, welcome.token
+        return welcome
+
+    async def move(self, race: str, seq: int, move: str) -> p.MoveResult:
+        await self.send(p.MoveRequest(race=race, seq=seq, move=move))
+        return await self.expect(p.MoveResult, seq=seq)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self._reader
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ArenaServer]:
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as srv:
+        yield srv
+
+
+@pytest.fixture
+async def fast_server() -> AsyncIterator[ArenaServer]:
+    """A server whose clock runs 1000 times faster: a 10-second limit lasts 10 ms."""
+    async with ArenaServer(ServerConfig(ping_interval_s=None), clock=FastClock(1000)) as srv:
+        yield srv
+
+
+@pytest.fixture
+async def peers(server: ArenaServer) -> AsyncIterator[callable]:
+    """``await peers(name)`` connects a new Peer to ``server`` and says hello."""
+    made: list[Peer] = []
+
+    async def make(name: str, *, hello: bool = True, url: str | None = None) -> Peer:
+        peer = Peer(await connect(url or server.url, compression=None))
+        made.append(peer)
+        if hello:
+            await peer.hello(name)
+        return peer
+
+    yield make
+    for peer in made:
+        await peer.close()
