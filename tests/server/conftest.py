@@ -4,6 +4,7 @@ record every frame they receive (so a test can check each one for hidden cards).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -90,7 +91,8 @@ class Peer:
 
     async def close(self) -> None:
         await self.ws.close()
-        await self._reader
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
 
 
 @pytest.fixture

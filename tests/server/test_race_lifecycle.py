@@ -1,0 +1,189 @@
+"""Races over real websockets: joining, starting, resuming after a reconnect, limits and ends."""
+
+from __future__ import annotations
+
+import asyncio
+
+from websockets.asyncio.client import connect
+
+from server import protocol as p
+from tests.server.conftest import Peer
+
+
+async def started_race(creator, *others, game: str = "clock", seed: int | None = 3, **fields) -> str:
+    """Create a race (creator joins), let ``others`` join, start it, wait for the deal."""
+    reply = await creator.request(p.CreateRace(req=1, game=game, seed=seed, countdown_s=0, **fields), p.RaceReply)
+    code = reply.race.code
+    for peer in others:
+        await peer.request(p.JoinRace(req=1, race=code), p.RaceReply)
+    await creator.request(p.StartRace(req=2, race=code), p.RaceReply)
+    for peer in (creator, *others):
+        await peer.expect(p.RaceStarted)
+    return code
+
+
+async def test_open_races_are_listed_until_they_start(peers):
+    ann, bob = await peers("ann"), await peers("bob")
+    code = (await ann.request(p.CreateRace(req=1, game="golf"), p.RaceReply)).race.code
+    listed = await bob.request(p.ListRaces(req=2), p.Races)
+    assert [r.code for r in listed.races] == [code]
+    assert listed.races[0].entrants == ["ann"] and listed.races[0].status == "open"
+    await ann.request(p.StartRace(req=3, race=code), p.RaceReply)
+    assert (await bob.request(p.ListRaces(req=4), p.Races)).races == []
+
+
+async def test_only_the_creator_may_start_a_race(peers):
+    ann, bob = await peers("ann"), await peers("bob")
+    code = (await ann.request(p.CreateRace(req=1, game="golf"), p.RaceReply)).race.code
+    await bob.request(p.JoinRace(req=1, race=code), p.RaceReply)
+    assert (await bob.request(p.StartRace(req=2, race=code), p.RaceReply)).code == "not_creator"
+
+
+async def test_a_full_race_refuses_another_entrant(peers):
+    ann, bob, cat = await peers("ann"), await peers("bob"), await peers("cat")
+    code = (await ann.request(p.CreateRace(req=1, game="golf", max_entrants=2), p.RaceReply)).race.code
+    assert (await ann.request(p.JoinRace(req=2, race=code), p.RaceReply)).code == "already_joined"
+    await bob.request(p.JoinRace(req=1, race=code), p.RaceReply)
+    assert (await cat.request(p.JoinRace(req=1, race=code), p.RaceReply)).code == "race_full"
+
+
+async def test_nobody_joins_a_race_after_its_start(peers):
+    ann, bob = await peers("ann"), await peers("bob")
+    code = await started_race(ann)
+    assert (await bob.request(p.JoinRace(req=1, race=code), p.RaceReply)).code == "already_started"
+    assert (await ann.request(p.StartRace(req=3, race=code), p.RaceReply)).code == "already_started"
+
+
+async def test_an_entrant_may_not_watch_its_own_race_while_playing(peers):
+    ann, bob = await peers("ann"), await peers("bob")
+    code = await started_race(ann, bob)
+    assert (await ann.request(p.Watch(req=5, race=code), p.Snapshot)).code == "not_allowed"
+    await ann.request(p.Resign(req=6, race=code), p.RaceReply)
+    snapshot = await ann.request(p.Watch(req=7, race=code), p.Snapshot)
+    assert set(snapshot.boards) == {ann.player, bob.player}
+
+
+async def test_a_repeated_sequence_number_gets_the_first_answer_again(server, peers):
+    """Resending a move (same seq) does not play it twice; a gap in the numbers is refused."""
+    ann = await peers("ann")
+    code = await started_race(ann)
+    first = await ann.move(code, 1, "turn")
+    again = await ann.move(code, 1, "turn")
+    assert first.ok and again == first
+    assert server.races[code].entrants[ann.player].game.view().moves == 1
+    gap = await ann.move(code, 5, "turn")
+    assert (gap.ok, gap.code) == (False, "seq_gap")
+
+
+async def test_a_reconnecting_entrant_resumes_with_its_token_and_catches_up(server, peers):
+    """After a dropped connection, hello with the token and sync from the last version seen:
+    the missed events come again, then a snapshot with the entrant's own board and next seq."""
+    ann, bob = await peers("ann"), await peers("bob")
+    code = await started_race(ann, bob)
+    await bob.move(code, 1, "turn")
+    last_seen = max(f.version for f in bob.frames if hasattr(f, "version"))
+    token = bob.token
+    await bob.close()
+    for seq in (1, 2, 3):
+        assert (await ann.move(code, seq, "turn")).ok
+
+    back = Peer(await connect(server.url, compression=None))
+    try:
+        welcome = await back.hello("bob", token=token)
+        assert welcome.player == bob.player
+        await back.send(p.Sync(req=8, race=code, since=last_seen))
+        snapshot = await back.expect(p.Snapshot, req=8)
+        missed = [f for f in back.frames if isinstance(f, p.Progress)]
+        assert [f.version for f in missed] == list(range(last_seen + 1, last_seen + 4))
+        assert all(f.player == ann.player and f.board is None for f in missed)
+        assert snapshot.next_seq == 2 and snapshot.board.moves == 1 and snapshot.boards == {}
+        resent = await back.move(code, 1, "turn")
+        assert resent.ok and resent.board.moves == 1, "the resent move was not played twice"
+        assert (await back.move(code, 2, "turn")).board.moves == 2
+        await ann.move(code, 4, "turn")
+        live = await back.expect(p.Progress, version=snapshot.race.version + 2)
+        assert live.version == snapshot.race.version + 2
+        assert live in back.frames[-3:]
+    finally:
+        await back.close()
+
+
+async def test_a_sync_from_too_far_back_gets_a_snapshot(server, peers):
+    from server.store.memory import MemoryStore
+
+    server.store = MemoryStore(max_events=3)
+    ann = await peers("ann")
+    code = (await ann.request(p.CreateRace(req=1, game="clock", countdown_s=0), p.RaceReply)).race.code
+    server.races[code].store = server.store
+    await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
+    await ann.expect(p.RaceStarted)
+    for seq in range(1, 6):
+        await ann.move(code, seq, "turn")
+    before = len(ann.frames)
+    await ann.send(p.Sync(req=9, race=code, since=0))
+    snapshot = await ann.expect(p.Snapshot, req=9)
+    assert [type(f) for f in ann.frames[before:]] == [p.Snapshot]
+    assert snapshot.board.moves == 5 and snapshot.next_seq == 6
+
+
+async def test_the_time_limit_ends_the_race_and_ranks_by_cards_then_time(fast_server):
+    """At the time limit, entrants still playing are out of time; standings rank by cards
+    cleared, then by the time of the move that set them, then by join order."""
+    made = []
+    try:
+        for name in ("ann", "bob", "cat"):
+            peer = Peer(await connect(fast_server.url, compression=None))
+            made.append(peer)
+            await peer.hello(name)
+        ann, bob, cat = made
+        code = await started_race(ann, bob, cat, time_limit_s=60)
+        race = fast_server.races[code]
+        for peer, turns in ((ann, 3), (bob, 3), (cat, 1)):
+            for seq in range(1, turns + 1):
+                assert (await peer.move(code, seq, "turn")).ok
+        finished = await ann.expect(p.RaceFinished, timeout_ms=10_000)
+        assert finished.reason == "time_limit"
+        assert race.elapsed_ms() >= 60_000
+        by_name = {s.name: s for s in finished.standings}
+        assert all(s.status == "out_of_time" for s in finished.standings)
+        assert by_name["ann"].cleared == by_name["bob"].cleared == 3 and by_name["cat"].cleared == 1
+        expected = sorted(finished.standings, key=lambda s: (-s.cleared, s.time_ms, s.order))
+        assert finished.standings == expected
+        assert [s.place for s in finished.standings] == [1, 2, 3]
+        assert finished.standings[-1].name == "cat"
+        late = await bob.move(code, 4, "turn")
+        assert (late.ok, late.code) == (False, "race_over")
+    finally:
+        for peer in made:
+            await peer.close()
+
+
+async def test_the_race_ends_when_every_entrant_is_done_and_reveals_the_seed(peers):
+    ann, bob = await peers("ann"), await peers("bob")
+    code = await started_race(ann, bob, seed=None)
+    await ann.request(p.Resign(req=3, race=code), p.RaceReply)
+    assert (await ann.request(p.Resign(req=4, race=code), p.RaceReply)).code == "done"
+    assert not [f for f in ann.frames if isinstance(f, p.RaceFinished)]
+    record_early = await ann.request(p.GetRecord(req=5, race=code), p.RaceRecord)
+    assert record_early.code == "not_finished"
+    await bob.request(p.Resign(req=3, race=code), p.RaceReply)
+    finished = await bob.expect(p.RaceFinished)
+    assert finished.reason == "all_done" and finished.seed >= 0
+    record = await bob.request(p.GetRecord(req=6, race=code), p.RaceRecord)
+    assert record.race.seed == finished.seed and record.salt == finished.salt
+
+
+async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
+    """A spectator that never reads is cut off once its queue fills; entrants play on."""
+    server.config.max_queue_frames = 4
+    ann = await peers("ann")
+    code = await started_race(ann, seed=11)
+    lazy = await peers("lazy")
+    await lazy.request(p.Watch(req=1, race=code), p.Snapshot)
+    lazy._reader.cancel()  # stop reading: frames pile up on the server side
+    session = next(s for s in server.sessions if s.player and s.player.name == "lazy")
+    session.writer.cancel()
+    for seq in range(1, 12):
+        assert (await ann.move(code, seq, "turn")).ok
+    await asyncio.sleep(0.05)
+    assert session.closing
