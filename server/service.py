@@ -393,10 +393,12 @@ class ArenaServer:
 
     async def _sync(self, session: Session, player: Player, msg: Sync) -> None:
         race = self._race(msg.race)
-        entrant = race.entrants.get(player.id)
-        spectator = msg.race in session.watching
-        if entrant is None and not spectator:
-            raise ProtocolError(ErrorCode.NOT_ENTRANT, f"you neither play nor watch race {race.code}")
+        spectator = race.code in session.watching or player.id not in race.entrants
+        if spectator:  # a spectator back on a new connection watches again
+            if not race.may_watch(player.id):
+                raise ProtocolError(ErrorCode.NOT_ALLOWED, "an entrant may not watch a race it is still playing")
+            race.spectators.add(session)
+            session.watching.add(race.code)
         async with race.lock:  # no event may slip in between the missed ones and the snapshot
             frames = await race.missed(msg.since, spectator=spectator)
             for frame in frames or ():

@@ -187,3 +187,25 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
         assert (await ann.move(code, seq, "turn")).ok
     await asyncio.sleep(0.05)
     assert session.closing
+
+
+async def test_a_spectator_back_on_a_new_connection_syncs_and_watches_again(server, peers):
+    ann, sue = await peers("ann"), await peers("sue")
+    code = await started_race(ann)
+    await sue.request(p.Watch(req=1, race=code), p.Snapshot)
+    await ann.move(code, 1, "turn")
+    seen = (await sue.expect(p.Progress)).version
+    await sue.close()
+    await ann.move(code, 2, "turn")
+    again = Peer(await connect(server.url, compression=None))
+    try:
+        await again.hello("sue", token=sue.token)
+        snapshot = await again.request(p.Sync(req=2, race=code, since=seen), p.Snapshot)
+        missed = [f for f in again.frames if isinstance(f, p.Progress)]
+        assert [f.version for f in missed] == [seen + 1] and missed[0].board.moves == 2
+        assert snapshot.boards[ann.player].moves == 2
+        await ann.move(code, 3, "turn")
+        live = await again.expect(p.Progress, version=seen + 2)
+        assert live.board.moves == 3
+    finally:
+        await again.close()
