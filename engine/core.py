@@ -25,12 +25,13 @@ Position string (`Game.position`): the game key, the rule options (``-`` for non
 as ``id:cards`` with cards bottom to top, face-down cards in lower case, then the game's state
 fields as ``name=value``, all separated by single spaces::
 
-    klondike - f0: f1: ... t1:ks2H ... s:ahtd w: passes=0
+    klondike - f0: f1: ... t1:ks2H ... s:ahtd w: redeals=0
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -369,7 +370,7 @@ class Game:
         Raises `BadNotation` for text that is not a move and `IllegalMove` for a move the rules
         refuse; in both cases the game is left exactly as it was.
         """
-        if isinstance(move, str):
+        if not isinstance(move, Move):
             move = Move.parse(move)
         self._check_any(move)
         self._revealed = []
@@ -385,8 +386,16 @@ class Game:
 
     def _legal_list(self) -> list[Move]:
         if self._legal_cache is None or self._legal_cache[0] != len(self.history):
-            self._legal_cache = (len(self.history), [m for m in self._candidates() if self.is_legal(m)])
+            moves = [] if self.won else [m for m in self._candidates() if self._passes(m)]
+            self._legal_cache = (len(self.history), moves)
         return self._legal_cache[1]
+
+    def _passes(self, move: Move) -> bool:
+        try:
+            self._check(move)
+        except IllegalMove:
+            return False
+        return True
 
     def view(self, audience: Audience = Audience.PLAYER) -> View:
         """The board as ``audience`` may see it: face-down cards and the stock order hidden."""
@@ -466,6 +475,8 @@ class Game:
         if words[1] != "-":
             for item in words[1].split(","):
                 name, _, value = item.partition("=")
+                if value not in ("0", "1"):
+                    raise BadNotation("bad_position", f"rule option {item!r} needs =0 or =1", text)
                 options[name] = value == "1"
         game._setup(options)
         game.seed = -1
@@ -474,19 +485,25 @@ class Game:
             for word in words[2:]:
                 if ":" in word:
                     pid, _, cards = word.partition(":")
+                    if pid in game.piles:
+                        raise ValueError(f"pile {pid!r} given twice")
                     game.piles[pid] = _read_pile(pid, cards)
                 else:
                     name, _, value = word.partition("=")
                     if name not in game.state_fields:
                         raise ValueError(f"unknown state field {name!r}")
-                    fields[name] = value
+                    fields[name] = _field_value(type(getattr(game_cls, name, "")), value)
+            layout = _pile_ids(game_cls)
+            if set(game.piles) != set(layout):
+                raise ValueError(f"the piles must be exactly {' '.join(layout)}")
         except (ValueError, BadCard) as exc:
             raise BadNotation("bad_position", f"bad position string {text!r}: {exc}", text) from None
         missing = set(game.state_fields) - set(fields)
         if missing:
             raise BadNotation("bad_position", f"position lacks {sorted(missing)}", text)
+        game.piles = {pid: game.piles[pid] for pid in layout}
         for name, value in fields.items():
-            setattr(game, name, _field_value(type(getattr(game_cls, name, "")), value))
+            setattr(game, name, value)
         return game
 
     def copy(self) -> Game:
@@ -506,6 +523,12 @@ class Game:
         return "\n".join(lines)
 
 
+@functools.cache
+def _pile_ids(game_cls: type[Game]) -> tuple[str, ...]:
+    """The pile ids of ``game_cls``'s layout, in order (the same for every seed)."""
+    return tuple(game_cls(0).piles)
+
+
 def _field_text(value: object) -> str:
     if isinstance(value, bool):
         return str(int(value))
@@ -514,8 +537,12 @@ def _field_text(value: object) -> str:
 
 def _field_value(kind: type, text: str) -> Any:
     if kind is bool:
+        if text not in ("0", "1"):
+            raise ValueError(f"expected 0 or 1, not {text!r}")
         return text == "1"
     if kind is int:
+        if not re.fullmatch(r"\d{1,9}", text):
+            raise ValueError(f"expected a whole number, not {text!r}")
         return int(text)
     return text
 

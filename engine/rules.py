@@ -190,14 +190,18 @@ class PileGame(Game):
             for dst in targets:
                 if dst == src:
                     continue
+                dst_pile, cards = self.piles[dst], self.piles[src].cards
                 for count in range(1, (most if dst[0] == "t" else 1) + 1):
-                    yield Move(src=src, dst=dst, count=count)
+                    if self._fits(dst_pile, cards[-count]):  # a cheap filter; _check decides
+                        yield Move(src=src, dst=dst, count=count)
         yield Move(action="deal")
         yield Move(action="redeal")
 
     def _check(self, move: Move) -> None:
         if move.is_transfer:
             self._check_transfer(move)
+        elif move.arg:
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{move.action!r} takes no argument", move)
         elif move.action == "deal":
             stock = self.piles.get("s")
             if stock is None:

@@ -36,7 +36,7 @@ from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
 
 __all__ = ["Clock"]
 
-_ADDRESS = re.compile(r"t(\d{1,2})\.(\d{1,2})")
+_ADDRESS = re.compile(r"t(0|[1-9]\d?)\.(0|[1-9]\d?)")
 
 
 class Clock(Game):
@@ -78,6 +78,8 @@ class Clock(Game):
 
     def _check(self, move: Move) -> None:
         if move.action == "turn":
+            if move.arg:
+                raise IllegalMove(IllegalCode.UNKNOWN_ACTION, "'turn' takes no argument", move)
             if self.blocked:
                 raise IllegalMove(
                     IllegalCode.NOT_NOW,

@@ -1,0 +1,374 @@
+"""The ``arena`` command: run a server, list games, create, play, watch and verify races, or a demo.
+
+    arena serve [--host 127.0.0.1] [--port 8765]
+    arena games
+    arena races [--server URL]
+    arena create --game G [--seed N] [--option NAME=true|false] [--max-entrants N]
+                 [--countdown S] [--time-limit S] [--join] [--name N] [--server URL]
+    arena start CODE --token T [--server URL]
+    arena bot --race CODE [--server URL] [--name N] [--token T] [--start] [--delay-ms N]
+    arena watch CODE [--server URL]
+    arena verify CODE [--server URL]
+    arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20]
+
+Exit codes: 0 success; 1 a verification failed; 2 bad usage or a request the server refused;
+130 interrupted. Times on screen are race times in seconds, from the start instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.live import Live
+from rich.markup import escape
+from rich.table import Table
+
+from client.connection import ArenaClient, ArenaError
+from client.verify import VerifyReport
+from engine.games import GAMES
+from server.protocol import Progress, RaceFinished, RaceStarted, RaceStarting, Snapshot, Standing
+
+__all__ = ["follow_race", "main", "report_table", "standings_table"]
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
+
+_STATUS_STYLE = {
+    "won": "bold green",
+    "playing": "cyan",
+    "stuck": "yellow",
+    "resigned": "yellow",
+    "out_of_time": "red",
+    "waiting": "dim",
+}
+
+
+# ------------------------------------------------------------------------------- views
+
+
+def standings_table(standings: Sequence[Standing], *, title: str = "", caption: str = "") -> Table:
+    """A rich table of standings: place, name, status, cards cleared, race time (s), moves."""
+    table = Table(title=escape(title) or None, caption=escape(caption) or None)
+    table.add_column("#", justify="right")
+    table.add_column("player")
+    table.add_column("status")
+    table.add_column("cleared", justify="right")
+    table.add_column("time", justify="right")
+    table.add_column("moves", justify="right")
+    for s in standings:
+        style = _STATUS_STYLE.get(s.status, "")
+        table.add_row(
+            str(s.place),
+            escape(s.name),
+            f"[{style}]{s.status}[/]" if style else escape(s.status),
+            f"{s.cleared}/{s.total}",
+            f"{s.time_ms / 1000:.3f} s",
+            str(s.moves),
+        )
+    return table
+
+
+def report_table(report: VerifyReport) -> Table:
+    """A rich table of a `client.verify.VerifyReport`: one row per check."""
+    verdict = "[bold green]verified[/]" if report.ok else "[bold red]FAILED[/]"
+    table = Table(title=f"Verification of race {report.code}: {verdict}")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_column("details")
+    for check in report.checks:
+        table.add_row(check.name, "[green]pass[/]" if check.ok else "[red]FAIL[/]", escape(check.reason))
+    return table
+
+
+async def follow_race(client: ArenaClient, snapshot: Snapshot, console: Console) -> RaceFinished | None:
+    """Show the live standings of a watched race until it finishes; return its `RaceFinished`.
+
+    ``snapshot``: what `ArenaClient.watch` returned. Redraws on every event (rich `Live`,
+    transient: the caller prints the final table). Returns None at once if the race had
+    already finished (the snapshot's standings are final then).
+    """
+    code = snapshot.race.code
+    if snapshot.race.status == "finished":
+        return None
+    standings = snapshot.standings
+    line = f"{snapshot.race.game} race {code}: {snapshot.race.status}"
+
+    def view() -> Table:
+        return standings_table(standings, title=f"Race {code} ({snapshot.race.game})", caption=line)
+
+    with Live(view(), console=console, refresh_per_second=8, transient=True) as live:
+        async with contextlib.aclosing(client.events()) as events:
+            async for event in events:
+                if isinstance(event, Snapshot):
+                    if event.race.code == code:
+                        standings = event.standings
+                elif event.race != code:
+                    continue
+                elif isinstance(event, RaceStarting):
+                    line = f"starting in {event.countdown_ms / 1000:.0f} s; commitment {event.commitment[:16]}..."
+                elif isinstance(event, RaceStarted):
+                    line = f"running; time limit {event.time_limit_ms // 1000} s"
+                elif isinstance(event, Progress):
+                    standings = event.standings
+                    line = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move}"
+                elif isinstance(event, RaceFinished):
+                    standings = event.standings
+                    live.update(view())
+                    return event
+                live.update(view())
+    return None
+
+
+def _name_of(standings: Sequence[Standing], player: str) -> str:
+    return next((s.name for s in standings if s.player == player), player)
+
+
+# ------------------------------------------------------------------------------ commands
+
+
+def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    from server.service import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log = logging.getLogger("arena.cli")
+
+    async def run() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+                loop.add_signal_handler(signum, task.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            await serve(args.host, args.port)
+
+    log.info("starting on ws://%s:%d", args.host, args.port)
+    asyncio.run(run())
+    log.info("stopped")
+    return 0
+
+
+def _cmd_games(args: argparse.Namespace, console: Console) -> int:
+    table = Table(title="Games")
+    table.add_column("key", no_wrap=True)
+    table.add_column("name", no_wrap=True)
+    table.add_column("summary")
+    for game in GAMES:
+        table.add_row(game.key, escape(game.name), escape(game.summary))
+    console.print(table)
+    return 0
+
+
+async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
+    async with await ArenaClient.connect(args.server, args.name) as client:
+        races = await client.list_races()
+    if not races:
+        console.print("No race is open to join.")
+        return 0
+    table = Table(title="Open races")
+    for column in ("code", "game", "entrants", "seed", "countdown", "time limit"):
+        table.add_column(column)
+    for info in races:
+        table.add_row(info.code, info.game, f"{len(info.entrants)}/{info.max_entrants}",
+                      "secret" if info.seed is None else str(info.seed),
+                      f"{info.countdown_s} s", f"{info.time_limit_s} s")
+    console.print(table)
+    return 0
+
+
+async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
+    options = dict(_option(text) for text in args.option)
+    async with await ArenaClient.connect(args.server, args.name) as client:
+        info = await client.create_race(
+            args.game,
+            seed=args.seed,
+            options=options,
+            max_entrants=args.max_entrants,
+            countdown_s=args.countdown,
+            time_limit_s=args.time_limit,
+            join=args.join,
+        )
+        token = client.token
+    console.print(f"Race [bold]{info.code}[/] created: {info.game}, "
+                  f"seed {'secret' if info.seed is None else info.seed}"
+                  f"{', you are entrant 1' if args.join else ''}.")
+    console.print(f"Join it:   arena bot --race {info.code} --server {args.server}")
+    if args.join:
+        console.print(f"Play it and start it when the others are in:\n"
+                      f"           arena bot --race {info.code} --token {token} --start --server {args.server}")
+    else:
+        console.print(f"Start it:  arena start {info.code} --token {token} --server {args.server}")
+    console.print(f"Watch it:  arena watch {info.code} --server {args.server}")
+    print(info.code)
+    return 0
+
+
+async def _cmd_start(args: argparse.Namespace, console: Console) -> int:
+    async with await ArenaClient.connect(args.server, "starter", token=args.token) as client:
+        info = await client.start_race(args.code.upper())
+    console.print(f"Race {info.code} starts in {info.countdown_s} s with {len(info.entrants)} entrants.")
+    return 0
+
+
+async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
+    from client.bot import run_bot
+
+    code = args.race.upper()
+    async with await ArenaClient.connect(args.server, args.name, token=args.token) as client:
+        try:
+            info = await client.join_race(code)
+            console.print(f"{client.name} joined race {code} ({info.game}); waiting for the start...")
+        except ArenaError as exc:
+            if exc.code != "already_joined":
+                raise
+            console.print(f"{client.name} is already in race {code}; waiting for the start...")
+        if args.start:
+            started = await client.start_race(code)
+            console.print(f"Race {code} starts in {started.countdown_s} s with {len(started.entrants)} entrants.")
+        result = await run_bot(client, code, delay_ms=args.delay_ms)
+    console.print(f"{client.name}: {result.end}, {result.cleared}/{result.total} cleared in {result.moves} moves")
+    return 0
+
+
+async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
+    code = args.code.upper()
+    async with await ArenaClient.connect(args.server, args.name) as client:
+        snapshot = await client.watch(code)
+        finished = await follow_race(client, snapshot, console)
+    standings = finished.standings if finished else snapshot.standings
+    caption = (f"seed {finished.seed} revealed; {finished.reason}" if finished
+               else f"race {code} is {snapshot.race.status}")
+    console.print(standings_table(standings, title=f"Race {code}: final standings", caption=caption))
+    return 0
+
+
+async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
+    from client.verify import verify_record
+
+    code = args.code.upper()
+    async with await ArenaClient.connect(args.server, args.name) as client:
+        record = await client.get_record(code)
+    report = verify_record(record)
+    console.print(report_table(report))
+    return 0 if report.ok else 1
+
+
+async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
+    from client.demo import run_demo
+
+    return await run_demo(
+        args.game, seed=args.seed, bots=args.bots, delay_ms=args.delay_ms, console=console
+    )
+
+
+def _option(text: str) -> tuple[str, bool]:
+    name, sep, value = text.partition("=")
+    value = value.strip().lower()
+    if not sep or value not in ("true", "false", "1", "0", "yes", "no"):
+        raise argparse.ArgumentTypeError(f"an option is NAME=true or NAME=false, not {text!r}")
+    return name.strip(), value in ("true", "1", "yes")
+
+
+# ---------------------------------------------------------------------------------- main
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="arena", description="Patience Arena: race friends on the same deal.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str, *, server: bool = True, name_default: str = "") -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        if server:
+            sub.add_argument("--server", default=DEFAULT_SERVER, help=f"server URL (default {DEFAULT_SERVER})")
+        if name_default:
+            sub.add_argument("--name", default=name_default, help=f"display name (default {name_default})")
+        return sub
+
+    sub = command("serve", "run a server (memory store) until interrupted", server=False)
+    sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sub.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+
+    command("games", "list every game the engine knows", server=False)
+    command("races", "list the races open to join", name_default="lister")
+
+    sub = command("create", "create a race and print its code", name_default="host")
+    sub.add_argument("--game", required=True, help="game key or alias (see `arena games`)")
+    sub.add_argument("--seed", type=int, help="a public seed (default: a secret one)")
+    sub.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="a rule option")
+    sub.add_argument("--max-entrants", type=int, default=8, help="entrants at most (default 8)")
+    sub.add_argument("--countdown", type=int, default=3, help="countdown before the deal, seconds (default 3)")
+    sub.add_argument("--time-limit", type=int, default=900, help="race time limit, seconds (default 900)")
+    sub.add_argument("--join", action="store_true", help="enter the race too (keep the token to play it)")
+
+    sub = command("start", "start the countdown of a race you created")
+    sub.add_argument("code", help="race code")
+    sub.add_argument("--token", required=True, help="the token `arena create` printed")
+
+    sub = command("bot", "join a race and let a bot play it", name_default="bot")
+    sub.add_argument("--race", required=True, help="race code")
+    sub.add_argument("--token", help="play as the player of this token (e.g. a creator who joined)")
+    sub.add_argument("--delay-ms", type=int, default=0, help="pause between moves, milliseconds (default 0)")
+    sub.add_argument("--start", action="store_true", help="start the race once joined (its creator only)")
+
+    sub = command("watch", "show a race's live standings until it ends", name_default="spectator")
+    sub.add_argument("code", help="race code")
+
+    sub = command("verify", "check a finished race from its record (exit 1 if a check fails)",
+                  name_default="verifier")
+    sub.add_argument("code", help="race code")
+
+    sub = command("demo", "a server, bots and a spectator in this process: one whole race", server=False)
+    sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")
+    sub.add_argument("--seed", type=int, default=42, help="the deal's public seed (default 42)")
+    sub.add_argument("--bots", type=int, default=3, help="number of bots, 1 to 8 (default 3)")
+    sub.add_argument("--delay-ms", type=int, default=20, help="pause between a bot's moves, ms (default 20)")
+    return parser
+
+
+_COMMANDS = {
+    "serve": _cmd_serve,
+    "games": _cmd_games,
+    "races": _cmd_races,
+    "create": _cmd_create,
+    "start": _cmd_start,
+    "bot": _cmd_bot,
+    "watch": _cmd_watch,
+    "verify": _cmd_verify,
+    "demo": _cmd_demo,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``arena`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    Raises SystemExit (code 2) for bad usage, as argparse does.
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    console = Console()
+    handler = _COMMANDS[args.command]
+    try:
+        if args.command in ("serve", "games"):
+            return handler(args, console)  # type: ignore[return-value]
+        if args.command == "create":
+            for text in args.option:
+                try:
+                    _option(text)
+                except argparse.ArgumentTypeError as exc:
+                    parser.error(str(exc))
+        return asyncio.run(handler(args, console))  # type: ignore[arg-type]
+    except ArenaError as exc:
+        console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

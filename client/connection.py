@@ -1,0 +1,606 @@
+"""`ArenaClient`: one connection to an arena server, speaking the whole wire protocol.
+
+The client owns one websocket (binary MessagePack frames, no compression) and one reader task.
+The reader decodes every frame and routes it:
+
+* a reply carrying ``req`` (`RaceReply`, `Races`, `Snapshot`, `RaceRecord`, `Error`) resolves
+  the request that chose that number;
+* a `MoveResult` resolves the move with the same ``(race, seq)``;
+* a race event (`EntrantJoined`, `RaceStarting`, `RaceStarted`, `Progress`, `RaceFinished`)
+  goes into the queue that `ArenaClient.events` reads, unless its ``version`` is not newer than
+  the last one seen for that race (a repeat sent again by a sync).
+
+Errors::
+
+    ArenaError               a request the server refused: ``code`` (an ErrorCode string), ``reason``
+     ├── ArenaConnectionError  the connection failed or was lost (code "disconnected")
+     └── ArenaTimeout          no answer in time (code "timeout")
+
+A refused move is not an error: `ArenaClient.move` returns its `MoveResult` with ``ok`` false.
+
+Moves are idempotent on the wire: each carries a sequence number per race, and the server
+answers a repeated number with its first answer. If the connection drops while a move waits,
+`ArenaClient.move` raises `ArenaConnectionError` whose ``seq`` names the move; after
+`ArenaClient.reconnect` (which sends it again, same number) `ArenaClient.move_result` returns
+its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from server.protocol import (
+    CreateRace,
+    EntrantJoined,
+    Error,
+    GetRecord,
+    Hello,
+    JoinRace,
+    ListRaces,
+    MoveRequest,
+    MoveResult,
+    Progress,
+    RaceFinished,
+    RaceInfo,
+    RaceRecord,
+    RaceReply,
+    Races,
+    RaceStarted,
+    RaceStarting,
+    Resign,
+    Snapshot,
+    StartRace,
+    Sync,
+    Watch,
+    Welcome,
+    decode_server,
+    encode,
+)
+
+__all__ = [
+    "ArenaClient",
+    "ArenaConnectionError",
+    "ArenaError",
+    "ArenaTimeout",
+    "RaceEvent",
+]
+
+log = logging.getLogger(__name__)
+
+#: What `ArenaClient.events` yields: the race events, plus the `Snapshot` that
+#: `ArenaClient.reconnect` gets for each race (it stands for whatever was missed).
+RaceEvent = EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished | Snapshot
+
+_EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
+_REPLY_TYPES = (RaceReply, Races, Snapshot, RaceRecord)
+_T = TypeVar("_T")
+
+#: Largest frame the client accepts from the server, in bytes (a race record can be long).
+MAX_SERVER_FRAME_BYTES = 4 * 1024 * 1024
+
+
+class ArenaError(Exception):
+    """The server refused a request: ``code`` (an `server.protocol.ErrorCode` string) and
+    ``reason`` (a sentence for people); ``req`` is the refused request's number, if any."""
+
+    def __init__(self, code: str, reason: str, req: int | None = None) -> None:
+        super().__init__(f"{reason} [{code}]")
+        self.code = code
+        self.reason = reason
+        self.req = req
+
+
+class ArenaConnectionError(ArenaError):
+    """The connection could not be opened or was lost (code ``disconnected``).
+
+    ``race`` and ``seq`` name the move that was waiting for its answer when it happened, if any:
+    it stays pending, `ArenaClient.reconnect` sends it again and `ArenaClient.move_result`
+    returns its answer.
+    """
+
+    def __init__(self, reason: str, race: str | None = None, seq: int | None = None) -> None:
+        super().__init__("disconnected", reason)
+        self.race = race
+        self.seq = seq
+
+
+class ArenaTimeout(ArenaError):
+    """No answer came within the client's ``timeout_s`` (code ``timeout``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("timeout", reason)
+
+
+class _Closed:
+    """Queue marker: the connection ended (``clean``: by `ArenaClient.close`)."""
+
+    def __init__(self, clean: bool, reason: str) -> None:
+        self.clean = clean
+        self.reason = reason
+
+
+class ArenaClient:
+    """A player's or spectator's connection to an arena server.
+
+    Open one with `ArenaClient.connect` (or ``async with await ArenaClient.connect(...)``).
+    Requests are coroutines that return the server's reply and raise `ArenaError` when the
+    server refuses; each waits at most ``timeout_s`` seconds and raises `ArenaTimeout` after.
+    Race events arrive through `events`. One task at a time should play the moves of one race.
+
+    Attributes: ``url``, ``name``, ``player`` (the server's id for us), ``token`` (resumes the
+    session after a reconnect), ``races`` (the latest `RaceInfo` per race code we created,
+    joined or watched), ``started`` (the `RaceStarted` event per race), ``finished`` (the
+    `RaceFinished` event per race), ``last_version`` (the newest event version seen per race).
+    """
+
+    def __init__(self, url: str, name: str, *, timeout_s: float = 10.0) -> None:
+        """Prepare a client; nothing happens until `open` (use `ArenaClient.connect`)."""
+        self.url = url
+        self.name = name
+        self.timeout_s = timeout_s
+        self.player = ""
+        self.token: str | None = None
+        self.races: dict[str, RaceInfo] = {}
+        self.started: dict[str, RaceStarted] = {}
+        self.finished: dict[str, RaceFinished] = {}
+        self.last_version: dict[str, int] = {}
+        self._entered: set[str] = set()
+        self._watching: set[str] = set()
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._lost = asyncio.Event()
+        self._closing = False
+        self._req = 0
+        self._replies: dict[int, asyncio.Future[Any]] = {}
+        self._next_seq: dict[str, int] = {}
+        self._moves: dict[tuple[str, int], asyncio.Future[MoveResult]] = {}
+        self._unanswered: dict[tuple[str, int], bytes] = {}
+        self._move_locks: dict[str, asyncio.Lock] = {}
+        self._reconnect_lock = asyncio.Lock()
+        self._events: asyncio.Queue[RaceEvent | _Closed] = asyncio.Queue()
+
+    # ----------------------------------------------------------------------- connecting
+
+    @classmethod
+    async def connect(
+        cls, url: str, name: str, token: str | None = None, *, timeout_s: float = 10.0
+    ) -> ArenaClient:
+        """Connect to ``url`` (``ws://host:port``) and say hello as ``name`` (1-32 characters).
+
+        ``token``: a token from an earlier session, to be the same player again (with the same
+        races). ``timeout_s``: seconds to wait for any reply. Raises `ArenaConnectionError`
+        if the server cannot be reached, `ArenaError` if it refuses the hello (``bad_token``,
+        ``protocol_version``...), `ArenaTimeout`.
+        """
+        client = cls(url, name, timeout_s=timeout_s)
+        client.token = token
+        await client.open()
+        return client
+
+    async def open(self) -> None:
+        """Open the websocket, send hello (with ``self.token`` if set) and start the reader.
+
+        Raises like `connect`.
+        """
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                ws = await connect(
+                    self.url,
+                    compression=None,
+                    max_size=MAX_SERVER_FRAME_BYTES,
+                    open_timeout=self.timeout_s,
+                )
+        except TimeoutError:
+            raise ArenaTimeout(f"no connection to {self.url} within {self.timeout_s} s") from None
+        except (OSError, InvalidHandshake, InvalidURI) as exc:
+            raise ArenaConnectionError(f"cannot connect to {self.url}: {exc}") from None
+        try:
+            welcome = await self._hello(ws)
+        except BaseException:
+            await ws.close()
+            raise
+        self._ws = ws
+        self.player = welcome.player
+        self.name = welcome.name
+        self.token = welcome.token
+        self._closing = False
+        self._lost = asyncio.Event()
+        self._reader = asyncio.create_task(self._read(ws, self._lost), name=f"arena-reader-{self.name}")
+
+    async def _hello(self, ws: ClientConnection) -> Welcome:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await ws.send(encode(Hello(name=self.name, token=self.token)))
+                data = await ws.recv()
+        except TimeoutError:
+            raise ArenaTimeout(f"{self.url} did not answer hello within {self.timeout_s} s") from None
+        except ConnectionClosed as exc:
+            raise ArenaConnectionError(f"{self.url} closed the connection during hello: {exc}") from None
+        message = _decode(data)
+        if isinstance(message, Error):
+            raise ArenaError(message.code, message.reason)
+        if not isinstance(message, Welcome):
+            raise ArenaError("bad_frame", f"expected welcome, got {type(message).__name__}")
+        return message
+
+    async def reconnect(self) -> dict[str, Snapshot]:
+        """Open a new connection as the same player and catch up.
+
+        Says hello with our token (the server restores our player id and races), syncs every
+        race we entered from its last seen version (missed events arrive through `events`),
+        watches our watched races again, and sends every move still waiting for its answer
+        again with the same sequence number. Each race's `Snapshot` is also put into the event
+        queue. Returns the snapshots by race code. Raises like `connect`.
+        """
+        async with self._reconnect_lock:
+            await self._drop_connection()
+            await self.open()
+            self._forget_losses()
+            snapshots: dict[str, Snapshot] = {}
+            for code in sorted(self._entered):
+                snapshots[code] = await self.sync(code, self.last_version.get(code, 0))
+            for code in sorted(self._watching - self._entered):
+                snapshots[code] = await self.watch(code)
+            for code, snapshot in snapshots.items():
+                self._events.put_nowait(snapshot)
+            for key in sorted(self._unanswered):
+                await self._send(self._unanswered[key])
+            return snapshots
+
+    def _forget_losses(self) -> None:
+        """Drop the queue's markers of earlier lost connections: we are connected again."""
+        items = []
+        while not self._events.empty():
+            items.append(self._events.get_nowait())
+        for item in items:
+            if isinstance(item, _Closed) and not item.clean:
+                continue
+            self._events.put_nowait(item)
+
+    async def close(self) -> None:
+        """Close the connection and cancel the reader. Requests still waiting raise
+        `ArenaConnectionError`; `events` ends. Closing twice is harmless."""
+        self._closing = True
+        await self._drop_connection()
+        self._fail_moves("the client was closed")
+        self._events.put_nowait(_Closed(True, "closed"))
+
+    async def _drop_connection(self) -> None:
+        ws, reader = self._ws, self._reader
+        self._ws, self._reader = None, None
+        self._lost.set()  # before the reader ends, so that it reports no loss of its own
+        if reader is not None:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        if ws is not None:
+            with contextlib.suppress(OSError, ConnectionClosed):
+                await ws.close()
+        self._fail_replies("the connection was closed")
+
+    async def __aenter__(self) -> ArenaClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def connected(self) -> bool:
+        """True while the websocket is open and the reader runs."""
+        return self._ws is not None and not self._lost.is_set()
+
+    # ------------------------------------------------------------------------ requests
+
+    async def create_race(
+        self,
+        game: str,
+        seed: int | None = None,
+        options: dict[str, bool] | None = None,
+        max_entrants: int = 8,
+        countdown_s: int = 3,
+        time_limit_s: int = 900,
+        join: bool = True,
+    ) -> RaceInfo:
+        """Create a race of ``game`` (a key or alias) and return it.
+
+        ``seed`` None lets the server draw a secret one; a given seed is public. ``options``:
+        the game's rule options. ``countdown_s`` (0-60) and ``time_limit_s`` (10-86400) are in
+        seconds. ``join``: enter the race too. Raises `ArenaError` (``unknown_game``,
+        ``bad_seed``, ``bad_option``, ``bad_field``).
+        """
+        req = self._new_req()
+        reply = await self._request(
+            req,
+            CreateRace(
+                req=req,
+                game=game,
+                seed=seed,
+                options=dict(options or {}),
+                max_entrants=max_entrants,
+                countdown_s=countdown_s,
+                time_limit_s=time_limit_s,
+                join=join,
+            ),
+            RaceReply,
+        )
+        if join:
+            self._entered.add(reply.race.code)
+        return reply.race
+
+    async def list_races(self) -> list[RaceInfo]:
+        """The races open to join, newest first."""
+        req = self._new_req()
+        return (await self._request(req, ListRaces(req=req), Races)).races
+
+    async def join_race(self, code: str) -> RaceInfo:
+        """Enter race ``code``; raises `ArenaError` (``unknown_race``, ``race_full``,
+        ``already_joined``, ``already_started``)."""
+        req = self._new_req()
+        reply = await self._request(req, JoinRace(req=req, race=code), RaceReply)
+        self._entered.add(code)
+        return reply.race
+
+    async def start_race(self, code: str) -> RaceInfo:
+        """Start the countdown of a race we created; `RaceStarted` comes ``countdown_s`` later.
+        Raises `ArenaError` (``not_creator``, ``already_started``, ``unknown_race``)."""
+        req = self._new_req()
+        return (await self._request(req, StartRace(req=req, race=code), RaceReply)).race
+
+    async def resign(self, code: str) -> RaceInfo:
+        """Give up race ``code`` (cards cleared so far stand); raises `ArenaError`
+        (``not_entrant``, ``not_started``, ``done``, ``race_over``)."""
+        req = self._new_req()
+        return (await self._request(req, Resign(req=req, race=code), RaceReply)).race
+
+    async def watch(self, code: str) -> Snapshot:
+        """Follow race ``code`` as a spectator: returns its `Snapshot` (every board); later
+        events arrive through `events`. Raises `ArenaError` (``unknown_race``, ``not_allowed``)."""
+        req = self._new_req()
+        snapshot = await self._request(req, Watch(req=req, race=code), Snapshot)
+        self._watching.add(code)
+        return snapshot
+
+    async def sync(self, code: str, since: int) -> Snapshot:
+        """Catch up on race ``code``: the server sends again every event after version
+        ``since`` (they arrive through `events`, repeats dropped), then a `Snapshot`, returned.
+        Also sets our next move number from the snapshot's ``next_seq``."""
+        req = self._new_req()
+        snapshot = await self._request(req, Sync(req=req, race=code, since=since), Snapshot)
+        if snapshot.board is not None or code in self._entered:
+            unanswered = [seq for race, seq in self._unanswered if race == code]
+            self._next_seq[code] = max(snapshot.next_seq, *(s + 1 for s in unanswered), 1)
+        return snapshot
+
+    async def get_record(self, code: str) -> RaceRecord:
+        """The record of a finished race (seed, salt, every entrant's moves and times), for
+        `client.verify.verify_record`. Raises `ArenaError` (``not_finished``, ``unknown_race``)."""
+        req = self._new_req()
+        return await self._request(req, GetRecord(req=req, race=code), RaceRecord)
+
+    # --------------------------------------------------------------------------- moves
+
+    async def move(self, code: str, notation: str) -> MoveResult:
+        """Play ``notation`` (e.g. ``"t3>f0"``, ``"deal"``) in race ``code`` and return the answer.
+
+        The client numbers the moves of each race itself (1, 2, 3...; a refused move uses no
+        number). A refused move is returned with ``ok`` false and a ``code`` such as
+        ``does_not_fit`` or ``not_started``; it is not raised. Raises `ArenaTimeout` after
+        ``timeout_s`` seconds, and `ArenaConnectionError` (with ``race`` and ``seq``) if the
+        connection is lost first: see `move_result`.
+        """
+        lock = self._move_locks.setdefault(code, asyncio.Lock())
+        async with lock:
+            result = await self._move_once(code, notation)
+            if not result.ok and result.code == "seq_gap":
+                # Our count is off (another session of ours moved?): take the server's and retry.
+                await self.sync(code, self.last_version.get(code, 0))
+                result = await self._move_once(code, notation)
+            return result
+
+    async def _move_once(self, code: str, notation: str) -> MoveResult:
+        seq = self._next_seq.get(code, 1)
+        key = (code, seq)
+        frame = encode(MoveRequest(race=code, seq=seq, move=notation))
+        future: asyncio.Future[MoveResult] = asyncio.get_running_loop().create_future()
+        self._moves[key] = future
+        self._unanswered[key] = frame
+        self._next_seq[code] = seq + 1
+        with contextlib.suppress(ArenaConnectionError):
+            await self._send(frame)
+        result = await self.move_result(code, seq)
+        if not result.ok and self._next_seq.get(code) == seq + 1:
+            self._next_seq[code] = seq  # a refusal uses up no number
+        return result
+
+    async def move_result(self, code: str, seq: int) -> MoveResult:
+        """Wait for the answer to our move ``seq`` of race ``code`` (one `move` already sent).
+
+        Raises `ArenaTimeout`, `ArenaConnectionError` (with ``race`` and ``seq``) if the
+        connection is lost before the answer, and KeyError for a move never sent.
+        """
+        future = self._moves[(code, seq)]
+        lost = self._lost
+        waiter = asyncio.ensure_future(lost.wait())
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await asyncio.wait((future, waiter), return_when=asyncio.FIRST_COMPLETED)
+        except TimeoutError:
+            raise ArenaTimeout(f"no answer to move {seq} of race {code} within {self.timeout_s} s") from None
+        finally:
+            waiter.cancel()
+        if not future.done():
+            raise ArenaConnectionError(f"connection lost waiting for move {seq} of race {code}", code, seq)
+        self._moves.pop((code, seq), None)
+        return future.result()
+
+    # -------------------------------------------------------------------------- events
+
+    async def events(self) -> AsyncIterator[RaceEvent]:
+        """Iterate over race events as they arrive (and reconnect snapshots, see `RaceEvent`).
+
+        Ends when `close` is called; raises `ArenaConnectionError` when the connection is lost
+        (iterate again after `reconnect`).
+        """
+        while True:
+            item = await self._events.get()
+            if isinstance(item, _Closed):
+                if item.clean:
+                    self._events.put_nowait(item)  # let every other reader end too
+                    return
+                raise ArenaConnectionError(item.reason)
+            yield item
+
+    async def next_event(self, timeout_s: float | None = None) -> RaceEvent:
+        """The next event (waits at most ``timeout_s`` seconds; None: ``self.timeout_s``).
+
+        Raises `ArenaTimeout`, or `ArenaConnectionError` if the connection ends.
+        """
+        try:
+            async with asyncio.timeout(self.timeout_s if timeout_s is None else timeout_s):
+                item = await self._events.get()
+        except TimeoutError:
+            raise ArenaTimeout("no race event in time") from None
+        if isinstance(item, _Closed):
+            if item.clean:
+                self._events.put_nowait(item)
+            raise ArenaConnectionError(item.reason)
+        return item
+
+    def pending_events(self) -> list[RaceEvent]:
+        """Every event already received and not yet read, without waiting."""
+        items: list[RaceEvent] = []
+        while not self._events.empty():
+            item = self._events.get_nowait()
+            if isinstance(item, _Closed):
+                self._events.put_nowait(item)
+                break
+            items.append(item)
+        return items
+
+    # ------------------------------------------------------------------------ plumbing
+
+    def _new_req(self) -> int:
+        self._req += 1
+        return self._req
+
+    async def _send(self, frame: bytes) -> None:
+        ws = self._ws
+        if ws is None or self._lost.is_set():
+            raise ArenaConnectionError(f"not connected to {self.url}")
+        try:
+            await ws.send(frame)
+        except ConnectionClosed as exc:
+            raise ArenaConnectionError(f"connection to {self.url} lost: {exc}") from None
+
+    async def _request(self, req: int, message: msgspec.Struct, kind: type[_T]) -> _T:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._replies[req] = future
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await self._send(encode(message))
+                reply = await future
+        except TimeoutError:
+            raise ArenaTimeout(
+                f"no answer to {type(message).__name__} (req {req}) within {self.timeout_s} s"
+            ) from None
+        finally:
+            self._replies.pop(req, None)
+        if not isinstance(reply, kind):
+            raise ArenaError("bad_frame", f"expected {kind.__name__} for req {req}, got {type(reply).__name__}", req)
+        return reply
+
+    async def _read(self, ws: ClientConnection, lost: asyncio.Event) -> None:
+        reason = "the server closed the connection"
+        try:
+            async for data in ws:
+                try:
+                    message = _decode(data)
+                except ArenaError as exc:
+                    log.warning("%s: dropped a frame: %s", self.name, exc)
+                    continue
+                self._route(message)
+        except ConnectionClosed as exc:
+            reason = f"connection lost: {exc}"
+        finally:
+            if not lost.is_set():
+                lost.set()
+                self._fail_replies(reason)
+                if not self._closing:
+                    self._events.put_nowait(_Closed(False, reason))
+
+    def _route(self, message: Any) -> None:
+        if isinstance(message, _EVENT_TYPES):
+            self._on_event(message)
+        elif isinstance(message, MoveResult):
+            self._unanswered.pop((message.race, message.seq), None)
+            future = self._moves.get((message.race, message.seq))
+            if future is not None and not future.done():
+                future.set_result(message)
+        elif isinstance(message, _REPLY_TYPES) or isinstance(message, Error):
+            if isinstance(message, (RaceReply, Snapshot)):
+                self._note_race(message.race)
+            if isinstance(message, Snapshot):
+                self._seen(message.race.code, message.race.version)
+            future = self._replies.get(message.req) if message.req is not None else None
+            if future is None or future.done():
+                if isinstance(message, Error):
+                    log.warning("%s: server error: %s [%s]", self.name, message.reason, message.code)
+                return
+            if isinstance(message, Error):
+                future.set_exception(ArenaError(message.code, message.reason, message.req))
+            else:
+                future.set_result(message)
+        else:
+            log.debug("%s: ignored %s", self.name, type(message).__name__)
+
+    def _on_event(self, event: EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished) -> None:
+        if not self._seen(event.race, event.version):
+            return
+        if isinstance(event, RaceStarted):
+            self.started[event.race] = event
+        elif isinstance(event, RaceFinished):
+            self.finished[event.race] = event
+        self._events.put_nowait(event)
+
+    def _seen(self, race: str, version: int) -> bool:
+        """Record ``version`` of ``race``; False if it is not newer than the last one seen."""
+        if version <= self.last_version.get(race, 0):
+            return False
+        self.last_version[race] = version
+        return True
+
+    def _note_race(self, info: RaceInfo) -> None:
+        self.races[info.code] = info
+        if self.player and self.player in info.entrants:
+            self._entered.add(info.code)
+
+    def _fail_replies(self, reason: str) -> None:
+        for future in self._replies.values():
+            if not future.done():
+                future.set_exception(ArenaConnectionError(reason))
+        self._replies.clear()
+
+    def _fail_moves(self, reason: str) -> None:
+        for (race, seq), future in self._moves.items():
+            if not future.done():
+                future.set_exception(ArenaConnectionError(reason, race, seq))
+                future.exception()  # mark retrieved: nobody may be waiting any more
+        self._moves.clear()
+        self._unanswered.clear()
+
+
+def _decode(data: bytes | str) -> Any:
+    if isinstance(data, str):
+        raise ArenaError("text_frame", "the server sent a text frame")
+    try:
+        return decode_server(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError) as exc:
+        raise ArenaError("bad_frame", f"undecodable frame from the server: {exc}") from None

@@ -1,0 +1,204 @@
+"""Check a finished race from its record, trusting nothing the server says without proof.
+
+`verify_record` rebuilds the race from ``(game, seed, options)`` and every entrant's accepted
+moves (DESIGN.md, "A race is its log") and runs these checks, each reported pass or fail with a
+reason:
+
+* ``commitment``: SHA-256 of ``f"{seed}:{salt}"`` (hex) is the commitment published at the
+  start, so the deal was fixed before anyone played;
+* ``versions``: this engine's rules version and deal version are the race's (else the replay
+  below would check other rules);
+* ``replay``: each entrant's moves, in order, are legal in a fresh deal of the seed, with one
+  race time (ms, never decreasing) per move;
+* ``cleared``: each entrant's cards cleared after its last move are its standing's;
+* ``order``: the standings run by cards cleared (most first), then time (least first), then
+  join order, with places 1, 2, 3...;
+* ``time``: each entrant's time is the race time of the move that brought its cleared count to
+  its final value (0 if it never changed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from engine.core import EngineError, Game
+from engine.deal import DEAL_VERSION
+from engine.games import UnknownGame, find_game
+from server.protocol import EntrantRecord, RaceRecord
+
+__all__ = ["CHECKS", "Check", "VerifyReport", "commitment_of", "verify_record"]
+
+#: The checks of a report, in the order they run.
+CHECKS = ("commitment", "versions", "replay", "cleared", "order", "time")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a report: its ``name`` (one of `CHECKS`), whether it passed, and why."""
+
+    name: str
+    ok: bool
+    reason: str
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of `verify_record`: the race ``code`` and one `Check` per entry of `CHECKS`."""
+
+    code: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every check passed."""
+        return all(check.ok for check in self.checks)
+
+    @property
+    def failed(self) -> list[str]:
+        """The names of the checks that failed."""
+        return [check.name for check in self.checks if not check.ok]
+
+    def check(self, name: str) -> Check:
+        """The check called ``name``; raises KeyError if the report has none."""
+        for check in self.checks:
+            if check.name == name:
+                return check
+        raise KeyError(name)
+
+    def __str__(self) -> str:
+        lines = [f"race {self.code}: {'verified' if self.ok else 'FAILED: ' + ', '.join(self.failed)}"]
+        lines += [f"  {'pass' if c.ok else 'FAIL'}  {c.name:<10} {c.reason}" for c in self.checks]
+        return "\n".join(lines)
+
+
+def commitment_of(seed: int, salt: str) -> str:
+    """SHA-256 of ``f"{seed}:{salt}"``, in hex: what a race publishes before it starts."""
+    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
+
+
+@dataclass
+class _Replay:
+    """One entrant's replay: cleared count after its last good move, the time (ms) it reached
+    it, and the first problem found (empty if none)."""
+
+    cleared: int = 0
+    time_ms: int = 0
+    won: bool = False
+    problem: str = ""
+
+
+def verify_record(record: RaceRecord) -> VerifyReport:
+    """Check ``record`` (a `server.protocol.RaceRecord`) and return a `VerifyReport`.
+
+    Never raises for a bad record: every problem becomes a failed check. A game this engine
+    does not know fails ``versions`` and ``replay`` (and the checks that need the replay).
+    """
+    race = record.race
+    report = VerifyReport(race.code)
+    add = report.checks.append
+
+    expected = commitment_of(record.seed, record.salt)
+    published = {c for c in (record.commitment, race.commitment) if c}
+    if not published:
+        add(Check("commitment", False, "the record carries no commitment"))
+    elif published != {expected}:
+        add(Check("commitment", False, f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., "
+                  f"not the published {sorted(published)[0][:16]}..."))
+    elif race.seed is not None and race.seed != record.seed:
+        add(Check("commitment", False, f"the race's public seed {race.seed} is not the record's {record.seed}"))
+    else:
+        add(Check("commitment", True, f"sha256(seed:salt) matches {expected[:16]}..."))
+
+    try:
+        game_cls = find_game(race.game)
+    except UnknownGame as exc:
+        reason = f"this engine does not know the game: {exc.reason}"
+        for name in ("versions", "replay", "cleared", "time"):
+            add(Check(name, False, reason))
+        add(_check_order(record))
+        report.checks.sort(key=lambda c: CHECKS.index(c.name))
+        return report
+
+    if (game_cls.rules_version, DEAL_VERSION) != (race.rules_version, race.deal_version):
+        add(Check("versions", False, f"race has rules v{race.rules_version}, deal v{race.deal_version}; "
+                  f"this engine has rules v{game_cls.rules_version}, deal v{DEAL_VERSION}"))
+    else:
+        add(Check("versions", True, f"rules v{race.rules_version}, deal v{race.deal_version}"))
+
+    replays = {e.player: _replay(game_cls, record, e) for e in record.entrants}
+    problems = [f"{e.name} ({e.player}): {replays[e.player].problem}" for e in record.entrants
+                if replays[e.player].problem]
+    moves = sum(len(e.moves) for e in record.entrants)
+    add(Check("replay", not problems, "; ".join(problems) if problems
+              else f"{moves} moves of {len(record.entrants)} entrants replayed"))
+
+    standings = {s.player: s for s in record.standings}
+    wrong_cleared, wrong_time = [], []
+    for entrant in record.entrants:
+        replay = replays[entrant.player]
+        standing = standings.get(entrant.player)
+        if standing is None:
+            wrong_cleared.append(f"{entrant.name} ({entrant.player}) has no standing")
+            continue
+        if standing.cleared != replay.cleared:
+            wrong_cleared.append(f"{entrant.name}: standings say {standing.cleared} cleared, replay gives {replay.cleared}")
+        elif (standing.status == "won") != replay.won:
+            wrong_cleared.append(f"{entrant.name}: status {standing.status!r} but the replay "
+                                 f"{'wins' if replay.won else 'does not win'}")
+        if standing.time_ms != replay.time_ms:
+            wrong_time.append(f"{entrant.name}: standings say {standing.time_ms} ms, "
+                              f"the move that reached {replay.cleared} cleared was at {replay.time_ms} ms")
+    strangers = set(standings) - set(replays)
+    wrong_cleared += [f"standing for {p}, who has no moves in the record" for p in sorted(strangers)]
+    add(Check("cleared", not wrong_cleared, "; ".join(wrong_cleared) if wrong_cleared
+              else "every entrant's cleared count matches its replay"))
+    add(_check_order(record))
+    add(Check("time", not wrong_time, "; ".join(wrong_time) if wrong_time
+              else "every entrant's time is that of its last scoring move"))
+    return report
+
+
+def _replay(game_cls: type[Game], record: RaceRecord, entrant: EntrantRecord) -> _Replay:
+    """Replay one entrant's moves; stops at the first problem."""
+    out = _Replay()
+    try:
+        game = game_cls(record.seed, **record.race.options)
+    except (EngineError, ValueError) as exc:
+        out.problem = f"cannot deal the seed: {exc}"
+        return out
+    if len(entrant.times_ms) != len(entrant.moves):
+        out.problem = f"{len(entrant.moves)} moves but {len(entrant.times_ms)} times"
+        return out
+    out.cleared = game.cleared
+    last_ms = 0
+    for number, (text, at_ms) in enumerate(zip(entrant.moves, entrant.times_ms), start=1):
+        if at_ms < last_ms:
+            out.problem = f"move {number} ({text!r}) at {at_ms} ms is earlier than the move before"
+            return out
+        last_ms = at_ms
+        before = game.cleared
+        try:
+            game.apply(text)
+        except EngineError as exc:
+            out.problem = f"move {number} ({text!r}) is refused: {exc.reason} [{exc.code}]"
+            return out
+        if game.cleared != before:
+            out.time_ms = at_ms
+        out.cleared = game.cleared
+    out.won = game.won
+    return out
+
+
+def _check_order(record: RaceRecord) -> Check:
+    """The standings follow the ranking rule and number their places 1, 2, 3..."""
+    standings = record.standings
+    for place, (a, b) in enumerate(zip(standings, standings[1:]), start=1):
+        if (-a.cleared, a.time_ms, a.order) > (-b.cleared, b.time_ms, b.order):
+            return Check("order", False, f"{a.name} (place {place}: {a.cleared} cleared, {a.time_ms} ms, "
+                         f"joined #{a.order}) ranks above {b.name} ({b.cleared} cleared, {b.time_ms} ms, "
+                         f"joined #{b.order})")
+    places = [s.place for s in standings]
+    if places != list(range(1, len(standings) + 1)):
+        return Check("order", False, f"places are {places}, not 1 to {len(standings)}")
+    return Check("order", True, "most cleared, then least time, then earliest join")

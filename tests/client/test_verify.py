@@ -1,0 +1,147 @@
+"""`verify_record` passes an honest race record and names the check that a tampered one fails."""
+
+from __future__ import annotations
+
+import hashlib
+
+import msgspec
+import pytest
+
+from client.bot import play_game
+from client.verify import CHECKS, commitment_of, verify_record
+from engine.games import find_game
+from server.protocol import EntrantRecord, RaceInfo, RaceRecord, Standing
+
+SALT = "5a17" * 8
+
+
+def _entrant(key: str, seed: int, player: str, name: str, max_moves: int, step_ms: int) -> tuple[EntrantRecord, int, int]:
+    """An entrant who played the bot's moves (at most ``max_moves``), one every ``step_ms``;
+    returns its record, its cleared count and the time (ms) it reached it."""
+    game = find_game(key)(seed)
+    play_game(game, max_moves=max_moves)
+    replay = find_game(key)(seed)
+    times, time_ms = [], 0
+    for number, move in enumerate(game.history, start=1):
+        before = replay.cleared
+        replay.apply(move)
+        times.append(number * step_ms)
+        if replay.cleared != before:
+            time_ms = number * step_ms
+    status = "won" if game.won else "stuck"
+    return EntrantRecord(player, name, [str(m) for m in game.history], times, status), game.cleared, time_ms
+
+
+def make_record(key: str = "golf", seed: int = 4) -> RaceRecord:
+    """An honest record of a three-entrant race: each entrant stops after a different number
+    of moves, at a different pace."""
+    rows = [_entrant(key, seed, f"p{i}", f"bot-{i}", max_moves, step)
+            for i, (max_moves, step) in enumerate([(30, 120), (12, 100), (30, 90)])]
+    standings = [
+        Standing(place=0, player=rec.player, name=rec.name, cleared=cleared, total=find_game(key).total,
+                 time_ms=time_ms, moves=len(rec.moves), status=rec.status, order=order)  # type: ignore[arg-type]
+        for order, (rec, cleared, time_ms) in enumerate(rows)
+    ]
+    standings.sort(key=lambda s: (-s.cleared, s.time_ms, s.order))
+    for place, standing in enumerate(standings, start=1):
+        standing.place = place
+    commitment = hashlib.sha256(f"{seed}:{SALT}".encode()).hexdigest()
+    info = RaceInfo(
+        code="DEMO42", game=key, options={}, rules_version=1, deal_version=1, creator="p0",
+        entrants=[rec.player for rec, _, _ in rows], max_entrants=8, countdown_s=3, time_limit_s=900,
+        status="finished", seed=seed, commitment=commitment, starts_at_ms=0, version=50,
+    )
+    return RaceRecord(req=1, race=info, seed=seed, salt=SALT, commitment=commitment,
+                      entrants=[rec for rec, _, _ in rows], standings=standings)
+
+
+def _failed(record: RaceRecord) -> list[str]:
+    return verify_record(record).failed
+
+
+@pytest.mark.parametrize("key", ["klondike", "golf", "clock"])
+def test_an_honest_record_passes_every_check(key: str) -> None:
+    report = verify_record(make_record(key, seed=4))
+    assert report.ok, str(report)
+    assert [c.name for c in report.checks] == list(CHECKS)
+
+
+def test_the_commitment_is_sha256_of_seed_and_salt() -> None:
+    assert commitment_of(42, "ab") == hashlib.sha256(b"42:ab").hexdigest()
+
+
+def test_a_wrong_salt_fails_the_commitment() -> None:
+    record = make_record()
+    assert _failed(msgspec.structs.replace(record, salt="00" * 16)) == ["commitment"]
+
+
+def test_a_seed_other_than_the_committed_one_fails() -> None:
+    record = make_record()
+    failed = _failed(msgspec.structs.replace(record, seed=record.seed + 1))
+    assert "commitment" in failed
+
+
+def test_a_changed_move_fails_the_replay() -> None:
+    record = make_record()
+    entrant = record.entrants[0]
+    entrant.moves[3] = "r0>r1"
+    report = verify_record(record)
+    assert "replay" in report.failed
+    assert "move 4 ('r0>r1')" in report.check("replay").reason
+
+
+def test_a_move_that_is_not_notation_fails_the_replay() -> None:
+    record = make_record()
+    record.entrants[1].moves[0] = "fly away"
+    assert "replay" in _failed(record)
+
+
+def test_a_move_without_a_time_fails_the_replay() -> None:
+    record = make_record()
+    record.entrants[2].times_ms.pop()
+    assert "replay" in _failed(record)
+
+
+def test_a_wrong_cleared_count_fails_the_cleared_check() -> None:
+    record = make_record()
+    record.standings[-1].cleared += 1
+    assert "cleared" in _failed(record)
+
+
+def test_standings_out_of_order_fail_the_order_check() -> None:
+    record = make_record()
+    assert record.standings[0].cleared > record.standings[-1].cleared
+    record.standings.reverse()
+    for place, standing in enumerate(record.standings, start=1):
+        standing.place = place
+    assert _failed(record) == ["order"]
+
+
+def test_a_tie_on_cleared_goes_to_the_faster_entrant() -> None:
+    record = make_record("golf", seed=4)
+    first, second = record.standings[0], record.standings[1]
+    assert first.cleared == second.cleared and first.time_ms < second.time_ms
+    record.standings[0], record.standings[1] = second, first
+    second.place, first.place = 1, 2
+    assert _failed(record) == ["order"]
+
+
+def test_a_wrong_time_fails_the_time_check() -> None:
+    record = make_record()
+    record.standings[0].time_ms += 1
+    assert _failed(record) == ["time"]
+
+
+def test_wrong_rule_versions_fail() -> None:
+    record = make_record()
+    race = msgspec.structs.replace(record.race, rules_version=99)
+    assert _failed(msgspec.structs.replace(record, race=race)) == ["versions"]
+
+
+def test_an_unknown_game_fails_without_raising() -> None:
+    record = make_record()
+    race = msgspec.structs.replace(record.race, game="no_such_game")
+    report = verify_record(msgspec.structs.replace(record, race=race))
+    assert not report.ok
+    assert {"versions", "replay"} <= set(report.failed)
+    assert [c.name for c in report.checks] == list(CHECKS)
