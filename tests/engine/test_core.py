@@ -16,7 +16,7 @@ from engine.core import (
     Move,
     Reveal,
 )
-from engine.games import GAMES, UnknownGame, find_game
+from engine.games import GAMES, find_game
 
 Klondike = find_game("klondike")
 Golf = find_game("golf")

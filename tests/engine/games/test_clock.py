@@ -1,11 +1,11 @@
 """Clock (engine/games/clock.py), following 002_5e8f4a23aea861b2.txt."""
 
-import pytest
 
 from engine.cards import Card
-from engine.core import Game, IllegalMove, Move, Reveal
+from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
 from engine.games import find_game
+from tests.engine.helpers import refused
 
 Clock = find_game("clock")
 HOURS = range(13)
@@ -23,15 +23,6 @@ def board(current=12, exchanged=False, **piles):
         + " ".join(f"{pid}:{piles.get(pid, '')}" for pid in ids)
         + f" current={current} exchanged={int(exchanged)}"
     )
-
-
-def refused(game, text):
-    """Play ``text``, expect a refusal, check nothing changed, and return the error code."""
-    before = game.position()
-    with pytest.raises(IllegalMove) as info:
-        game.apply(text)
-    assert game.position() == before
-    return info.value.code
 
 
 def turn_until_stuck(game):

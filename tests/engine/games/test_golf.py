@@ -1,11 +1,11 @@
 """Golf (engine/games/golf.py), following 003_08087bb95aa03446.txt and its worked example."""
 
-import pytest
 
 from engine.cards import Card
-from engine.core import Game, IllegalMove, Move, Reveal
+from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
 from engine.games import find_game
+from tests.engine.helpers import refused
 
 Golf = find_game("golf")
 PILES = ("f0", "r0", "r1", "r2", "r3", "r4", "r5", "r6", "s")
@@ -19,15 +19,6 @@ def board(queen_on_king=True, **piles):
         + " ".join(f"{pid}:{piles.get(pid, '')}" for pid in PILES)
         + " redeals=0"
     )
-
-
-def refused(game, text):
-    """Play ``text``, expect a refusal, check nothing changed, and return the error code."""
-    before = game.position()
-    with pytest.raises(IllegalMove) as info:
-        game.apply(text)
-    assert game.position() == before
-    return info.value.code
 
 
 # ------------------------------------------------------------------------------------ the deal

@@ -1,11 +1,11 @@
 """Klondike (engine/games/klondike.py), following 003_08087bb95aa03446.txt and its worked example."""
 
-import pytest
 
 from engine.cards import Card
-from engine.core import Game, IllegalMove, Move, Reveal
+from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
 from engine.games import find_game
+from tests.engine.helpers import refused
 
 Klondike = find_game("klondike")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "s", "w")
@@ -18,15 +18,6 @@ def board(redeals=0, **piles):
     return Game.from_position(
         "klondike - " + " ".join(f"{pid}:{piles.get(pid, '')}" for pid in PILES) + f" redeals={redeals}"
     )
-
-
-def refused(game, text):
-    """Play ``text``, expect a refusal, check nothing changed, and return the error code."""
-    before = game.position()
-    with pytest.raises(IllegalMove) as info:
-        game.apply(text)
-    assert game.position() == before
-    return info.value.code
 
 
 def suit_run(suit):
