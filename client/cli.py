@@ -28,12 +28,13 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
+from rich.progress import Progress
 from rich.table import Table
 
 from client.connection import ArenaClient, ArenaError
 from client.verify import VerifyReport
-from engine.games import GAMES
-from server.protocol import Progress, RaceFinished, RaceStarted, RaceStarting, Snapshot, Standing
+from engine.games import GAMES, UnknownGame, find_game
+from server.protocol import Progress as ProgressEvent, RaceFinished, RaceStarted, RaceStarting, Snapshot, Standing
 
 __all__ = ["follow_race", "main", "report_table", "standings_table"]
 
@@ -114,7 +115,7 @@ async def follow_race(client: ArenaClient, snapshot: Snapshot, console: Console)
                     line = f"starting in {event.countdown_ms / 1000:.0f} s; commitment {event.commitment[:16]}..."
                 elif isinstance(event, RaceStarted):
                     line = f"running; time limit {event.time_limit_ms // 1000} s"
-                elif isinstance(event, Progress):
+                elif isinstance(event, ProgressEvent):
                     standings = event.standings
                     line = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move}"
                 elif isinstance(event, RaceFinished):
@@ -267,6 +268,27 @@ async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
     )
 
 
+def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    from client.simulate import odds_share, simulate
+
+    keys = [g.key for g in GAMES] if args.games == ["all"] else [find_game(g).key for g in args.games]
+    table = Table(title=f"The bot over {args.deals} seeded deals (seeds {args.first_seed}..)")
+    for column in ("game", "rules text", "won", "share", "cleared", "text's odds", "as share"):
+        table.add_column(column, justify="left" if column in ("game", "rules text") else "right", no_wrap=True)
+    with Progress(console=console, transient=True) as progress:
+        for key in keys:
+            game_cls = find_game(key)
+            task = progress.add_task(key, total=args.deals)
+            result = simulate(key, args.deals, first_seed=args.first_seed, workers=args.workers or None,
+                              progress=lambda n, task=task: progress.advance(task, n))
+            share = odds_share(game_cls.quoted_odds)
+            table.add_row(key, game_cls.rules_text, f"{result.wins}/{args.deals}", f"{result.win_share:.1%}",
+                          f"{result.mean_cleared:.1f}/{result.total}", game_cls.quoted_odds or "-",
+                          f"{share:.1%}" if share is not None else "-")
+    console.print(table)
+    return 0
+
+
 def _option(text: str) -> tuple[str, bool]:
     name, sep, value = text.partition("=")
     value = value.strip().lower()
@@ -323,6 +345,13 @@ def _parser() -> argparse.ArgumentParser:
                   name_default="verifier")
     sub.add_argument("code", help="race code")
 
+    sub = command("simulate", "the bot plays many seeded deals offline and reports how often it wins",
+                  server=False)
+    sub.add_argument("games", nargs="+", help="game keys or aliases, or 'all'")
+    sub.add_argument("--deals", type=int, default=1000, help="deals per game (default 1000)")
+    sub.add_argument("--first-seed", type=int, default=0, help="seed of the first deal (default 0)")
+    sub.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
+
     sub = command("demo", "a server, bots and a spectator in this process: one whole race", server=False)
     sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")
     sub.add_argument("--seed", type=int, default=42, help="the deal's public seed (default 42)")
@@ -341,6 +370,7 @@ _COMMANDS = {
     "watch": _cmd_watch,
     "verify": _cmd_verify,
     "demo": _cmd_demo,
+    "simulate": _cmd_simulate,
 }
 
 
@@ -354,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console()
     handler = _COMMANDS[args.command]
     try:
-        if args.command in ("serve", "games"):
+        if args.command in ("serve", "games", "simulate"):
             return handler(args, console)  # type: ignore[return-value]
         if args.command == "create":
             for text in args.option:
@@ -363,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except argparse.ArgumentTypeError as exc:
                     parser.error(str(exc))
         return asyncio.run(handler(args, console))  # type: ignore[arg-type]
-    except ArenaError as exc:
+    except (ArenaError, UnknownGame) as exc:
         console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False)
         return 2
     except KeyboardInterrupt:

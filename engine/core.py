@@ -280,6 +280,8 @@ class Game:
     aliases: ClassVar[tuple[str, ...]] = ()
     summary: ClassVar[str] = ""
     rules_text: ClassVar[str] = ""
+    #: The rules text's own estimate of the odds against winning ("25 to 1"), if it gives one.
+    quoted_odds: ClassVar[str] = ""
     packs: ClassVar[int] = 1
     rules_version: ClassVar[int] = 1
     total: ClassVar[int] = 52

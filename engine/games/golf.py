@@ -42,6 +42,7 @@ class Golf(PileGame):
     name = "Golf"
     summary = "Play reserve cards one rank up or down onto a single foundation; no wrap at King-Ace."
     rules_text = "003_08087bb95aa03446.txt"
+    quoted_odds = "40 to 1"
     total = 35
     options: ClassVar = {
         "queen_on_king": Option(True, "a Queen may be played on a King (the text); false: nothing on a King"),

@@ -37,6 +37,7 @@ class Klondike(PileGame):
     aliases = ("solitaire", "klondike3")
     summary = "Seven piles built down in alternate colours; stock turned three at a time, redeal at will."
     rules_text = "003_08087bb95aa03446.txt"
+    quoted_odds = "25 to 1"
     layout = (
         Foundations(4),
         Tableau(deal=STAIRCASE_7, build=down_alternate, empty=Empty.KINGS, blocks=True),
