@@ -157,8 +157,8 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
 
 def _cmd_games(args: argparse.Namespace, console: Console) -> int:
     table = Table(title="Games")
-    table.add_column("key", no_wrap=True)
-    table.add_column("name", no_wrap=True)
+    table.add_column("key")
+    table.add_column("name")
     table.add_column("summary")
     for game in GAMES:
         table.add_row(game.key, escape(game.name), escape(game.summary))
@@ -274,7 +274,7 @@ def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     keys = [g.key for g in GAMES] if args.games == ["all"] else [find_game(g).key for g in args.games]
     table = Table(title=f"The bot over {args.deals} seeded deals (seeds {args.first_seed}..)")
     for column in ("game", "rules text", "won", "share", "cleared", "text's odds", "as share"):
-        table.add_column(column, justify="left" if column in ("game", "rules text") else "right", no_wrap=True)
+        table.add_column(column, justify="left" if column in ("game", "rules text") else "right")
     with Progress(console=console, transient=True) as progress:
         for key in keys:
             game_cls = find_game(key)
@@ -381,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=120)  # wide tables in logs too
     handler = _COMMANDS[args.command]
     try:
         if args.command in ("serve", "games", "simulate"):
