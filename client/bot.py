@@ -48,6 +48,7 @@ __all__ = [
     "layout_key",
     "play_game",
     "run_bot",
+    "run_tournament_bot",
     "strategy_for",
 ]
 
@@ -505,3 +506,33 @@ async def _wait_for_deal(client: ArenaClient, code: str) -> tuple[Board | None, 
             if isinstance(event, RaceFinished) and event.race == code:
                 return None, options
     raise ArenaConnectionError("the client was closed before the race started")
+
+
+async def run_tournament_bot(client: ArenaClient, tournament: str, *, delay_ms: int = 0) -> list[BotResult]:
+    """Register for ``tournament`` (unless registered already) and play every deal with
+    `run_bot`: in a rounds tournament each deal as it starts, in an arena tournament each deal
+    opened in turn as soon as the last one ends. Returns one `BotResult` per deal played.
+    Raises `ArenaError` if registration is refused."""
+    info = await client.register_tournament(tournament)
+    results: list[BotResult] = []
+    if info.format == "arena":
+        await client.wait_for(lambda: client.tournaments[tournament].status in ("running", "finished", "cancelled"))
+        while client.tournaments[tournament].status == "running":
+            try:
+                race = await client.open_deal(tournament)
+            except ArenaError as exc:
+                if exc.code in ("no_deal", "not_registered"):
+                    break
+                raise
+            results.append(await run_bot(client, race.code, delay_ms=delay_ms))
+        return results
+    for deal in range(info.deals):
+        await client.wait_for(
+            lambda deal=deal: len(client.tournaments[tournament].races) > deal
+            or client.tournaments[tournament].status in ("finished", "cancelled")
+        )
+        current = client.tournaments[tournament]
+        if len(current.races) <= deal:
+            break
+        results.append(await run_bot(client, current.races[deal], delay_ms=delay_ms))
+    return results

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import msgspec
@@ -64,6 +64,20 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from server.protocol import (
+    CancelTournament,
+    CreateTournament,
+    FollowTournament,
+    ListTournaments,
+    OpenDeal,
+    RegisterTournament,
+    TournamentEvent,
+    TournamentInfo,
+    Tournaments,
+    TournamentReply,
+    TournamentSnapshot,
+    WithdrawTournament,
+)
 
 __all__ = [
     "ArenaClient",
@@ -77,10 +91,11 @@ log = logging.getLogger(__name__)
 
 #: What `ArenaClient.events` yields: the race events, plus the `Snapshot` that
 #: `ArenaClient.reconnect` gets for each race (it stands for whatever was missed).
-RaceEvent = EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished | Snapshot
+#: `TournamentEvent`s of the tournaments we entered or follow come through the same queue.
+RaceEvent = EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished | Snapshot | TournamentEvent
 
 _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
-_REPLY_TYPES = (RaceReply, Races, Snapshot, RaceRecord)
+_REPLY_TYPES = (RaceReply, Races, Snapshot, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot)
 _T = TypeVar("_T")
 
 #: Largest frame the client accepts from the server, in bytes (a race record can be long).
@@ -151,6 +166,8 @@ class ArenaClient:
         self.races: dict[str, RaceInfo] = {}
         self.started: dict[str, RaceStarted] = {}
         self.finished: dict[str, RaceFinished] = {}
+        self.tournaments: dict[str, TournamentInfo] = {}  # the latest we heard of each
+        self._arrived = asyncio.Condition()
         self.last_version: dict[str, int] = {}
         self._entered: set[str] = set()
         self._watching: set[str] = set()
@@ -385,6 +402,51 @@ class ArenaClient:
         req = self._new_req()
         return await self._request(req, GetRecord(req=req, race=code), RaceRecord)
 
+    # ---------------------------------------------------------------------- tournaments
+
+    async def create_tournament(self, admin_token: str, name: str, game: str, deals: int, **fields: Any) -> TournamentInfo:
+        """Create a tournament (organisers: ``admin_token``). ``fields`` are the other fields of
+        `server.protocol.CreateTournament` (``starts_at`` or ``cron``, ``format``, ``seeds``...).
+        Raises `ArenaError` (``not_organiser``, ``bad_schedule``, ``bad_tournament``,
+        ``unknown_game``, ``no_catalog``, ``bad_field``)."""
+        req = self._new_req()
+        message = CreateTournament(req=req, admin_token=admin_token, name=name, game=game, deals=deals, **fields)
+        return (await self._request(req, message, TournamentReply)).tournament
+
+    async def cancel_tournament(self, admin_token: str, tournament: str) -> TournamentInfo:
+        """Cancel a tournament, or a recurring schedule (its id) and its pending occurrence."""
+        req = self._new_req()
+        message = CancelTournament(req=req, admin_token=admin_token, tournament=tournament)
+        return (await self._request(req, message, TournamentReply)).tournament
+
+    async def list_tournaments(self) -> list[TournamentInfo]:
+        """Every tournament the server knows (the newest 200)."""
+        req = self._new_req()
+        return (await self._request(req, ListTournaments(req=req), Tournaments)).tournaments
+
+    async def follow_tournament(self, tournament: str) -> TournamentSnapshot:
+        """The tournament and its standings now; its events then arrive through `events`."""
+        req = self._new_req()
+        return await self._request(req, FollowTournament(req=req, tournament=tournament), TournamentSnapshot)
+
+    async def register_tournament(self, tournament: str) -> TournamentInfo:
+        """Enter a tournament; its events arrive through `events`. Raises `ArenaError`
+        (``registration_closed``, ``tournament_full``, ``already_joined``)."""
+        req = self._new_req()
+        return (await self._request(req, RegisterTournament(req=req, tournament=tournament), TournamentReply)).tournament
+
+    async def withdraw_tournament(self, tournament: str) -> TournamentInfo:
+        """Leave a tournament (see docs/tournaments.md for what happens to a deal in play)."""
+        req = self._new_req()
+        return (await self._request(req, WithdrawTournament(req=req, tournament=tournament), TournamentReply)).tournament
+
+    async def open_deal(self, tournament: str) -> RaceInfo:
+        """Arena format: open our next deal now; returns its race (we are its only entrant)."""
+        req = self._new_req()
+        race = (await self._request(req, OpenDeal(req=req, tournament=tournament), RaceReply)).race
+        self._entered.add(race.code)
+        return race
+
     # --------------------------------------------------------------------------- moves
 
     async def move(self, code: str, notation: str) -> MoveResult:
@@ -527,6 +589,7 @@ class ArenaClient:
                     log.warning("%s: dropped a frame: %s", self.name, exc)
                     continue
                 self._route(message)
+                await self._notify()
         except ConnectionClosed as exc:
             reason = f"connection lost: {exc}"
         finally:
@@ -536,9 +599,39 @@ class ArenaClient:
                 if not self._closing:
                     self._events.put_nowait(_Closed(False, reason))
 
+    def _note_tournament(self, info: TournamentInfo) -> None:
+        known = self.tournaments.get(info.id)
+        if known is None or known.version <= info.version:
+            self.tournaments[info.id] = info
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout_s: float | None = None) -> None:
+        """Return once ``predicate()`` holds, checking it after every frame that arrives (it
+        reads the client's state, e.g. `tournaments`); consumes no event. Raises `ArenaTimeout`
+        after ``timeout_s`` seconds, `ArenaConnectionError` if the connection is lost."""
+        try:
+            async with asyncio.timeout(timeout_s), self._arrived:
+                while not predicate():
+                    if self._lost.is_set():
+                        raise ArenaConnectionError(f"connection to {self.url} lost")
+                    with contextlib.suppress(TimeoutError):  # wake now and then to notice a loss
+                        await asyncio.wait_for(self._arrived.wait(), 0.5)
+        except TimeoutError:
+            raise ArenaTimeout(f"the awaited state did not come within {timeout_s} s") from None
+
+    async def _notify(self) -> None:
+        async with self._arrived:
+            self._arrived.notify_all()
+
     def _route(self, message: Any) -> None:
         if isinstance(message, _EVENT_TYPES):
             self._on_event(message)
+        elif isinstance(message, TournamentEvent):
+            self._note_tournament(message.tournament)
+            if message.kind == "deal_started" and message.race and self.player in {
+                s.player for s in message.standings if s.status == "playing"
+            }:
+                self._entered.add(message.race)  # the tournament entered us in that deal's race
+            self._events.put_nowait(message)
         elif isinstance(message, MoveResult):
             self._unanswered.pop((message.race, message.seq), None)
             future = self._moves.get((message.race, message.seq))
@@ -549,6 +642,11 @@ class ArenaClient:
                 self._note_race(message.race)
             if isinstance(message, Snapshot):
                 self._seen(message.race.code, message.race.version)
+            if isinstance(message, (TournamentReply, TournamentSnapshot)):
+                self._note_tournament(message.tournament)
+            elif isinstance(message, Tournaments):
+                for info in message.tournaments:
+                    self._note_tournament(info)
             future = self._replies.get(message.req) if message.req is not None else None
             if future is None or future.done():
                 if isinstance(message, Error):

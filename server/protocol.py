@@ -31,6 +31,20 @@ __all__ = [
     "PROTOCOL_VERSION",
     "MAX_FRAME_BYTES",
     "Board",
+    "CancelTournament",
+    "CreateTournament",
+    "DealScore",
+    "FollowTournament",
+    "ListTournaments",
+    "OpenDeal",
+    "RegisterTournament",
+    "TournamentEvent",
+    "TournamentInfo",
+    "TournamentReply",
+    "TournamentSnapshot",
+    "TournamentStanding",
+    "Tournaments",
+    "WithdrawTournament",
     "ClientMessage",
     "CreateRace",
     "EntrantJoined",
@@ -104,6 +118,15 @@ class ErrorCode(enum.StrEnum):
     BAD_NOTATION = "bad_notation"  # a move that is not move notation
     NOT_ALLOWED = "not_allowed"  # e.g. an entrant watching its own race while playing
     NOT_FINISHED = "not_finished"  # the record of a race still running
+    NOT_ORGANISER = "not_organiser"  # a tournament request without the admin token
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    BAD_SCHEDULE = "bad_schedule"  # a start in the past, a bad cron expression or time zone
+    BAD_TOURNAMENT = "bad_tournament"  # e.g. zero deals, seeds that do not match the deals
+    NO_CATALOG = "no_catalog"  # winnable deals asked for a game without a catalog
+    REGISTRATION_CLOSED = "registration_closed"
+    NOT_REGISTERED = "not_registered"
+    TOURNAMENT_FULL = "tournament_full"
+    NO_DEAL = "no_deal"  # open_deal outside the arena window, or after the last deal
     RATE_LIMITED = "rate_limited"
     INTERNAL = "internal"
 
@@ -146,7 +169,8 @@ class Hello(_Msg, tag="hello"):
 
 
 class CreateRace(_Msg, tag="create_race"):
-    """Create a race; ``seed`` None draws a secret one. Times in seconds. ``join``: enter it too."""
+    """Create a race; ``seed`` None draws a secret one (``winnable``: from the server's catalog of
+    deals known to be winnable). Times in seconds. ``join``: enter it too."""
 
     req: Req
     game: GameName
@@ -156,6 +180,7 @@ class CreateRace(_Msg, tag="create_race"):
     countdown_s: Annotated[int, Meta(ge=0, le=60)] = 3
     time_limit_s: Annotated[int, Meta(ge=10, le=86_400)] = 900
     join: bool = True
+    winnable: bool = False
 
 
 class ListRaces(_Msg, tag="list_races"):
@@ -216,8 +241,83 @@ class GetRecord(_Msg, tag="get_record"):
     race: RaceCode
 
 
+TournamentId = Annotated[str, Meta(min_length=1, max_length=16)]
+AdminToken = Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class CreateTournament(_Msg, tag="create_tournament"):
+    """Create a tournament (organisers only: ``admin_token``). Either ``starts_at`` (ISO 8601 with a
+    time zone) or ``cron`` (five fields, in ``timezone``) for a recurring one. ``seeds``: one per
+    deal, else drawn (``winnable``: from the catalog). Times in seconds."""
+
+    req: Req
+    admin_token: AdminToken
+    name: Annotated[str, Meta(min_length=1, max_length=64)]
+    game: GameName
+    deals: Annotated[int, Meta(ge=0, le=20)]
+    format: Literal["rounds", "arena"] = "rounds"
+    starts_at: Annotated[str, Meta(max_length=40)] | None = None
+    cron: Annotated[str, Meta(max_length=64)] | None = None
+    timezone: Annotated[str, Meta(max_length=64)] = "UTC"
+    options: Annotated[dict[OptionName, bool], Meta(max_length=8)] = {}
+    seeds: Annotated[list[Seed], Meta(max_length=20)] | None = None
+    winnable: bool = False
+    deal_time_limit_s: Annotated[int, Meta(ge=10, le=86_400)] = 600
+    max_entrants: Annotated[int, Meta(ge=1, le=10_000)] = 256
+    registration_opens_s: Annotated[int, Meta(ge=0, le=30 * 86_400)] = 3600
+    arena_window_s: Annotated[int, Meta(ge=60, le=7 * 86_400)] = 86_400
+    break_s: Annotated[int, Meta(ge=0, le=3600)] = 10
+    countdown_s: Annotated[int, Meta(ge=0, le=600)] = 5
+
+
+class CancelTournament(_Msg, tag="cancel_tournament"):
+    """Cancel a tournament, or a recurring schedule and its next occurrence (organisers only)."""
+
+    req: Req
+    admin_token: AdminToken
+    tournament: TournamentId
+
+
+class ListTournaments(_Msg, tag="list_tournaments"):
+    """Ask for every tournament not yet finished, and the most recent finished ones."""
+
+    req: Req
+
+
+class FollowTournament(_Msg, tag="follow_tournament"):
+    """A `TournamentSnapshot` now (results included once finished), then every event live."""
+
+    req: Req
+    tournament: TournamentId
+
+
+class RegisterTournament(_Msg, tag="register_tournament"):
+    """Enter a tournament whose registration is open."""
+
+    req: Req
+    tournament: TournamentId
+
+
+class WithdrawTournament(_Msg, tag="withdraw_tournament"):
+    """Leave a tournament: before the start you are off the list; later, your current deal counts
+    as resigned and you play no further deal."""
+
+    req: Req
+    tournament: TournamentId
+
+
+class OpenDeal(_Msg, tag="open_deal"):
+    """Arena format: open your next deal; your clock for it starts now. Answered with `RaceReply`
+    (your own race for that deal), then its `race_started`."""
+
+    req: Req
+    tournament: TournamentId
+
+
 ClientMessage = (
     Hello | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
+    | CreateTournament | CancelTournament | ListTournaments | FollowTournament | RegisterTournament
+    | WithdrawTournament | OpenDeal
 )
 
 # ------------------------------------------------------------------------ server -> client
@@ -392,14 +492,16 @@ class Progress(_Msg, tag="progress"):
 
 
 class RaceFinished(_Msg, tag="race_finished"):
-    """Event: the race is over (``reason``: "all_done" or "time_limit"); seed and salt revealed."""
+    """Event: the race is over (``reason``: "all_done", "time_limit", "window_closed" or
+    "cancelled"); seed and salt revealed, except for an arena tournament's deal, whose seed stays
+    secret until the tournament ends (then None here)."""
 
     race: str
     version: int
     reason: str
     standings: list[Standing]
-    seed: int
-    salt: str
+    seed: int | None
+    salt: str | None
     commitment: str
 
 
@@ -439,6 +541,98 @@ class RaceRecord(_Msg, tag="race_record"):
     standings: list[Standing]
 
 
+class DealScore(Struct, forbid_unknown_fields=True):
+    """One entrant's result on one deal: its race, cards cleared, time (ms) and status."""
+
+    race: str
+    cleared: int
+    time_ms: int
+    status: str
+
+
+class TournamentStanding(Struct, forbid_unknown_fields=True):
+    """One line of a tournament's standings: cards cleared over all deals, total time (ms), each
+    deal's result, and ``status``: registered, playing, finished, withdrawn or absent (never
+    played a move)."""
+
+    place: int
+    player: str
+    name: str
+    cleared: int
+    time_ms: int
+    deals: list[DealScore]
+    status: str
+    order: int
+
+
+TournamentStatus = Literal["scheduled", "registration", "starting", "running", "finished", "cancelled"]
+
+
+class TournamentInfo(Struct, forbid_unknown_fields=True):
+    """A tournament's public description. Instants are Unix epoch milliseconds. ``commitments``
+    (one per deal) are published at the start; ``seeds`` and ``salts`` once it has finished.
+    ``races``: the deal races (rounds: one per deal; arena: every entrant's own)."""
+
+    id: str
+    name: str
+    game: str
+    options: dict[str, bool]
+    rules_version: int
+    deal_version: int
+    format: str
+    deals: int
+    deal_time_limit_s: int
+    max_entrants: int
+    registered: list[str]
+    status: TournamentStatus
+    registration_opens_ms: int
+    starts_at_ms: int
+    ends_at_ms: int | None
+    schedule: str | None
+    timezone: str
+    current_deal: int | None
+    races: list[str]
+    commitments: list[str]
+    seeds: list[int] | None
+    salts: list[str] | None
+    version: int
+
+
+class TournamentReply(_Msg, tag="tournament"):
+    """Reply to create, cancel, register and withdraw: the tournament as it now stands."""
+
+    req: int
+    tournament: TournamentInfo
+
+
+class Tournaments(_Msg, tag="tournaments"):
+    """Reply to list_tournaments."""
+
+    req: int
+    tournaments: list[TournamentInfo]
+
+
+class TournamentSnapshot(_Msg, tag="tournament_snapshot"):
+    """Reply to follow_tournament: the tournament and its standings now."""
+
+    req: int
+    tournament: TournamentInfo
+    standings: list[TournamentStanding]
+
+
+class TournamentEvent(_Msg, tag="tournament_event"):
+    """Event of a followed (or entered) tournament. ``kind``: registration_open, registered,
+    withdrawn, starting, deal_started, deal_ended, standings, finished, cancelled. ``deal`` and
+    ``race`` name the deal concerned (deal_started, deal_ended)."""
+
+    tournament: TournamentInfo
+    version: int
+    kind: str
+    standings: list[TournamentStanding]
+    deal: int | None = None
+    race: str | None = None
+
+
 ServerMessage = (
     Welcome
     | Error
@@ -452,6 +646,10 @@ ServerMessage = (
     | RaceFinished
     | Snapshot
     | RaceRecord
+    | TournamentReply
+    | Tournaments
+    | TournamentSnapshot
+    | TournamentEvent
 )
 
 # ---------------------------------------------------------------------------- encode/decode

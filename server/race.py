@@ -81,6 +81,10 @@ class Clock:
         """Return at ``deadline`` (a `monotonic` value), not before."""
         await asyncio.sleep(max(0.0, deadline - self.monotonic()))
 
+    async def sleep_until_wall(self, instant_ms: int) -> None:
+        """Return at the wall-clock instant ``instant_ms`` (Unix epoch milliseconds)."""
+        await self.sleep_until(self.monotonic() + (instant_ms - self.wall_ms()) / 1000)
+
 
 @dataclass(eq=False)
 class Entrant:
@@ -128,7 +132,10 @@ class Race:
         time_limit_s: int,
         store: Store,
         clock: Clock,
+        salt: str | None = None,
         on_finish: Callable[[Race], None] | None = None,
+        watch_policy: Callable[[str], bool] | None = None,
+        hold_seed: bool = False,
     ) -> None:
         game_cls(seed, **options)  # raises BadNotation("bad_option") before anything is kept
         self.code = code
@@ -136,7 +143,7 @@ class Race:
         self.options = dict(options)
         self.seed = seed
         self.seed_public = seed_public
-        self.salt = secrets.token_hex(16)
+        self.salt = salt or secrets.token_hex(16)
         self.commitment = commitment_of(seed, self.salt)
         self.creator = creator
         self.max_entrants = max_entrants
@@ -145,6 +152,8 @@ class Race:
         self.store = store
         self.clock = clock
         self.on_finish = on_finish
+        self.watch_policy = watch_policy
+        self.hold_seed = hold_seed  # keep the seed secret after the end, until `reveal`
         self.status = "open"
         self.version = 0
         self.entrants: dict[str, Entrant] = {}
@@ -159,7 +168,7 @@ class Race:
 
     def info(self) -> RaceInfo:
         """The race's public description (the seed only once public or revealed)."""
-        reveal = self.seed_public or self.status == "finished"
+        reveal = self.seed_public or self.revealed
         return RaceInfo(
             code=self.code,
             game=self.game_cls.key,
@@ -177,6 +186,16 @@ class Race:
             starts_at_ms=self.starts_at_ms,
             version=self.version,
         )
+
+    @property
+    def revealed(self) -> bool:
+        """True once the seed and salt may be published: the race finished (and, for a deal of an
+        arena tournament, the tournament too: `reveal`)."""
+        return self.status == "finished" and not self.hold_seed
+
+    def reveal(self) -> None:
+        """Allow the seed of a finished race that held it back to be published."""
+        self.hold_seed = False
 
     def _by_order(self) -> list[Entrant]:
         return sorted(self.entrants.values(), key=lambda e: e.order)
@@ -210,7 +229,10 @@ class Race:
         return board_of(entrant.game.view(audience)) if entrant.game is not None else None
 
     def may_watch(self, player: str) -> bool:
-        """Spectating is for anyone but an entrant still playing (it would see its own stock)."""
+        """Spectating is for anyone but an entrant still playing (it would see its own stock),
+        and whoever the race's ``watch_policy`` (a tournament's) refuses."""
+        if self.watch_policy is not None and not self.watch_policy(player):
+            return False
         entrant = self.entrants.get(player)
         return entrant is None or entrant.done or self.status == "finished"
 
@@ -377,6 +399,17 @@ class Race:
             return exc.code, exc.reason
         return None
 
+    async def stop(self, reason: str) -> None:
+        """End the race now (a tournament's window closed, or it was cancelled): entrants still
+        playing are out of time. Does nothing to a race that has finished."""
+        async with self.lock:
+            if self.status == "finished":
+                return
+            for entrant in self.entrants.values():
+                if not entrant.done:
+                    entrant.status = "out_of_time"
+            await self._finish(reason)
+
     async def resign(self, player: str) -> None:
         """Give up; cards cleared so far stand. Raises ProtocolError (not_entrant, not_started,
         race_over, done)."""
@@ -416,8 +449,9 @@ class Race:
         self.finish_reason = reason
         await self._save()
         await self._publish(
-            RaceFinished(race=self.code, version=self._next_version(), reason=reason,
-                         standings=self.standings(), seed=self.seed, salt=self.salt, commitment=self.commitment)
+            RaceFinished(race=self.code, version=self._next_version(), reason=reason, standings=self.standings(),
+                         seed=self.seed if self.revealed else None, salt=self.salt if self.revealed else None,
+                         commitment=self.commitment)
         )
         current = asyncio.current_task()
         for task in list(self._tasks):
@@ -431,8 +465,8 @@ class Race:
     async def record(self, req: int) -> RaceRecord:
         """Everything needed to verify a finished race, from the stored log; raises
         ProtocolError(not_finished) while it runs."""
-        if self.status != "finished":
-            raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {self.code} is not finished")
+        if not self.revealed:
+            raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {self.code} is not finished (or its seed is held)")
         entrants = []
         for e in self._by_order():
             log = await self.store.moves(self.code, e.player)

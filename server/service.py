@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
 
 import websockets
 from websockets.asyncio.server import Server, ServerConnection
@@ -30,28 +34,41 @@ from server.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     ClientMessage,
+    CancelTournament,
     CreateRace,
+    CreateTournament,
     Error,
+    FollowTournament,
     ErrorCode,
     GetRecord,
     Hello,
     JoinRace,
     ListRaces,
+    ListTournaments,
     MoveRequest,
+    OpenDeal,
     ProtocolError,
     RaceReply,
     Races,
+    RegisterTournament,
     Resign,
     StartRace,
     Sync,
+    TournamentReply,
+    Tournaments,
+    TournamentSnapshot,
     Watch,
     Welcome,
+    WithdrawTournament,
     decode,
     encode,
 )
+from server.catalog import CatalogError, draw_seeds, load_catalog
 from server.race import Clock, Race
+from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
 from server.store import Store
 from server.store.memory import MemoryStore
+from server.tournament import Tournament, TournamentPlan
 
 __all__ = ["ArenaServer", "Player", "ServerConfig", "Session", "serve"]
 
@@ -74,6 +91,10 @@ class ServerConfig:
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
       ``max_connections``: open connections for the whole server (default 10,000); more are
       refused at the handshake with HTTP 503.
+    Tournaments and catalogs:
+      ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
+      default, refuses them all).
+      ``catalog_dir``: the folder of winnable-deal catalogs (default: the repository's seeds/).
     Timings:
       ``ping_interval_s`` / ``ping_timeout_s``: keepalive pings, seconds (defaults 20 and 20;
       None turns them off).
@@ -87,6 +108,8 @@ class ServerConfig:
     max_connections: int = 10_000
     ping_interval_s: float | None = 20.0
     ping_timeout_s: float | None = 20.0
+    admin_token: str | None = None
+    catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
 
 
 @dataclass(eq=False)
@@ -187,6 +210,8 @@ class ArenaServer:
         self.races: dict[str, Race] = {}
         self.players: dict[str, Player] = {}  # by token
         self.sessions: set[Session] = set()
+        self.tournaments: dict[str, Tournament] = {}
+        self.schedules: dict[str, CreateTournament] = {}  # recurring: by schedule id
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[object]] = set()
 
@@ -220,6 +245,9 @@ class ArenaServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        for tournament in self.tournaments.values():
+            if tournament.task is not None:
+                tournament.task.cancel()
         for race in list(self.races.values()):
             await race.close()
         for task in list(self._tasks):
@@ -278,6 +306,8 @@ class ArenaServer:
             await session.close()
 
     def _forget(self, session: Session) -> None:
+        for tournament in self.tournaments.values():
+            tournament.followers.discard(session)
         for code in session.watching:
             race = self.races.get(code)
             if race is not None:
@@ -331,6 +361,32 @@ class ArenaServer:
                 await self._sync(session, player, message)
             case GetRecord():
                 session.reply(await self._race(message.race).record(message.req))
+            case CreateTournament():
+                self._check_admin(message.admin_token)
+                tournament = self.create_tournament(message)
+                session.reply(TournamentReply(req=message.req, tournament=tournament.info()))
+            case CancelTournament():
+                self._check_admin(message.admin_token)
+                session.reply(TournamentReply(req=message.req, tournament=await self._cancel(message.tournament)))
+            case ListTournaments():
+                shown = [t.info() for t in self.tournaments.values()]
+                session.reply(Tournaments(req=message.req, tournaments=shown[-200:]))
+            case FollowTournament():
+                tournament = self._tournament(message.tournament)
+                tournament.followers.add(session)
+                session.reply(TournamentSnapshot(req=message.req, tournament=tournament.info(),
+                                                 standings=tournament.standings()))
+            case RegisterTournament():
+                tournament = self._tournament(message.tournament)
+                await tournament.register(player)
+                session.reply(TournamentReply(req=message.req, tournament=tournament.info()))
+            case WithdrawTournament():
+                tournament = self._tournament(message.tournament)
+                await tournament.withdraw(player)
+                session.reply(TournamentReply(req=message.req, tournament=tournament.info()))
+            case OpenDeal():
+                race = await self._tournament(message.tournament).open_deal(player)
+                session.reply(RaceReply(req=message.req, race=race.info()))
 
     def _hello(self, session: Session, hello: Hello) -> None:
         if session.player is not None:
@@ -367,14 +423,17 @@ class ArenaServer:
             game_cls = find_game(msg.game)
         except UnknownGame as exc:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, exc.reason) from None
-        code = self._new_code()
+        code = self.new_race_code()
+        seed = msg.seed
+        if seed is None and msg.winnable:
+            seed = self._draw_winnable(game_cls.key, 1)[0]
         try:
             race = Race(
                 code,
                 game_cls,
                 options=msg.options,
-                seed=msg.seed if msg.seed is not None else random_seed(),
-                seed_public=msg.seed is not None,
+                seed=seed if seed is not None else random_seed(),
+                seed_public=msg.seed is not None or msg.winnable,
                 creator=player.id,
                 max_entrants=msg.max_entrants,
                 countdown_s=msg.countdown_s,
@@ -405,22 +464,137 @@ class ArenaServer:
                 session.send(frame)
             session.reply(race.snapshot(msg.req, player.id, spectator=spectator))
 
+    # ------------------------------------------------------------------------- tournaments
+
+    def add_race(self, race: Race) -> None:
+        """Make ``race`` reachable by its code."""
+        self.races[race.code] = race
+
+    def _check_admin(self, token: str) -> None:
+        expected = self.config.admin_token
+        if expected is None or not hmac.compare_digest(token.encode(), expected.encode()):
+            raise ProtocolError(ErrorCode.NOT_ORGANISER, "only an organiser holding the admin token may do that")
+
+    def _draw_winnable(self, game: str, count: int) -> list[int]:
+        try:
+            return draw_seeds(load_catalog(self.config.catalog_dir, game), count)
+        except CatalogError as exc:
+            raise ProtocolError(ErrorCode.NO_CATALOG, f"no winnable {game} deals to draw: {exc}") from None
+
+    def create_tournament(self, msg: CreateTournament) -> Tournament:
+        """Check an organiser's request and schedule the tournament (or the first occurrence of a
+        recurring one); raises ProtocolError and creates nothing if any part is wrong."""
+        try:
+            game_cls = find_game(msg.game)
+        except UnknownGame as exc:
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, exc.reason) from None
+        try:
+            game_cls(0, **msg.options)
+        except BadNotation as exc:
+            raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
+        if msg.deals < 1:
+            raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least one deal")
+        if msg.seeds is not None and len(msg.seeds) != msg.deals:
+            raise ProtocolError(ErrorCode.BAD_TOURNAMENT, f"{len(msg.seeds)} seeds given for {msg.deals} deals")
+        if (msg.starts_at is None) == (msg.cron is None):
+            raise ProtocolError(ErrorCode.BAD_SCHEDULE, "give either starts_at (one-off) or cron (recurring)")
+        now = self.clock.wall_ms()
+        try:
+            time_zone(msg.timezone)
+            if msg.cron is not None:
+                starts_at = next_occurrences(msg.cron, msg.timezone, after_ms=now, count=1)[0]
+            else:
+                starts_at = parse_start(msg.starts_at or "", now_ms=now)
+        except ScheduleError as exc:
+            raise ProtocolError(ErrorCode.BAD_SCHEDULE, str(exc)) from None
+        if msg.winnable and msg.seeds is None:
+            self._draw_winnable(game_cls.key, msg.deals)  # refuse now if the catalog is too small
+        schedule_id = None
+        if msg.cron is not None:
+            schedule_id = "S" + secrets.token_hex(3).upper()
+            self.schedules[schedule_id] = msg
+        return self._schedule(msg, game_cls, starts_at, schedule_id)
+
+    def _schedule(self, msg: CreateTournament, game_cls: type, starts_at: int, schedule_id: str | None) -> Tournament:
+        if msg.seeds is not None:
+            seeds = tuple(msg.seeds)
+        elif msg.winnable:
+            seeds = tuple(self._draw_winnable(game_cls.key, msg.deals))
+        else:
+            seeds = tuple(random_seed() for _ in range(msg.deals))
+        plan = TournamentPlan(
+            name=msg.name, game_cls=game_cls, options=dict(msg.options), format=msg.format, seeds=seeds,
+            starts_at_ms=starts_at, deal_time_limit_s=msg.deal_time_limit_s, max_entrants=msg.max_entrants,
+            registration_opens_s=msg.registration_opens_s, arena_window_s=msg.arena_window_s,
+            break_s=msg.break_s, countdown_s=msg.countdown_s,
+            schedule=f"{schedule_id}: {msg.cron}" if schedule_id else None, timezone=msg.timezone,
+        )
+        tournament = Tournament(self, "T" + secrets.token_hex(3).upper(), plan)
+        if schedule_id is not None:
+            tournament.on_starting = lambda t: self._next_occurrence(schedule_id, t.plan.starts_at_ms)
+        self.tournaments[tournament.id] = tournament
+        tournament.start()
+        return tournament
+
+    def _next_occurrence(self, schedule_id: str, after_ms: int) -> None:
+        msg = self.schedules.get(schedule_id)
+        if msg is not None and msg.cron is not None:
+            starts_at = next_occurrences(msg.cron, msg.timezone, after_ms=after_ms, count=1)[0]
+            self._schedule(msg, find_game(msg.game), starts_at, schedule_id)
+
+    async def _cancel(self, target: str) -> object:
+        if target in self.schedules:  # a schedule: no more occurrences, and the pending one goes
+            del self.schedules[target]
+            pending = [t for t in self.tournaments.values()
+                       if (t.plan.schedule or "").startswith(target) and t.status in ("scheduled", "registration")]
+            for tournament in pending:
+                await tournament.cancel()
+            if not pending:
+                raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, f"schedule {target} has no pending tournament")
+            return pending[0].info()
+        tournament = self._tournament(target)
+        await tournament.cancel()
+        return tournament.info()
+
+    def load_schedule(self, path: str | Path) -> list[Tournament]:
+        """Schedule every tournament of a TOML schedule file (`server.schedule`); raises
+        ScheduleError or ProtocolError naming the first bad entry, before scheduling any."""
+        messages = []
+        for number, table in enumerate(load_schedule_file(path), 1):
+            try:
+                messages.append(msgspec.convert({"req": 0, "admin_token": "file", **table}, CreateTournament))
+            except msgspec.ValidationError as exc:
+                raise ScheduleError(f"tournament {number} in {str(path)!r}: {exc}") from None
+        return [self.create_tournament(msg) for msg in messages]
+
+    def _tournament(self, tournament_id: str) -> Tournament:
+        tournament = self.tournaments.get(tournament_id.upper())
+        if tournament is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tournament_id!r}")
+        return tournament
+
     def _race(self, code: str) -> Race:
         race = self.races.get(code.upper())
         if race is None:
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, f"no race with code {code!r}")
         return race
 
-    def _new_code(self) -> str:
+    def new_race_code(self) -> str:
+        """A six-character race code that no race has."""
         while True:
             code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
             if code not in self.races:
                 return code
 
 
-async def serve(host: str = "127.0.0.1", port: int = 8765, config: ServerConfig | None = None) -> None:
-    """Run a server until cancelled (Ctrl-C in `arena serve`)."""
+async def serve(host: str = "127.0.0.1", port: int = 8765, config: ServerConfig | None = None,
+                *, tournaments: str | Path | None = None) -> None:
+    """Run a server until cancelled (Ctrl-C in `arena serve`); ``tournaments``: a TOML schedule
+    file whose tournaments are scheduled at start."""
     server = ArenaServer(config)
+    if tournaments is not None:
+        for tournament in server.load_schedule(tournaments):
+            log.info("scheduled %s %r at %s", tournament.id, tournament.plan.name, tournament.plan.starts_at_ms)
     await server.start(host, port)
     try:
         await asyncio.Future()

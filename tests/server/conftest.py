@@ -18,13 +18,23 @@ from tests.conftest import MS
 
 
 class FastClock(Clock):
-    """A server clock that runs ``speed`` times faster than the loop's, for countdowns and limits."""
+    """A server clock that runs ``speed`` times faster than the loop's: race times, countdowns,
+    limits and the wall clock (which starts at the real time, or at ``start_ms``) all speed up."""
 
-    def __init__(self, speed: float) -> None:
+    def __init__(self, speed: float, start_ms: int | None = None) -> None:
         self.speed = speed
+        self._start_ms = start_ms
+        self._origin: float | None = None
 
     def monotonic(self) -> float:
         return super().monotonic() * self.speed
+
+    def wall_ms(self) -> int:
+        if self._origin is None:
+            self._origin = self.monotonic()
+            if self._start_ms is None:
+                self._start_ms = super().wall_ms()
+        return int(self._start_ms + (self.monotonic() - self._origin) * 1000)
 
     async def sleep_until(self, deadline: float) -> None:
         await asyncio.sleep(max(0.0, (deadline - self.monotonic()) / self.speed))
