@@ -42,6 +42,7 @@ __all__ = [
     "BotResult",
     "ClockStrategy",
     "GolfStrategy",
+    "PerpetualMotionStrategy",
     "Strategy",
     "choose_move",
     "game_from_board",
@@ -133,13 +134,15 @@ class BotMemory:
     ``seen``: every layout key (see `layout_key`) it has chosen a move in; ``moved_since_redeal``: a move
     other than ``deal``/``redeal`` happened since the last redeal (or the start); ``refused``:
     (layout, move notation) pairs the server refused, never tried again; ``moves``: moves
-    played.
+    played; ``notes``: counters kept by a game's own strategy.
     """
 
     seen: set[tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=set)
     moved_since_redeal: bool = False
     refused: set[tuple[object, str]] = field(default_factory=set)
     moves: int = 0
+    #: counters a game's strategy keeps between moves (by name)
+    notes: dict[str, int] = field(default_factory=dict)
 
     def remember(self, game: Game) -> None:
         """Note the layout of ``game`` as seen (call it for every position the bot is in)."""
@@ -328,7 +331,39 @@ class ClockStrategy(Strategy):
         return max(exchanges, key=depth)
 
 
-_STRATEGIES: dict[str, type[Strategy]] = {"golf": GolfStrategy, "clock": ClockStrategy}
+class PerpetualMotionStrategy(Strategy):
+    """Perpetual Motion: clear four of a kind, else stack a whole group of one rank leftwards,
+    else deal; redeal unless ``patience`` rounds in a row cleared nothing (then the bot is
+    stuck, so every game ends)."""
+
+    patience: int = 3
+
+    def choose(self, game: Game, memory: BotMemory) -> Move | None:
+        memory.remember(game)
+        moves = list(game.legal_moves())
+        clears = [m for m in moves if (m.is_transfer and m.dst[0] == "f") or m.action == "clear"]
+        if clears:
+            return clears[0]
+        stacks = [m for m in moves if m.is_transfer]
+        if stacks:
+            return max(stacks, key=lambda m: (m.count, self.jitter()))
+        if any(m.action == "deal" for m in moves):
+            return Move(action="deal")
+        if any(m.action == "redeal" for m in moves):
+            notes = memory.notes
+            fruitless = game.cleared <= notes.get("cleared_at_redeal", -1)
+            notes["fruitless"] = notes.get("fruitless", 0) + 1 if fruitless else 0
+            notes["cleared_at_redeal"] = game.cleared
+            if notes["fruitless"] < self.patience:
+                return Move(action="redeal")
+        return None
+
+
+_STRATEGIES: dict[str, type[Strategy]] = {
+    "golf": GolfStrategy,
+    "clock": ClockStrategy,
+    "perpetual_motion": PerpetualMotionStrategy,
+}
 
 
 def strategy_for(game_key: str, variety: int | None = None) -> Strategy:

@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -32,9 +33,10 @@ from rich.progress import Progress
 from rich.table import Table
 
 from client.connection import ArenaClient, ArenaError
+from client.tournaments import add_tournament_commands, run_tournament_command, run_tournament_demo
 from client.verify import VerifyReport
 from engine.games import GAMES, UnknownGame, find_game
-from server.protocol import Progress as ProgressEvent, RaceFinished, RaceStarted, RaceStarting, Snapshot, Standing
+from server.protocol import Progress as ProgressEvent, ProtocolError, RaceFinished, RaceStarted, RaceStarting, Snapshot, Standing
 
 __all__ = ["follow_race", "main", "report_table", "standings_table"]
 
@@ -134,8 +136,14 @@ def _name_of(standings: Sequence[Standing], player: str) -> str:
 
 
 def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
-    from server.service import serve
+    from pathlib import Path
 
+    from server.schedule import ScheduleError
+    from server.service import ServerConfig, serve
+
+    config = ServerConfig(admin_token=args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN") or None)
+    if args.catalog:
+        config.catalog_dir = Path(args.catalog)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("arena.cli")
 
@@ -147,10 +155,14 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
             with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
                 loop.add_signal_handler(signum, task.cancel)
         with contextlib.suppress(asyncio.CancelledError):
-            await serve(args.host, args.port)
+            await serve(args.host, args.port, config, tournaments=args.tournaments)
 
     log.info("starting on ws://%s:%d", args.host, args.port)
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except (ScheduleError, ProtocolError) as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}")
+        return 2
     log.info("stopped")
     return 0
 
@@ -194,6 +206,7 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
             countdown_s=args.countdown,
             time_limit_s=args.time_limit,
             join=args.join,
+            winnable=args.winnable,
         )
         token = client.token
     console.print(f"Race [bold]{info.code}[/] created: {info.game}, "
@@ -263,6 +276,8 @@ async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
 async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from client.demo import run_demo
 
+    if args.tournament:
+        return await run_tournament_demo(args.game, console=console)
     return await run_demo(
         args.game, seed=args.seed, bots=args.bots, delay_ms=args.delay_ms, console=console
     )
@@ -286,6 +301,27 @@ def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
                           f"{result.mean_cleared:.1f}/{result.total}", game_cls.quoted_odds or "-",
                           f"{share:.1%}" if share is not None else "-")
     console.print(table)
+    return 0
+
+
+def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
+    from pathlib import Path
+
+    from client.simulate import winning_deals
+    from server.catalog import CatalogEntry, format_catalog, load_catalog
+
+    key = find_game(args.game).key
+    folder = Path(args.dir)
+    entries = {e.seed: e for e in load_catalog(folder, key)}
+    first = max(args.first_seed, max(entries, default=-1) + 1)
+    with console.status(f"the bot looks for {args.count} winnable {key} deals from seed {first}..."):
+        found = winning_deals(key, args.count, first_seed=first)
+    entries.update({o.seed: CatalogEntry(o.seed, o.history) for o in found})
+    folder.mkdir(parents=True, exist_ok=True)
+    note = (f"Found by `arena catalog {key}`: the bot played seeds in order and kept those it won.\n"
+            "Public: every deal here is known to anyone. Tournaments draw from a private catalog.")
+    (folder / f"{key}.txt").write_text(format_catalog(key, sorted(entries.values(), key=lambda e: e.seed), note))
+    console.print(f"{key}: {len(found)} deals added, {len(entries)} in {folder / (key + '.txt')}")
     return 0
 
 
@@ -315,6 +351,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("serve", "run a server (memory store) until interrupted", server=False)
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    sub.add_argument("--tournaments", metavar="FILE", help="TOML file of (recurring) tournaments to schedule")
+    sub.add_argument("--admin-token", default=None,
+                     help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)")
+    sub.add_argument("--catalog", metavar="DIR", help="folder of winnable-deal catalogs (default: seeds/)")
 
     command("games", "list every game the engine knows", server=False)
     command("races", "list the races open to join", name_default="lister")
@@ -327,6 +367,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--countdown", type=int, default=3, help="countdown before the deal, seconds (default 3)")
     sub.add_argument("--time-limit", type=int, default=900, help="race time limit, seconds (default 900)")
     sub.add_argument("--join", action="store_true", help="enter the race too (keep the token to play it)")
+    sub.add_argument("--winnable", action="store_true", help="a deal from the server's catalog of winnable deals")
 
     sub = command("start", "start the countdown of a race you created")
     sub.add_argument("code", help="race code")
@@ -352,11 +393,21 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--first-seed", type=int, default=0, help="seed of the first deal (default 0)")
     sub.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
 
+    sub = command("catalog", "build or extend a game's catalog of winnable deals (the bot finds them)",
+                  server=False)
+    sub.add_argument("game", help="game key or alias")
+    sub.add_argument("--count", type=int, default=20, help="winnable deals to add (default 20)")
+    sub.add_argument("--first-seed", type=int, default=0, help="first seed to try (default 0)")
+    sub.add_argument("--dir", default="seeds", help="catalog folder (default seeds/; keep private ones elsewhere)")
+
     sub = command("demo", "a server, bots and a spectator in this process: one whole race", server=False)
     sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")
     sub.add_argument("--seed", type=int, default=42, help="the deal's public seed (default 42)")
     sub.add_argument("--bots", type=int, default=3, help="number of bots, 1 to 8 (default 3)")
     sub.add_argument("--delay-ms", type=int, default=20, help="pause between a bot's moves, ms (default 20)")
+    sub.add_argument("--tournament", action="store_true",
+                     help="a three-deal tournament of eight bots instead (uses --game)")
+    add_tournament_commands(commands, DEFAULT_SERVER)
     return parser
 
 
@@ -371,6 +422,8 @@ _COMMANDS = {
     "verify": _cmd_verify,
     "demo": _cmd_demo,
     "simulate": _cmd_simulate,
+    "catalog": _cmd_catalog,
+    "tournament": run_tournament_command,
 }
 
 
@@ -384,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=120)  # wide tables in logs too
     handler = _COMMANDS[args.command]
     try:
-        if args.command in ("serve", "games", "simulate"):
+        if args.command in ("serve", "games", "simulate", "catalog"):
             return handler(args, console)  # type: ignore[return-value]
         if args.command == "create":
             for text in args.option:

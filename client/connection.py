@@ -325,12 +325,14 @@ class ArenaClient:
         countdown_s: int = 3,
         time_limit_s: int = 900,
         join: bool = True,
+        winnable: bool = False,
     ) -> RaceInfo:
         """Create a race of ``game`` (a key or alias) and return it.
 
         ``seed`` None lets the server draw a secret one; a given seed is public. ``options``:
         the game's rule options. ``countdown_s`` (0-60) and ``time_limit_s`` (10-86400) are in
-        seconds. ``join``: enter the race too. Raises `ArenaError` (``unknown_game``,
+        seconds. ``join``: enter the race too. ``winnable``: a deal from the server's catalog of
+        winnable deals (then public). Raises `ArenaError` (``unknown_game``,
         ``bad_seed``, ``bad_option``, ``bad_field``).
         """
         req = self._new_req()
@@ -345,6 +347,7 @@ class ArenaClient:
                 countdown_s=countdown_s,
                 time_limit_s=time_limit_s,
                 join=join,
+                winnable=winnable,
             ),
             RaceReply,
         )

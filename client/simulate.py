@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from client.bot import play_game
 from engine.games import find_game
 
-__all__ = ["DealOutcome", "Simulation", "odds_share", "play_deal", "simulate"]
+__all__ = ["DealOutcome", "Simulation", "odds_share", "play_deal", "simulate", "winning_deals"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class DealOutcome:
     cleared: int
     won: bool
     moves: int
+    history: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,8 @@ def play_deal(game: str, seed: int, options: dict[str, bool] | None = None, max_
     """Play one deal of ``game`` with the bot, offline, and report how it went."""
     board = find_game(game)(seed, **(options or {}))
     memory = play_game(board, max_moves=max_moves)
-    return DealOutcome(seed=seed, cleared=board.cleared, won=board.won, moves=memory.moves)
+    return DealOutcome(seed=seed, cleared=board.cleared, won=board.won, moves=memory.moves,
+                       history=tuple(str(m) for m in board.history) if board.won else ())
 
 
 def _play(args: tuple[str, int, dict[str, bool]]) -> DealOutcome:
@@ -105,3 +107,17 @@ def simulate(
                     progress(1)
     outcomes.sort(key=lambda o: o.seed)
     return Simulation(game=game_cls.key, options=dict(options or {}), outcomes=tuple(outcomes), total=game_cls.total)
+
+
+def winning_deals(game: str, count: int, *, first_seed: int = 0, max_tries: int = 20_000,
+                  options: dict[str, bool] | None = None) -> list[DealOutcome]:
+    """Deals the bot wins, with their winning move lists: seeds from ``first_seed`` upwards until
+    ``count`` are won or ``max_tries`` seeds were played (then fewer are returned)."""
+    found: list[DealOutcome] = []
+    seed = first_seed
+    while len(found) < count and seed < first_seed + max_tries:
+        outcome = play_deal(game, seed, options)
+        if outcome.won:
+            found.append(outcome)
+        seed += 1
+    return found

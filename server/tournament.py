@@ -278,13 +278,17 @@ class Tournament:
     # ------------------------------------------------------------------------- running
 
     def start(self) -> None:
-        """Start the tournament's task: it waits for each instant of the schedule."""
+        """Start the tournament's task: it waits for each instant of the schedule. Registration
+        that opens at once is open when this returns."""
+        if self.registration_opens_ms <= self.host.clock.wall_ms():
+            self.status = "registration"
         self.task = asyncio.ensure_future(self._run())
 
     async def _run(self) -> None:
         clock = self.host.clock
-        await clock.sleep_until_wall(self.registration_opens_ms)
-        await self._become("registration", "registration_open")
+        if self.status == "scheduled":
+            await clock.sleep_until_wall(self.registration_opens_ms)
+            await self._become("registration", "registration_open")
         await clock.sleep_until_wall(self.plan.starts_at_ms - self.plan.countdown_s * 1000)
         await self._become("starting", "starting")
         if self.on_starting is not None:

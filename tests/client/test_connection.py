@@ -80,3 +80,13 @@ async def test_the_demo_runs_a_whole_race_and_verifies_it():
     assert code == 0
     assert "clock seed 42: first cards dealt TC 4D 4C KC 2D" in text
     assert "verified" in text
+
+
+async def test_the_tournament_demo_plays_three_deals_and_prints_the_standings():
+    from client.tournaments import run_tournament_demo
+
+    console = Console(record=True, width=120)
+    assert await run_tournament_demo("clock", bots=3, console=console) == 0
+    text = console.export_text()
+    assert "after deal 1" in text and "after deal 3" in text and "final standings" in text
+    assert "seeds revealed" in text

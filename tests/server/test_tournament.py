@@ -247,3 +247,25 @@ async def test_a_recurring_tournament_schedules_its_next_occurrence_when_one_sta
             assert second.plan.starts_at_ms == int(dt.datetime(2026, 10, 30, 20, tzinfo=dt.UTC).timestamp() * 1000)
             assert second.plan.seeds != server.tournaments[first.id].plan.seeds
             assert second.plan.schedule == server.tournaments[first.id].plan.schedule
+
+
+async def test_a_schedule_file_declares_recurring_tournaments(tmp_path):
+    path = tmp_path / "tournaments.toml"
+    path.write_text(
+        '[[tournament]]\nname = "Friday Klondike"\ngame = "klondike"\ndeals = 3\n'
+        'cron = "0 20 * * FRI"\ntimezone = "Europe/London"\n\n'
+        '[[tournament]]\nname = "Daily Golf"\ngame = "golf"\ndeals = 1\nformat = "arena"\ncron = "0 0 * * *"\n'
+    )
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
+        made = server.load_schedule(path)
+        assert [(t.plan.name, t.plan.format, len(t.plan.seeds)) for t in made] == [
+            ("Friday Klondike", "rounds", 3),
+            ("Daily Golf", "arena", 1),
+        ]
+        assert all(t.plan.schedule for t in made)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[tournament]]\nname = "X"\ngame = "golf"\ndeals = "three"\ncron = "0 0 * * *"\n')
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
+        with pytest.raises(ValueError, match="tournament 1"):
+            server.load_schedule(bad)
+        assert server.tournaments == {}

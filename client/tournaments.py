@@ -1,0 +1,189 @@
+"""``arena tournament ...`` and ``arena demo --tournament``: tournaments from the terminal.
+
+Subcommands: ``create`` and ``cancel`` (organisers: the admin token, from ``--admin-token`` or
+the ``ARENA_ADMIN_TOKEN`` environment variable), ``list``, ``show [--follow]`` (live standings
+until the tournament ends) and ``register [--bot]`` (a bot plays every deal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import secrets
+import time
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from client.bot import run_tournament_bot
+from client.connection import ArenaClient
+from server.protocol import TournamentEvent, TournamentInfo, TournamentStanding
+
+__all__ = ["add_tournament_commands", "run_tournament_command", "run_tournament_demo", "tournament_table"]
+
+
+def tournament_table(info: TournamentInfo, standings: Sequence[TournamentStanding], *, title: str = "") -> Table:
+    """A rich table of tournament standings: place, player, status, cards over all deals, total
+    time, and each deal's cards."""
+    table = Table(title=escape(title or f"{info.name} ({info.id}): {info.status}"))
+    table.add_column("#", justify="right")
+    table.add_column("player")
+    table.add_column("status")
+    table.add_column("cleared", justify="right")
+    table.add_column("time", justify="right")
+    for deal in range(info.deals):
+        table.add_column(f"deal {deal + 1}", justify="right")
+    for s in standings:
+        per_deal = {i: f"{d.cleared}" for i, d in enumerate(s.deals)}
+        table.add_row(str(s.place), escape(s.name), s.status, str(s.cleared), f"{s.time_ms / 1000:.3f} s",
+                      *(per_deal.get(i, "-") for i in range(info.deals)))
+    return table
+
+
+def _when(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def add_tournament_commands(commands: argparse._SubParsersAction, default_server: str) -> None:
+    """Add ``arena tournament`` and its subcommands to the CLI's parser."""
+    parser = commands.add_parser("tournament", help="create, list, show, register for or cancel tournaments",
+                                 description="Tournaments: many entrants, several deals, live standings.")
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def action(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--server", default=default_server, help=f"server URL (default {default_server})")
+        return p
+
+    admin_help = "organisers' token (default: $ARENA_ADMIN_TOKEN)"
+    p = action("create", "schedule a tournament (organisers)")
+    p.add_argument("--name", required=True)
+    p.add_argument("--game", required=True, help="game key or alias")
+    p.add_argument("--deals", type=int, default=3, help="number of deals (default 3)")
+    p.add_argument("--format", choices=("rounds", "arena"), default="rounds")
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--starts-at", help="ISO 8601 with a zone, e.g. 2026-12-04T20:00:00+01:00")
+    when.add_argument("--in", dest="in_s", type=int, metavar="SECONDS", help="start this many seconds from now")
+    when.add_argument("--cron", help="recurring: five-field cron expression, e.g. '0 20 * * FRI'")
+    p.add_argument("--timezone", default="UTC", help="the cron expression's IANA time zone (default UTC)")
+    p.add_argument("--seed", type=int, action="append", dest="seeds", help="one per deal (default: drawn)")
+    p.add_argument("--winnable", action="store_true", help="draw the deals from the catalog of winnable deals")
+    p.add_argument("--deal-time-limit", type=int, default=600, help="seconds per deal (default 600)")
+    p.add_argument("--max-entrants", type=int, default=256)
+    p.add_argument("--registration-opens", type=int, default=3600, help="seconds before the start (default 3600)")
+    p.add_argument("--window", type=int, default=86_400, help="arena window, seconds (default 86400)")
+    p.add_argument("--break", dest="break_s", type=int, default=10, help="rounds: seconds between deals")
+    p.add_argument("--countdown", type=int, default=5, help="seconds of countdown before the start")
+    p.add_argument("--admin-token", default=None, help=admin_help)
+    action("list", "list the tournaments")
+    p = action("show", "a tournament's standings")
+    p.add_argument("id")
+    p.add_argument("--follow", action="store_true", help="redraw live until it ends")
+    p = action("register", "register for a tournament")
+    p.add_argument("id")
+    p.add_argument("--name", default="player")
+    p.add_argument("--bot", action="store_true", help="let a bot play every deal")
+    p = action("cancel", "cancel a tournament or a recurring schedule (organisers)")
+    p.add_argument("id")
+    p.add_argument("--admin-token", default=None, help=admin_help)
+
+
+def _admin_token(args: argparse.Namespace) -> str:
+    token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
+    if not token:
+        raise SystemExit("arena tournament: an admin token is needed (--admin-token or ARENA_ADMIN_TOKEN)")
+    return token
+
+
+async def run_tournament_command(args: argparse.Namespace, console: Console) -> int:
+    """Carry out ``arena tournament ACTION``; returns the exit code. Raises `ArenaError`."""
+    name = getattr(args, "name", None) or "organiser"
+    async with await ArenaClient.connect(args.server, name) as client:
+        if args.action == "create":
+            when: dict[str, object] = {"cron": args.cron, "timezone": args.timezone} if args.cron else {
+                "starts_at": args.starts_at or dt.datetime.fromtimestamp(time.time() + args.in_s, dt.UTC).isoformat()
+            }
+            info = await client.create_tournament(
+                _admin_token(args), args.name, args.game, args.deals, format=args.format, seeds=args.seeds,
+                winnable=args.winnable, deal_time_limit_s=args.deal_time_limit, max_entrants=args.max_entrants,
+                registration_opens_s=args.registration_opens, arena_window_s=args.window, break_s=args.break_s,
+                countdown_s=args.countdown, **when,
+            )
+            console.print(f"Tournament [bold]{info.id}[/] {escape(info.name)}: {info.deals} {info.game} deals, "
+                          f"{info.format}, starts {_when(info.starts_at_ms)}"
+                          + (f", recurring ({escape(info.schedule)})" if info.schedule else ""))
+            print(info.id)
+        elif args.action == "cancel":
+            info = await client.cancel_tournament(_admin_token(args), args.id.upper())
+            console.print(f"Tournament {info.id} {escape(info.name)}: {info.status}")
+        elif args.action == "list":
+            table = Table(title="Tournaments")
+            for column in ("id", "name", "game", "format", "deals", "starts", "entrants", "status"):
+                table.add_column(column)
+            for t in await client.list_tournaments():
+                table.add_row(t.id, escape(t.name), t.game, t.format, str(t.deals), _when(t.starts_at_ms),
+                              f"{len(t.registered)}/{t.max_entrants}", t.status)
+            console.print(table)
+        elif args.action == "show":
+            await _show(client, args.id.upper(), follow=args.follow, console=console)
+        elif args.action == "register":
+            info = await client.register_tournament(args.id.upper())
+            if not args.bot:
+                console.print(f"{escape(client.name)} registered for {info.id}; play with token {client.token}")
+                return 0
+            console.print(f"{escape(client.name)} registered for {info.id}; the bot plays when it starts.")
+            results = await run_tournament_bot(client, info.id)
+            for deal, result in enumerate(results, 1):
+                console.print(f"deal {deal}: {result.end}, {result.cleared}/{result.total} cleared")
+    return 0
+
+
+async def _show(client: ArenaClient, tournament: str, *, follow: bool, console: Console) -> None:
+    snapshot = await client.follow_tournament(tournament)
+    info, standings = snapshot.tournament, snapshot.standings
+    while follow and info.status not in ("finished", "cancelled"):
+        event = await client.next_event()
+        if isinstance(event, TournamentEvent) and event.tournament.id == tournament:
+            info, standings = event.tournament, event.standings
+            if event.kind == "deal_ended":
+                console.print(tournament_table(info, standings, title=f"{info.name} ({info.id}): "
+                                               f"after deal {(event.deal or 0) + 1}"))
+            elif event.kind in ("starting", "deal_started"):
+                console.print(f"{escape(info.name)}: {event.kind.replace('_', ' ')}"
+                              + (f" {(event.deal or 0) + 1} (race {event.race})" if event.race else ""))
+    console.print(tournament_table(info, standings, title=f"{info.name} ({info.id}): final standings"
+                                   if info.status == "finished" else ""))
+    if info.seeds is not None:
+        console.print(f"seeds revealed: {info.seeds}")
+
+
+async def run_tournament_demo(game: str = "klondike", *, bots: int = 8, console: Console | None = None) -> int:
+    """``arena demo --tournament``: an in-process server, a three-deal rounds tournament starting
+    in two seconds, ``bots`` bot entrants and a follower that prints the standings after each deal
+    and the final table. Returns 0 once the tournament has finished."""
+    from server.service import ArenaServer, ServerConfig
+
+    console = console or Console()
+    admin = secrets.token_urlsafe(16)
+    began = time.monotonic()
+    async with ArenaServer(ServerConfig(admin_token=admin)) as server:
+        console.print(f"Server listening on {server.url}")
+        clients = [await ArenaClient.connect(server.url, f"bot-{i + 1}") for i in range(bots)]
+        follower = await ArenaClient.connect(server.url, "spectator")
+        try:
+            starts = dt.datetime.fromtimestamp(time.time() + 2, dt.UTC).isoformat()
+            info = await follower.create_tournament(admin, "Demo cup", game, 3, starts_at=starts, countdown_s=1,
+                                                    break_s=1, deal_time_limit_s=120)
+            console.print(f"Tournament {info.id}: 3 {info.game} deals, rounds, {bots} bots; starts in 2 s")
+            players = [asyncio.create_task(run_tournament_bot(c, info.id)) for c in clients]
+            await _show(follower, info.id, follow=True, console=console)
+            await asyncio.gather(*players)
+        finally:
+            for client in (*clients, follower):
+                await client.close()
+    console.print(f"Demo took {time.monotonic() - began:.1f} s.")
+    return 0
