@@ -111,7 +111,8 @@ async def test_a_rounds_tournament_with_eight_entrants_and_a_spectator(arena):
 
 async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
     """Each entrant opens its deals at its own pace inside the window; a deal's seed stays secret
-    until the window closes; an entrant may not watch a deal it has not finished itself."""
+    until the window closes; an entrant may not watch a deal it has not finished itself; one
+    drops its connection mid-deal and goes on where it was; the standings follow the rule."""
     names = [f"bot{i}" for i in range(8)]
     org, sue, *bots = await connect_all(arena, ["org", "sue", *names])
     try:
@@ -139,6 +140,13 @@ async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
             await bots[6].watch(bot0_race)
         finished_races = list(bots[0].finished.values())
         assert len(finished_races) == 2 and all(e.seed is None and e.salt is None for e in finished_races)
+        await bots[6].wait_for(lambda: first.code in bots[6].started, timeout_s=5)
+        for _ in range(2):
+            assert (await bots[6].move(first.code, "deal")).ok
+        snapshots = await bots[6].reconnect()  # a dropped connection mid-deal
+        assert snapshots[first.code].board.moves == 2 and snapshots[first.code].next_seq == 3
+        watched = await sue.watch(first.code)
+        assert watched.boards[bots[6].player].moves == 2
         await run_bot(bots[6], first.code)
         second = await bots[6].open_deal(tid)
         await bots[6].resign(second.code)
