@@ -9,16 +9,20 @@ what a move would *reveal* is made up, and the strategy never relies on that.
 `choose_move` is one generic strategy over `Game.legal_moves`, in order of preference:
 
 1. a card to a foundation (or any move that clears cards);
-2. a move that turns up a face-down card, or empties a pile that something useful can then fill;
-3. a card from the waste or a reserve onto the tableau;
+2. a move that turns up a face-down card, or empties a pile that something useful can then fill
+   (the reserve filling it by itself counts);
+3. a card from the waste or a reserve onto the tableau (on the nearest higher card if the pile
+   takes any card); a card from a cell back onto the tableau;
 4. a tableau move that frees a card for a foundation or a space for the waste;
-5. any other game action (``turn``...), then ``deal``; ``redeal`` only if some card moved since
+5. a card into a cell, only if that frees a card for a foundation;
+6. any other game action (``turn``...), then ``deal``; ``redeal`` only if some card moved since
    the last redeal (else nothing new can happen: the bot is stuck).
 
 Moves that bring back a layout seen before (the stock and waste aside) are never chosen, which
 rules out back-and-forth moves and makes every game end. A few games get small tweaks
 (`GolfStrategy` looks ahead along runs of plays; `ClockStrategy` picks where the fourth King
-goes); `strategy_for` finds the strategy of a game.
+goes; `DigStrategy` digs out the cards the foundations want, in Eight Off, Penguin...);
+`strategy_for` finds the strategy of a game.
 
 `run_bot` plays one race over an `ArenaClient`.
 """
@@ -41,9 +45,14 @@ __all__ = [
     "BotMemory",
     "BotResult",
     "ClockStrategy",
+    "DigStrategy",
+    "Friday13Strategy",
     "GolfStrategy",
+    "IdiotsDelightStrategy",
     "PerpetualMotionStrategy",
+    "ScorpionStrategy",
     "Strategy",
+    "TournamentStrategy",
     "choose_move",
     "game_from_board",
     "layout_key",
@@ -222,19 +231,44 @@ class Strategy:
         if reveals:
             return 80 + src.down
         if move.src[0] in ("w", "r"):
-            return 50
+            return 50 + (_placement(game, move) if move.dst[0] == "t" else 0)
         if move.src[0] == "t" and move.dst[0] == "t":
             if move.count == len(src):
                 if not dst.cards:
                     return None  # a whole pile from one space to another
+                if _reserve_cards(after) < _reserve_cards(game):
+                    return 70  # the space was filled from the reserve by itself
                 return 60 if _fills_usefully(after, move.src) else None
             return 40 if _unlocks(after, move.src) else None
         if move.src[0] == "f":
             return None
+        if move.dst[0] == "c":
+            return 15 if _unlocks(after, move.src) else None  # a cell only to free a card
+        if move.src[0] == "c":
+            return 45
         return 20
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(variety={self.variety!r})"
+
+
+def _placement(game: Game, move: Move) -> float:
+    """A preference between -3 and 3 among tableau piles for a waste or reserve card: best on a
+    higher card (the nearest first, so that piles come off in order), then in a space (high cards
+    first), then on the nearest lower card of another suit, last on a lower card of its suit."""
+    card, top = game.piles[move.src].cards[-1], game.piles[move.dst].top
+    if top is None:
+        return 1 + card.rank / 14
+    if top.rank > card.rank:
+        return 3 - (top.rank - card.rank) / 14
+    if top.suit == card.suit:
+        return -3  # it would bury a lower card of its own suit for good
+    return -(card.rank - top.rank) / 14  # bury the highest card, the one wanted last
+
+
+def _reserve_cards(game: Game) -> int:
+    """Cards left in the reserve piles."""
+    return sum(len(pile) for pid, pile in game.piles.items() if pid[0] == "r")
 
 
 def _fills_usefully(game: Game, space: str) -> bool:
@@ -310,6 +344,37 @@ def _single(card: Card) -> Pile:
     return Pile("f0", [card])
 
 
+class DigStrategy(Strategy):
+    """Games where the wanted cards must be dug out of open piles (Eight Off, Penguin, King's
+    Clover, Little Spider): besides the generic preferences, take the top card off a pile where a
+    card that a foundation takes lies least deep, onto the tableau if it fits, or into a cell
+    while the empty cells can hold the whole dig."""
+
+    def score(self, game: Game, move: Move, after: Game | None, memory: BotMemory) -> float | None:
+        value = super().score(game, move, after, memory)
+        if value is not None or after is None or not move.is_transfer or move.src[0] != "t":
+            return value
+        depth = _dig_depth(game, move.src)
+        if depth is None or move.count > depth:
+            return None
+        free = sum(1 for pid, pile in game.piles.items() if pid[0] == "c" and not pile.cards)
+        if move.dst[0] == "c" and free < depth:
+            return None
+        return 30 - depth + (5 if move.dst[0] == "t" else 0)
+
+
+def _dig_depth(game: Game, pile_id: str) -> int | None:
+    """How many cards lie above the card of ``pile_id`` nearest its top that some foundation
+    takes now (None if no card of the pile fits a foundation)."""
+    cards = game.piles[pile_id].cards
+    foundations = [pile for pid, pile in game.piles.items() if pid[0] == "f"]
+    for depth in range(len(cards)):
+        card = cards[-1 - depth]
+        if any(game._fits(f, card) for f in foundations):  # type: ignore[attr-defined]
+            return depth
+    return None
+
+
 class ClockStrategy(Strategy):
     """Clock: turn while possible; when the fourth King blocks, exchange it with the bottom card
     of the pile holding the most face-down cards, so that it turns up again as late as can be."""
@@ -359,10 +424,79 @@ class PerpetualMotionStrategy(Strategy):
         return None
 
 
+class IdiotsDelightStrategy(Strategy):
+    """Idiot's Delight: discard first; else fill a space, choosing the fill that makes the most
+    discards possible (then from the tallest pile); deal last."""
+
+    def score(self, game: Game, move: Move, after: Game | None, memory: BotMemory) -> float | None:
+        if move.action == "deal":
+            return 10
+        if after is None or not move.is_transfer:
+            return None
+        if after.cleared > game.cleared:
+            return 100
+        discards = sum(1 for m in after.legal_moves() if m.is_transfer and after.piles[m.dst].cards)
+        return 50 + 10 * discards + len(game.piles[move.src]) / 100
+
+
+class ScorpionStrategy(Strategy):
+    """Scorpion: any move to a layout not seen before (so every game ends), preferring those that
+    lengthen the King-headed suit runs, then those that turn up a face-down card."""
+
+    def score(self, game: Game, move: Move, after: Game | None, memory: BotMemory) -> float | None:
+        if move.action == "deal":
+            return 10
+        if after is None or not move.is_transfer:
+            return None
+        src = game.piles[move.src]
+        reveals = move.count == src.up and src.down > 0
+        return 50 + 10 * (after.cleared - game.cleared) + (30 if reveals else 0)
+
+
+class Friday13Strategy(Strategy):
+    """Friday 13: as the generic strategy, but a card whose own foundation is still empty is kept
+    for it rather than built on another foundation, and starting a foundation comes first (the
+    text's tips)."""
+
+    def score(self, game: Game, move: Move, after: Game | None, memory: BotMemory) -> float | None:
+        value = super().score(game, move, after, memory)
+        if value is None or not move.is_transfer or move.dst[0] != "f":
+            return value
+        if not game.piles[move.dst].cards:
+            return value + 10
+        card = game.piles[move.src].cards[-1]
+        own = f"f{_FRIDAY_LABELS.index(card.rank)}"
+        return None if not game.piles[own].cards else value
+
+
+#: Friday 13's foundation labels, f0 to f12 (Jack, Queen, King, Ace, Two ... Ten).
+_FRIDAY_LABELS = (11, 12, 13, *range(1, 11))
+
+
+class TournamentStrategy(Strategy):
+    """Tournament: as the generic strategy, but a dormitzer card goes to an empty kibitzer only
+    when the card it uncovers can then be played to a foundation (the text's hint: keep the
+    kibitzers free)."""
+
+    def score(self, game: Game, move: Move, after: Game | None, memory: BotMemory) -> float | None:
+        if after is not None and move.is_transfer and move.dst[0] == "r":
+            frees = any(m.is_transfer and m.src == move.src and m.dst[0] == "f" for m in after.legal_moves())
+            return 50 if frees else None
+        return super().score(game, move, after, memory)
+
+
 _STRATEGIES: dict[str, type[Strategy]] = {
     "golf": GolfStrategy,
     "clock": ClockStrategy,
     "perpetual_motion": PerpetualMotionStrategy,
+    "idiots_delight": IdiotsDelightStrategy,
+    "scorpion": ScorpionStrategy,
+    "tournament": TournamentStrategy,
+    "friday_13": Friday13Strategy,
+    "eight_off": DigStrategy,
+    "penguin": DigStrategy,
+    "kings_clover": DigStrategy,
+    "little_spider": DigStrategy,
 }
 
 

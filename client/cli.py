@@ -246,7 +246,14 @@ async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
             started = await client.start_race(code)
             console.print(f"Race {code} starts in {started.countdown_s} s with {len(started.entrants)} entrants.")
         result = await run_bot(client, code, delay_ms=args.delay_ms)
-    console.print(f"{client.name}: {result.end}, {result.cleared}/{result.total} cleared in {result.moves} moves")
+        console.print(f"{client.name}: {result.end}, {result.cleared}/{result.total} cleared in {result.moves} moves")
+        if args.double and result.won:
+            await client.wait_for(lambda: code in client.finished, timeout_s=None)
+            if client.player in client.finished[code].double_or_naught:
+                bonus = await client.double_or_naught(code)
+                while not bonus.decided:
+                    bonus = await client.bonus_move(code, "deal" if bonus.outcome == "tie" else "guess r2")
+                console.print(f"Double or Naught: {bonus.outcome or 'no result'}; points now {bonus.points}")
     return 0
 
 
@@ -378,6 +385,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--token", help="play as the player of this token (e.g. a creator who joined)")
     sub.add_argument("--delay-ms", type=int, default=0, help="pause between moves, milliseconds (default 0)")
     sub.add_argument("--start", action="store_true", help="start the race once joined (its creator only)")
+    sub.add_argument("--double", action="store_true",
+                     help="after a win, stake the points on one round of Double or Naught")
 
     sub = command("watch", "show a race's live standings until it ends", name_default="spectator")
     sub.add_argument("code", help="race code")

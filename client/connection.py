@@ -65,7 +65,10 @@ from server.protocol import (
     encode,
 )
 from server.protocol import (
+    Bonus,
+    BonusMove,
     CancelTournament,
+    DoubleOrNaught,
     CreateTournament,
     FollowTournament,
     ListTournaments,
@@ -95,7 +98,7 @@ log = logging.getLogger(__name__)
 RaceEvent = EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished | Snapshot | TournamentEvent
 
 _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
-_REPLY_TYPES = (RaceReply, Races, Snapshot, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot)
+_REPLY_TYPES = (RaceReply, Races, Snapshot, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot, Bonus)
 _T = TypeVar("_T")
 
 #: Largest frame the client accepts from the server, in bytes (a race record can be long).
@@ -404,6 +407,16 @@ class ArenaClient:
         `client.verify.verify_record`. Raises `ArenaError` (``not_finished``, ``unknown_race``)."""
         req = self._new_req()
         return await self._request(req, GetRecord(req=req, race=code), RaceRecord)
+
+    async def double_or_naught(self, code: str) -> Bonus:
+        """After winning casual race ``code``: stake our points on a new Double or Naught round."""
+        req = self._new_req()
+        return await self._request(req, DoubleOrNaught(req=req, race=code), Bonus)
+
+    async def bonus_move(self, code: str, notation: str) -> Bonus:
+        """Play ``guess r0`` .. ``guess r4`` (or ``deal`` after a tie) in our Double or Naught round."""
+        req = self._new_req()
+        return await self._request(req, BonusMove(req=req, race=code, move=notation), Bonus)
 
     # ---------------------------------------------------------------------- tournaments
 

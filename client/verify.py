@@ -14,23 +14,25 @@ reason:
 * ``order``: the standings run by cards cleared (most first), then time (least first), then
   join order, with places 1, 2, 3...;
 * ``time``: each entrant's time is the race time of the move that brought its cleared count to
-  its final value (0 if it never changed).
+  its final value (0 if it never changed);
+* ``bonus``: each Double or Naught round was committed to (SHA-256 of its seed and salt), its
+  moves replay to its recorded outcome, only a winner of the race played, each stake is the
+  points before it, and the standing's points are what the rounds leave.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 from engine.core import EngineError, Game
-from engine.deal import DEAL_VERSION
+from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
 from server.protocol import EntrantRecord, RaceRecord
 
 __all__ = ["CHECKS", "Check", "VerifyReport", "commitment_of", "verify_record"]
 
 #: The checks of a report, in the order they run.
-CHECKS = ("commitment", "versions", "replay", "cleared", "order", "time")
+CHECKS = ("commitment", "versions", "replay", "cleared", "order", "time", "bonus")
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,6 @@ class VerifyReport:
         lines = [f"race {self.code}: {'verified' if self.ok else 'FAILED: ' + ', '.join(self.failed)}"]
         lines += [f"  {'pass' if c.ok else 'FAIL'}  {c.name:<10} {c.reason}" for c in self.checks]
         return "\n".join(lines)
-
-
-def commitment_of(seed: int, salt: str) -> str:
-    """SHA-256 of ``f"{seed}:{salt}"``, in hex: what a race publishes before it starts."""
-    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
 
 
 @dataclass
@@ -117,6 +114,7 @@ def verify_record(record: RaceRecord) -> VerifyReport:
         for name in ("versions", "replay", "cleared", "time"):
             add(Check(name, False, reason))
         add(_check_order(record))
+        add(_check_bonus(record))
         report.checks.sort(key=lambda c: CHECKS.index(c.name))
         return report
 
@@ -156,7 +154,44 @@ def verify_record(record: RaceRecord) -> VerifyReport:
     add(_check_order(record))
     add(Check("time", not wrong_time, "; ".join(wrong_time) if wrong_time
               else "every entrant's time is that of its last scoring move"))
+    add(_check_bonus(record))
     return report
+
+
+def _check_bonus(record: RaceRecord) -> Check:
+    """Every Double or Naught round was fair and the standings' points follow from them."""
+    standings = {s.player: s for s in record.standings}
+    problems: list[str] = []
+    rounds = 0
+    for entrant in record.entrants:
+        standing = standings.get(entrant.player)
+        if standing is None:
+            continue
+        points = standing.cleared
+        if entrant.bonus and standing.status != "won":
+            problems.append(f"{entrant.name} played Double or Naught without winning the race")
+        for number, bonus in enumerate(entrant.bonus, start=1):
+            rounds += 1
+            where = f"{entrant.name}, round {number}"
+            if commitment_of(bonus.seed, bonus.salt) != bonus.commitment:
+                problems.append(f"{where}: the seed and salt do not match the commitment")
+            if bonus.stake != points:
+                problems.append(f"{where}: stakes {bonus.stake} points, but {points} were left")
+            game = find_game("double_or_naught")(bonus.seed)
+            try:
+                for text in bonus.moves:
+                    game.apply(text)
+            except EngineError as exc:
+                problems.append(f"{where}: move refused: {exc.reason}")
+                continue
+            if game.outcome != bonus.outcome:
+                problems.append(f"{where}: the moves give {game.outcome!r}, the record says {bonus.outcome!r}")
+            points = {"win": bonus.stake * 2, "loss": 0}.get(game.outcome, points)
+        if standing.points != points:
+            problems.append(f"{entrant.name}: standings give {standing.points} points, the rounds leave {points}")
+    if problems:
+        return Check("bonus", False, "; ".join(problems))
+    return Check("bonus", True, f"{rounds} Double or Naught rounds checked" if rounds else "no Double or Naught round")
 
 
 def _replay(game_cls: type[Game], record: RaceRecord, entrant: EntrantRecord) -> _Replay:

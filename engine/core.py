@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from engine.cards import UNKNOWN, BadCard, Card
+from engine.cards import UNKNOWN, BadCard, Card, new_pack
 from engine.deal import shuffled
 
 __all__ = [
@@ -184,16 +184,25 @@ class Pile:
 
     def codes(self) -> tuple[str, ...]:
         """The pile as an audience sees it: ``"??"`` for each face-down card, codes for the rest."""
-        return (UNKNOWN,) * self.down + tuple(c.code for c in self.cards[self.down :])
+        return (UNKNOWN,) * self.down + tuple([_CODE[c] for c in self.cards[self.down :]])
 
     def text(self) -> str:
         """The pile in a position string: face-down cards in lower case."""
-        return "".join(str(c).lower() for c in self.cards[: self.down]) + "".join(
-            str(c) for c in self.cards[self.down :]
-        )
+        down = self.down
+        return "".join([_TEXT[c].lower() for c in self.cards[:down]] + [_TEXT[c] for c in self.cards[down:]])
 
     def __repr__(self) -> str:
         return f"Pile({self.id!r}, {self.text()!r})"
+
+
+#: Every card's notation and code, looked up rather than rebuilt (position strings and views are
+#: written after every move); `_CHUNKS` reads a card of a position string back, face down when
+#: written in lower case.
+_TEXT = {card: str(card) for card in new_pack(2)}
+_CODE = {card: card.code for card in new_pack(2)}
+_CHUNKS = {text: (card, False) for card, text in _TEXT.items()} | {
+    text.lower(): (card, True) for card, text in _TEXT.items()
+}
 
 
 class Reveal(NamedTuple):
@@ -558,10 +567,11 @@ def _read_pile(pid: str, text: str) -> Pile:
     while i < len(text):
         width = 3 if text[i + 2 : i + 3] == "'" else 2
         chunk = text[i : i + width]
-        face_down = chunk[:2].islower()
+        known = _CHUNKS.get(chunk)
+        card, face_down = known if known else (Card.parse(chunk.upper()), chunk[:2].islower())
         if face_down and down != len(cards):
             raise ValueError(f"face-down card {chunk!r} above a face-up one in {pid}")
-        cards.append(Card.parse(chunk.upper()))
+        cards.append(card)
         down += face_down
         i += width
     return Pile(pid, cards, down)

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 
 from engine.cards import Card, new_pack
 
-__all__ = ["DEAL_VERSION", "MAX_SEED", "check_seed", "random_seed", "shuffled"]
+__all__ = ["DEAL_VERSION", "MAX_SEED", "check_seed", "commitment_of", "random_seed", "shuffled"]
 
 #: The version of the shuffle in this module; a change to deals needs a new version.
 DEAL_VERSION = 1
@@ -49,6 +49,15 @@ def check_seed(seed: object) -> int:
 def random_seed() -> int:
     """A fresh secret seed from the operating system's random source (`secrets`)."""
     return secrets.randbelow(MAX_SEED + 1)
+
+
+def commitment_of(seed: int, salt: str) -> str:
+    """The public commitment to a secret seed: SHA-256 of ``f"{seed}:{salt}"``, in hex.
+
+    Published before a deal is played; revealing the seed and salt afterwards lets anyone check
+    that the deal was fixed in advance (docs/deals.md).
+    """
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
 
 
 def _stream(game: str, seed: int) -> Iterator[int]:

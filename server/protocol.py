@@ -31,6 +31,10 @@ __all__ = [
     "PROTOCOL_VERSION",
     "MAX_FRAME_BYTES",
     "Board",
+    "Bonus",
+    "BonusMove",
+    "BonusRecord",
+    "DoubleOrNaught",
     "CancelTournament",
     "CreateTournament",
     "DealScore",
@@ -241,6 +245,21 @@ class GetRecord(_Msg, tag="get_record"):
     race: RaceCode
 
 
+class DoubleOrNaught(_Msg, tag="double_or_naught"):
+    """After a casual race you won: stake your points on a new Double or Naught round."""
+
+    req: Req
+    race: RaceCode
+
+
+class BonusMove(_Msg, tag="bonus_move"):
+    """A move in your Double or Naught round: ``guess r0`` .. ``guess r4``, or ``deal`` after a tie."""
+
+    req: Req
+    race: RaceCode
+    move: Annotated[str, Meta(min_length=1, max_length=40)]
+
+
 TournamentId = Annotated[str, Meta(min_length=1, max_length=16)]
 AdminToken = Annotated[str, Meta(min_length=1, max_length=128)]
 
@@ -317,7 +336,7 @@ class OpenDeal(_Msg, tag="open_deal"):
 ClientMessage = (
     Hello | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
     | CreateTournament | CancelTournament | ListTournaments | FollowTournament | RegisterTournament
-    | WithdrawTournament | OpenDeal
+    | WithdrawTournament | OpenDeal | DoubleOrNaught | BonusMove
 )
 
 # ------------------------------------------------------------------------ server -> client
@@ -357,7 +376,8 @@ RaceStatus = Literal["open", "starting", "running", "finished"]
 
 class Standing(Struct, forbid_unknown_fields=True):
     """One entrant's line in the standings. ``time_ms``: race time of the move that brought
-    ``cleared`` to its current value (0 while nothing is cleared); ``order``: join order from 0."""
+    ``cleared`` to its current value (0 while nothing is cleared); ``order``: join order from 0;
+    ``points``: what the race gave (its cards cleared), doubled or lost by Double or Naught."""
 
     place: int
     player: str
@@ -368,6 +388,7 @@ class Standing(Struct, forbid_unknown_fields=True):
     moves: int
     status: EntrantStatus
     order: int
+    points: int = 0
 
 
 class RaceInfo(Struct, forbid_unknown_fields=True):
@@ -494,7 +515,8 @@ class Progress(_Msg, tag="progress"):
 class RaceFinished(_Msg, tag="race_finished"):
     """Event: the race is over (``reason``: "all_done", "time_limit", "window_closed" or
     "cancelled"); seed and salt revealed, except for an arena tournament's deal, whose seed stays
-    secret until the tournament ends (then None here)."""
+    secret until the tournament ends (then None here). ``double_or_naught``: the players (ids)
+    offered a Double or Naught round on their points: the winners of a casual race."""
 
     race: str
     version: int
@@ -503,6 +525,7 @@ class RaceFinished(_Msg, tag="race_finished"):
     seed: int | None
     salt: str | None
     commitment: str
+    double_or_naught: list[str] = []
 
 
 class Snapshot(_Msg, tag="snapshot"):
@@ -519,14 +542,46 @@ class Snapshot(_Msg, tag="snapshot"):
     elapsed_ms: int = 0
 
 
+class BonusRecord(Struct, forbid_unknown_fields=True):
+    """One Double or Naught round: the points staked, its seed, salt and commitment, the moves,
+    and the outcome ("win", "loss", "tie" or "" when undecided)."""
+
+    stake: int
+    seed: int
+    salt: str
+    commitment: str
+    moves: list[str]
+    outcome: str
+
+
+class Bonus(_Msg, tag="bonus"):
+    """Reply to double_or_naught and bonus_move: your round (``round`` counts from 1), the
+    ``stake``, your ``points`` now, the board, the ``outcome`` so far; once ``decided``, the seed
+    and salt behind ``commitment``."""
+
+    req: int
+    race: str
+    round: int
+    stake: int
+    points: int
+    outcome: str
+    decided: bool
+    board: Board
+    commitment: str
+    seed: int | None = None
+    salt: str | None = None
+
+
 class EntrantRecord(Struct, forbid_unknown_fields=True):
-    """One entrant in a race record: every accepted move in order, with its race time (ms)."""
+    """One entrant in a race record: every accepted move in order, with its race time (ms), and
+    its Double or Naught rounds, if it played any."""
 
     player: str
     name: str
     moves: list[str]
     times_ms: list[int]
     status: str
+    bonus: list[BonusRecord] = []
 
 
 class RaceRecord(_Msg, tag="race_record"):
@@ -646,6 +701,7 @@ ServerMessage = (
     | RaceFinished
     | Snapshot
     | RaceRecord
+    | Bonus
     | TournamentReply
     | Tournaments
     | TournamentSnapshot

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import secrets
 import time
 from collections.abc import Callable
@@ -26,9 +25,11 @@ from typing import Protocol
 import msgspec
 
 from engine.core import Audience, BadNotation, Game, IllegalMove, Move
-from engine.deal import DEAL_VERSION
+from engine.deal import DEAL_VERSION, commitment_of
+from server.bonus import BonusRound, open_round, play_round
 from server.protocol import (
     Board,
+    Bonus,
     EntrantJoined,
     EntrantRecord,
     ErrorCode,
@@ -49,12 +50,7 @@ from server.protocol import (
 )
 from server.store import MoveEntry, Store, StoredEvent
 
-__all__ = ["Clock", "Entrant", "Listener", "Race", "commitment_of"]
-
-
-def commitment_of(seed: int, salt: str) -> str:
-    """The published commitment to a seed: SHA-256 of ``f"{seed}:{salt}"``, in hex."""
-    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
+__all__ = ["Clock", "Entrant", "Listener", "Race"]
 
 
 class Listener(Protocol):
@@ -103,6 +99,8 @@ class Entrant:
     cleared: int = 0
     time_ms: int = 0
     moves: int = 0
+    points: int | None = None  # set at the finish (cards cleared), then Double or Naught's
+    bonus: list[BonusRound] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -136,6 +134,7 @@ class Race:
         on_finish: Callable[[Race], None] | None = None,
         watch_policy: Callable[[str], bool] | None = None,
         hold_seed: bool = False,
+        casual: bool = True,
     ) -> None:
         game_cls(seed, **options)  # raises BadNotation("bad_option") before anything is kept
         self.code = code
@@ -154,6 +153,7 @@ class Race:
         self.on_finish = on_finish
         self.watch_policy = watch_policy
         self.hold_seed = hold_seed  # keep the seed secret after the end, until `reveal`
+        self.casual = casual  # not a tournament's deal: winners may play Double or Naught
         self.status = "open"
         self.version = 0
         self.entrants: dict[str, Entrant] = {}
@@ -215,6 +215,7 @@ class Race:
                 moves=e.moves,
                 status=e.status,  # type: ignore[arg-type]
                 order=e.order,
+                points=e.points if e.points is not None else e.cleared,
             )
             for i, e in enumerate(ranked)
         ]
@@ -447,11 +448,14 @@ class Race:
     async def _finish(self, reason: str) -> None:
         self.status = "finished"
         self.finish_reason = reason
+        for entrant in self.entrants.values():
+            entrant.points = entrant.cleared
         await self._save()
         await self._publish(
             RaceFinished(race=self.code, version=self._next_version(), reason=reason, standings=self.standings(),
                          seed=self.seed if self.revealed else None, salt=self.salt if self.revealed else None,
-                         commitment=self.commitment)
+                         commitment=self.commitment,
+                         double_or_naught=[e.player for e in self._by_order() if e.status == "won" and self.casual])
         )
         current = asyncio.current_task()
         for task in list(self._tasks):
@@ -459,6 +463,31 @@ class Race:
                 task.cancel()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    # ------------------------------------------------------------------ Double or Naught
+
+    async def double_or_naught(self, player: str, req: int, notation: str | None = None) -> Bonus:
+        """Deal a new Double or Naught round (``notation`` None) or play a move in the current one
+        (`server.bonus`); the standings' points change when a round is decided. Raises
+        ProtocolError (not_entrant, not_finished, not_allowed, bad_notation, rule codes)."""
+        entrant = self.entrants.get(player)
+        if entrant is None:
+            raise ProtocolError(ErrorCode.NOT_ENTRANT, f"you are not an entrant of race {self.code}")
+        async with self.lock:
+            if self.status != "finished" or entrant.points is None:
+                raise ProtocolError(ErrorCode.NOT_FINISHED, "Double or Naught comes after the race")
+            if notation is None:
+                entrant.bonus.append(open_round(entrant.points, entrant.bonus, won=entrant.status == "won",
+                                                casual=self.casual))
+            elif not entrant.bonus:
+                raise ProtocolError(ErrorCode.NOT_ALLOWED, "ask for a Double or Naught round first")
+            else:
+                round_ = entrant.bonus[-1]
+                entrant.points = play_round(round_, notation, entrant.points)
+                if round_.decided:
+                    await self._progress(entrant, f"double or naught: {round_.game.outcome or 'no result'}",
+                                         self.elapsed_ms())
+            return entrant.bonus[-1].reply(req, self.code, len(entrant.bonus), entrant.points)
 
     # ----------------------------------------------------------------------------- record
 
@@ -471,7 +500,8 @@ class Race:
         for e in self._by_order():
             log = await self.store.moves(self.code, e.player)
             entrants.append(EntrantRecord(player=e.player, name=e.name, moves=[m.move for m in log],
-                                          times_ms=[m.time_ms for m in log], status=e.status))
+                                          times_ms=[m.time_ms for m in log], status=e.status,
+                                          bonus=[r.record() for r in e.bonus if r.decided]))
         return RaceRecord(req=req, race=self.info(), seed=self.seed, salt=self.salt,
                           commitment=self.commitment, entrants=entrants, standings=self.standings())
 

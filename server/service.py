@@ -34,9 +34,11 @@ from server.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     ClientMessage,
+    BonusMove,
     CancelTournament,
     CreateRace,
     CreateTournament,
+    DoubleOrNaught,
     Error,
     FollowTournament,
     ErrorCode,
@@ -384,6 +386,11 @@ class ArenaServer:
                 tournament = self._tournament(message.tournament)
                 await tournament.withdraw(player)
                 session.reply(TournamentReply(req=message.req, tournament=tournament.info()))
+            case DoubleOrNaught():
+                session.reply(await self._race(message.race).double_or_naught(player.id, message.req))
+            case BonusMove():
+                race = self._race(message.race)
+                session.reply(await race.double_or_naught(player.id, message.req, message.move))
             case OpenDeal():
                 race = await self._tournament(message.tournament).open_deal(player)
                 session.reply(RaceReply(req=message.req, race=race.info()))

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.core import Game
-from engine.deal import DEAL_VERSION
+from engine.deal import DEAL_VERSION, commitment_of
 from server.protocol import (
     DealScore,
     ErrorCode,
@@ -41,7 +41,7 @@ from server.protocol import (
     TournamentStanding,
     encode,
 )
-from server.race import Clock, Listener, Race, commitment_of
+from server.race import Clock, Listener, Race
 from server.store import Store
 
 __all__ = ["TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan"]
@@ -350,6 +350,7 @@ class Tournament:
             salt=self.salts[deal],
             watch_policy=lambda player, d=deal: self.may_watch_deal(player, d),
             hold_seed=hold_seed,
+            casual=False,
         )
         self.races.append(race)
         self.host.add_race(race)

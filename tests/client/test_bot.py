@@ -11,6 +11,7 @@ import pytest
 from client.bot import (
     BotMemory,
     ClockStrategy,
+    DigStrategy,
     GolfStrategy,
     Strategy,
     choose_move,
@@ -24,7 +25,17 @@ from engine.core import Game, Move
 from engine.games import find_game
 from server.protocol import board_of
 
-GAMES = ("klondike", "golf", "clock")
+#: The one-pack pile games of issue 4 (engine/rules.py declarations).
+PILE_GAMES = (
+    "bristol", "calculation", "canfield", "chameleon", "dutchess", "eight_off", "four_seasons",
+    "kings_clover", "little_spider", "osmosis", "penguin", "strategy", "try_again", "queens_quadrille",
+)
+
+GAMES = (
+    "klondike", "golf", "clock", "baroness", "idiots_delight", "pyramid", "perpetual_motion",
+    "scorpion", "double_or_naught", "friday_13", "tournament", "generals_patience", "besieged_city",
+    *PILE_GAMES,
+)
 
 
 def _moves(game: Game) -> list[str]:
@@ -82,7 +93,10 @@ def test_a_board_showing_a_card_twice_is_refused() -> None:
         game_from_board(board)
 
 
-@pytest.mark.parametrize(("key", "seeds"), [("klondike", 25), ("golf", 50), ("clock", 50)])
+@pytest.mark.parametrize(
+    ("key", "seeds"),
+    [("klondike", 25), ("golf", 50), ("clock", 50), ("perpetual_motion", 20)],
+)
 def test_the_bot_finishes_every_deal_and_wins_some(key: str, seeds: int) -> None:
     wins = 0
     for seed in range(seeds):
@@ -92,6 +106,21 @@ def test_the_bot_finishes_every_deal_and_wins_some(key: str, seeds: int) -> None
         assert game.won or choose_move(game_from_board(game.view()), memory) is None
         wins += game.won
     assert wins >= 1
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "baroness", "idiots_delight", "pyramid", "scorpion", "double_or_naught", "friday_13",
+        "tournament", "generals_patience", "besieged_city",
+    ],
+)
+def test_the_bot_finishes_every_deal_of_games_it_may_not_win(key: str) -> None:
+    for seed in range(12):
+        game = find_game(key)(seed)
+        memory = play_game(game, max_moves=2000)
+        assert memory.moves < 2000, f"{key} seed {seed} did not end"
+        assert game.won or choose_move(game_from_board(game.view()), memory) is None
 
 
 def test_the_bot_never_comes_back_to_a_layout() -> None:
@@ -176,3 +205,21 @@ def test_variety_only_breaks_ties() -> None:
     assert Strategy(variety=None).jitter() == 0
     rng_strategy = Strategy(variety=3)
     assert all(0 <= rng_strategy.jitter() < 0.5 for _ in range(100))
+
+
+@pytest.mark.parametrize("key", PILE_GAMES)
+def test_the_bot_finishes_every_deal_of_a_pile_game(key: str) -> None:
+    for seed in range(10):
+        game = find_game(key)(seed)
+        memory = play_game(game, max_moves=2000)
+        assert memory.moves < 2000, f"{key} seed {seed} did not end"
+        assert game.won or choose_move(game_from_board(game.view()), memory) is None
+
+
+def test_eight_off_digs_an_ace_out_through_the_cells() -> None:
+    assert isinstance(strategy_for("eight_off"), DigStrategy)
+    game = Game.from_position(
+        "eight_off - f0: f1: f2: f3: c0:2H c1:3D c2:4C c3:6S c4: c5: c6: c7: t0:AS5D9C t1:KH"
+        " t2:KD t3:KS t4:QH t5:QD t6:JC t7:JH redeals=0"
+    )
+    assert str(choose_move(game, BotMemory())) == "t0>c4"  # the Ace lies two cards deep

@@ -39,7 +39,7 @@ def make_record(key: str = "golf", seed: int = 4) -> RaceRecord:
             for i, (max_moves, step) in enumerate([(30, 120), (12, 100), (30, 90)])]
     standings = [
         Standing(place=0, player=rec.player, name=rec.name, cleared=cleared, total=find_game(key).total,
-                 time_ms=time_ms, moves=len(rec.moves), status=rec.status, order=order)  # type: ignore[arg-type]
+                 time_ms=time_ms, moves=len(rec.moves), status=rec.status, order=order, points=cleared)  # type: ignore[arg-type]
         for order, (rec, cleared, time_ms) in enumerate(rows)
     ]
     standings.sort(key=lambda s: (-s.cleared, s.time_ms, s.order))

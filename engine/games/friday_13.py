@@ -1,0 +1,65 @@
+"""Friday 13: thirteen foundations from Jack round to Ten, built up regardless of suit.
+
+Rules text: 001_1b1f3c1dc9fc716f.txt. In the project's words:
+
+* One pack. Thirteen foundations ``f0`` to ``f12``, labelled in order Jack, Queen, King, Ace, Two,
+  ..., Ten. At the deal the first Jack, Queen, King and Ace of the shuffle are placed on ``f0`` to
+  ``f3``; the other 48 cards form the stock ``s``.
+* ``deal`` turns the top stock card onto the waste ``w``; the top waste card may be played.
+* An empty foundation takes only a card of its label's rank, and only once every foundation to
+  its left holds at least one card (``w>f4`` plays a Two onto the Two foundation).
+* On a foundation any card goes that is one rank higher than its top card, whatever the suits
+  (``w>f3`` plays a Two on an Ace).
+* When the stock is used up, ``redeal`` turns the waste back into the stock, once.
+* The game is won when all 52 cards are on the foundations and every foundation holds at least one.
+  Cleared: the cards on the foundations, except that 52 cards with a foundation still empty (all
+  four cards of its rank went elsewhere: a lost game) count 51.
+
+Choices where the text is unclear:
+
+* "Upwards" stops at the King: nothing goes on a King (an Ace is not played on a King).
+* The four opening cards are the first Jack, Queen, King and Ace in the shuffle, taken out of the
+  pack before the stock is formed.
+* The text plays stock cards "to be played", else to the waste; here every stock card goes to the
+  waste first and is played from there (the same thing in one more move).
+"""
+
+from __future__ import annotations
+
+from engine.cards import Card, Rank
+from engine.core import Pile
+from engine.rules import UP, Foundations, PileGame, Stock, build
+
+__all__ = ["Friday13"]
+
+#: The rank each foundation is labelled with, ``f0`` to ``f12``.
+LABELS = (Rank.JACK, Rank.QUEEN, Rank.KING, *(Rank(r) for r in range(1, 11)))
+_FOUNDATIONS = tuple(f"f{i}" for i in range(len(LABELS)))
+
+
+class Friday13(PileGame):
+    """Friday 13: thirteen foundations Jack..Ten, each started in order from the left, built up
+    regardless of suit; one redeal (001_1b1f3c1dc9fc716f.txt)."""
+
+    key = "friday_13"
+    name = "Friday 13"
+    aliases = ("friday_the_13th",)
+    summary = "Thirteen foundations from Jack to Ten, started left to right, built up in any suit; one redeal."
+    rules_text = "001_1b1f3c1dc9fc716f.txt"
+    layout = (
+        Foundations(13, base=None, build=build(UP), start=LABELS[:4]),
+        Stock(turn=1, redeals=1),
+    )
+
+    @property
+    def cleared(self) -> int:
+        played = sum(len(self.piles[pid]) for pid in _FOUNDATIONS)
+        if played == self.total and not all(self.piles[pid].cards for pid in _FOUNDATIONS):
+            return self.total - 1
+        return played
+
+    def _fits(self, pile: Pile, card: Card) -> bool:
+        if pile.id[0] == "f" and not pile.cards:
+            index = int(pile.id[1:])
+            return card.rank == LABELS[index] and all(self.piles[f"f{i}"].cards for i in range(index))
+        return super()._fits(pile, card)

@@ -1,0 +1,234 @@
+"""General's Patience (Thirteen): two packs, a base rank chosen among four cards, nine piles.
+
+Rules text: 000_9969d46f4a8b5ed6.txt. In the project's words:
+
+* Two packs (104 cards). Four cards are dealt face up to tableau piles ``t0`` to ``t3`` and thirteen
+  to the reserve ``r``, spread face up so that all can be examined; only its top card may be
+  played, and only to a foundation. The other 87 cards form the stock ``s``.
+* First the player chooses the base rank: ``choose t2`` moves the card of ``t2`` to the foundation
+  ``f0``, and its rank starts every foundation. Then six stock cards are dealt at once: the first
+  to the emptied pile, the others to ``t4`` to ``t8``, making nine piles of one card.
+* Eight foundations ``f0`` to ``f7``: each starts with a card of the base rank and builds up in suit,
+  round the corner (an Ace on a King), to thirteen cards.
+* The nine tableau piles build down in alternate colours, round the corner (a King on an Ace).
+  Cards move one at a time; a run built that way may move together when the moves one card at a
+  time could be made through the empty piles: at most ``2 ** e`` cards, ``e`` being the number of
+  empty tableau piles (not counting the one moved to).
+* A space may be filled with any card from the waste or from the tableau (``t4>t0``, ``w>t0x1``).
+* ``deal`` turns one stock card onto the waste ``w``; its top card plays to a foundation or the
+  tableau.
+* ``redeal`` (once, with the stock empty) turns the waste back into the stock. After it nothing is
+  discarded any more: ``deal`` turns the next card only when the waste is empty, that is once the
+  card turned before has been played; and if a turned card can go nowhere, the game ends.
+* Cleared: cards on the foundations (104 to win).
+
+Choices where the text is unclear:
+
+* The four cards stay where they were dealt; the chosen one leaves a space that the first of the
+  six new cards fills.
+* A whole pile is never moved into a space: the move would change nothing (and could be played
+  back and forth for ever).
+* The reserve lies spread, face up: the text asks the player to examine its cards before choosing.
+* "Each empty pile doubles the number of cards you can move": ``2 ** e`` cards, and a run moved
+  into a space counts the other spaces only.
+* "The game ends if it cannot be played", in the second pass: while the turned card can go to no
+  foundation and no tableau pile, no move is legal (the game is over); while it can, other moves
+  are allowed too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from engine.cards import Card, Rank
+from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.rules import DOWN, UP, Suits, build
+
+__all__ = ["GeneralsPatience"]
+
+_FOUNDATIONS = tuple(f"f{i}" for i in range(8))
+_TABLEAU = tuple(f"t{i}" for i in range(9))
+_OFFERED = _TABLEAU[:4]
+_RESERVE_SIZE = 13
+_FULL = 13
+_up_in_suit = build(UP, Suits.SAME, wrap=True)
+_down_alternate = build(DOWN, Suits.ALTERNATE, wrap=True)
+_PILE = re.compile(r"t[0-3]")
+
+
+class GeneralsPatience(Game):
+    """General's Patience (Thirteen): choose the base rank among four cards after seeing a
+    thirteen-card reserve; nine piles down in alternate colours; one redeal, after which each
+    turned card must be played (000_9969d46f4a8b5ed6.txt)."""
+
+    key = "generals_patience"
+    name = "General's Patience"
+    aliases = ("thirteen",)
+    summary = "Two packs: choose the base rank, build eight foundations up in suit round the corner; one redeal."
+    rules_text = "000_9969d46f4a8b5ed6.txt"
+    packs = 2
+    total = 104
+    state_fields = ("redeals",)
+    redeals: int = 0
+
+    def _deal(self, cards: list[Card]) -> None:
+        for pid in _FOUNDATIONS:
+            self.piles[pid] = Pile(pid)
+        for i, pid in enumerate(_TABLEAU):
+            self.piles[pid] = Pile(pid, [cards[i]] if i < len(_OFFERED) else [])
+        start = len(_OFFERED)
+        self.piles["r"] = Pile("r", cards[start : start + _RESERVE_SIZE])
+        rest = cards[start + _RESERVE_SIZE :]
+        self.piles["s"] = Pile("s", rest[::-1], len(rest))
+        self.piles["w"] = Pile("w")
+        self.redeals = 0
+
+    @property
+    def cleared(self) -> int:
+        piles = self.piles
+        return sum([len(piles[pid].cards) for pid in _FOUNDATIONS])
+
+    @property
+    def base(self) -> Rank | None:
+        """The base rank, once chosen (the first card of ``f0``)."""
+        f0 = self.piles["f0"].cards
+        return f0[0].rank if f0 else None
+
+    # ------------------------------------------------------------------------------ rules
+
+    def _fits(self, pid: str, card: Card) -> bool:
+        pile = self.piles[pid]
+        if pid[0] == "f":
+            if not pile.cards:
+                return card.rank == self.base
+            return len(pile.cards) < _FULL and _up_in_suit(pile.cards[-1], card)
+        return not pile.cards or _down_alternate(pile.cards[-1], card)
+
+    def _capacity(self, dst: str) -> int:
+        spaces = sum(1 for pid in _TABLEAU if pid != dst and not self.piles[pid].cards)
+        return 2**spaces
+
+    def _run(self, pile: Pile) -> int:
+        """How many cards on top of ``pile`` form a run built down in alternate colours."""
+        cards = pile.cards
+        n = 1 if cards else 0
+        while n < len(cards) and _down_alternate(cards[-1 - n], cards[-n]):
+            n += 1
+        return n
+
+    def _stalled(self) -> bool:
+        """In the second pass, a turned card lies on the waste and can go nowhere: the game ends."""
+        waste = self.piles["w"]
+        if self.redeals == 0 or not waste.cards:
+            return False
+        cached = getattr(self, "_stalled_cache", None)
+        if cached is None or cached[0] != len(self.history):
+            card = waste.cards[-1]
+            cached = (len(self.history), not any(self._fits(pid, card) for pid in _FOUNDATIONS + _TABLEAU))
+            self._stalled_cache = cached
+        return cached[1]
+
+    def _candidates(self) -> Iterator[Move]:
+        if self.base is None:
+            for pid in _OFFERED:
+                yield Move(action="choose", arg=pid)
+            return
+        for src in ("w", "r", *_TABLEAU):
+            pile = self.piles[src]
+            if not pile.cards:
+                continue
+            for dst in _FOUNDATIONS:
+                if self._fits(dst, pile.cards[-1]):
+                    yield Move(src=src, dst=dst)
+            if src == "r":
+                continue
+            run = self._run(pile) if src[0] == "t" else 1
+            for dst in _TABLEAU:
+                if dst == src:
+                    continue
+                for count in range(1, run + 1):
+                    if self._fits(dst, pile.cards[-count]) and (
+                        self.piles[dst].cards or src == "w" or count < len(pile)
+                    ):
+                        yield Move(src=src, dst=dst, count=count)
+        yield Move(action="deal")
+        yield Move(action="redeal")
+
+    def _check(self, move: Move) -> None:
+        if move.action == "choose":
+            if self.base is not None:
+                raise IllegalMove(IllegalCode.NOT_NOW, "the base rank is already chosen", move)
+            if not _PILE.fullmatch(move.arg):
+                raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"choose one of t0 to t3, not {move.arg!r}", move)
+            return
+        if self.base is None:
+            raise IllegalMove(IllegalCode.NOT_NOW, "first choose the base rank (choose t0 ... t3)", move)
+        if self._stalled():
+            raise IllegalMove(IllegalCode.NOT_NOW, "the turned card cannot be played: the game has ended", move)
+        if move.is_transfer:
+            self._check_transfer(move)
+        elif move.action not in ("deal", "redeal"):
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{self.name} has no action {move.action!r}", move)
+        elif move.arg:
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{move.action!r} takes no argument", move)
+        elif move.action == "deal":
+            if not self.piles["s"].cards:
+                raise IllegalMove(IllegalCode.STOCK_EMPTY, "the stock is empty", move)
+            if self.redeals and self.piles["w"].cards:
+                raise IllegalMove(IllegalCode.NOT_NOW, "after the redeal, play the turned card first", move)
+        else:
+            if self.piles["s"].cards:
+                raise IllegalMove(IllegalCode.NOT_NOW, "redeal only when the stock is empty", move)
+            if self.redeals:
+                raise IllegalMove(IllegalCode.NO_REDEAL, "the one redeal has been used", move)
+            if not self.piles["w"].cards:
+                raise IllegalMove(IllegalCode.EMPTY_PILE, "the waste is empty: nothing to redeal", move)
+
+    def _check_transfer(self, move: Move) -> None:
+        src, dst = self.pile(move.src, move), self.pile(move.dst, move)
+        if src.id not in ("w", "r", *_TABLEAU) or src is dst:
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be moved from {src.id}", move)
+        if dst.id not in _FOUNDATIONS + _TABLEAU:
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be played to {dst.id}", move)
+        if src.id == "r" and dst.id[0] != "f":
+            raise IllegalMove(IllegalCode.WRONG_PILE, "the reserve plays only to the foundations", move)
+        if not src.cards:
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+        if move.count > 1:
+            if src.id[0] != "t" or dst.id[0] != "t":
+                raise IllegalMove(IllegalCode.BAD_COUNT, "only tableau runs move several cards", move)
+            if move.count > len(src) or move.count > self._run(src):
+                raise IllegalMove(
+                    IllegalCode.NOT_A_SEQUENCE, f"the top {move.count} cards of {src.id} are not a run", move
+                )
+            if move.count > self._capacity(dst.id):
+                raise IllegalMove(
+                    IllegalCode.BAD_COUNT,
+                    f"with these spaces at most {self._capacity(dst.id)} cards move together",
+                    move,
+                )
+        if src.id[0] == "t" and not dst.cards and move.count == len(src):
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"moving all of {src.id} to a space changes nothing", move)
+        card = src.cards[-move.count]
+        if not self._fits(dst.id, card):
+            where = f"an empty {dst.id}" if not dst.cards else f"{dst.cards[-1].code} on {dst.id}"
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {where}", move)
+
+    def _perform(self, move: Move) -> None:
+        self._stalled_cache = None
+        if move.action == "choose":
+            self.piles["f0"].cards.extend(self._take(self.piles[move.arg], 1))
+            stock = self.piles["s"]
+            for pid in (move.arg, *_TABLEAU[len(_OFFERED) :]):
+                self._add(self.piles[pid], self._take(stock, 1))
+        elif move.is_transfer:
+            self.piles[move.dst].cards.extend(self._take(self.piles[move.src], move.count))
+        elif move.action == "deal":
+            self._add(self.piles["w"], self._take(self.piles["s"], 1))
+        else:
+            waste, stock = self.piles["w"], self.piles["s"]
+            stock.cards = waste.cards[::-1]
+            stock.down = len(stock.cards)
+            waste.cards = []
+            self.redeals += 1

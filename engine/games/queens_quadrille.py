@@ -1,0 +1,63 @@
+"""Queen's Quadrille: eight foundations from Fives down and Sixes up; Queens wait on their own pile.
+
+Rules text: 003_08087bb95aa03446.txt ("Queen's Quadrille"). In the project's words:
+
+* One pack, all in the stock ``s``. The top stock card is always turned up on ``w`` (the engine
+  turns the next one as soon as ``w`` is empty, and reports it).
+* Eight foundations ``f0`` to ``f7``; suits never matter. Any empty foundation takes a Five or a
+  Six. A Five's foundation builds down to the Ace and then takes a King (Five, Four, Three, Two,
+  Ace, King: six cards). A Six's foundation builds up to the Queen (Six to Queen: seven cards).
+* The turned card goes to a foundation it fits, or else to a waste pile: a Queen onto the Queens'
+  pile ``t3``, any other card onto one of the three central waste piles ``t0`` to ``t2``, on any
+  card. The top card of any waste pile, the Queens' pile included, may be played to a foundation.
+  Nothing moves between waste piles, and there is no redeal.
+* Cleared: cards on the foundations (52 to win).
+
+Choices where the text is unclear:
+
+* A card that could go to a foundation may still be put on a waste pile (the text only says where
+  the cards that cannot go up must go).
+* Fives and Sixes are played to any empty foundation; the text's circle of eight has no fixed
+  places for them.
+"""
+
+from __future__ import annotations
+
+from engine.cards import Card, Rank
+from engine.core import Pile
+from engine.rules import Foundations, PileGame, Stock, Tableau, any_card, circular
+
+__all__ = ["QueensQuadrille"]
+
+#: Cards a foundation holds, by the rank it starts with.
+_SIZE = {Rank.FIVE: 6, Rank.SIX: 7}
+
+
+class QueensQuadrille(PileGame):
+    """Queen's Quadrille: Fives down to Ace then King, Sixes up to Queen, three waste piles and a
+    Queens' pile, one pass (003_08087bb95aa03446.txt)."""
+
+    key = "queens_quadrille"
+    name = "Queen's Quadrille"
+    summary = "Eight foundations: Fives down to Ace then King, Sixes up to Queen; Queens wait on their own pile."
+    rules_text = "003_08087bb95aa03446.txt"
+    quoted_odds = "25 to 1"
+    total = 52
+    layout = (
+        Foundations(8, base=None, takes_from="wt"),
+        Tableau(deal=(0,) * 4, build=any_card, takes_from="w"),
+        Stock(auto=True),
+    )
+
+    def _fits(self, pile: Pile, card: Card) -> bool:
+        if pile.id[0] == "t":
+            return (card.rank == Rank.QUEEN) == (pile.id == "t3")
+        if pile.id[0] != "f":
+            return False
+        if not pile.cards:
+            return card.rank in _SIZE
+        first, top = pile.cards[0], pile.cards[-1]
+        if len(pile.cards) >= _SIZE[first.rank]:
+            return False
+        step = -1 if first.rank == Rank.FIVE else 1
+        return card.rank == circular(top.rank, step)

@@ -1,0 +1,176 @@
+"""Tournament: two packs onto Ace and King foundations, from eight kibitzers and six dormitzers.
+
+Rules text: 003_08087bb95aa03446.txt ("Tournament"). In the project's words:
+
+* Two packs (104 cards). Eight reserves, the kibitzers ``r0`` to ``r7``, get one card each; six
+  waste piles, the dormitzers ``w0`` to ``w5``, get four cards each; all face up. The other 72
+  cards form the stock ``s``.
+* Eight foundations: ``f0`` to ``f3`` take Aces and build up in suit to the King; ``f4`` to ``f7``
+  take Kings and build down in suit to the Ace. Each suit gets one Ace foundation and one King
+  foundation: an Ace (King) starts an empty Ace (King) foundation only if no other Ace (King)
+  foundation is of its suit.
+* When the Ace and King foundations of a suit meet in rank, cards may be played between them: the
+  top card of either goes onto the other if it fits there (``f4>f0``: the Seven of the King pile
+  onto the Six of the Ace pile).
+* A kibitzer holds one card at a time. Its card may go to a foundation; an empty kibitzer may be
+  filled with the top card of a dormitzer (``w2>r5``), if the player wishes.
+* The top card of a dormitzer may go to a foundation or to an empty kibitzer; nothing moves from
+  one dormitzer to another, and nothing is ever played onto a dormitzer by the player.
+* A dormitzer that is emptied is dealt four new cards from the stock at once (the engine does it
+  and reports the cards).
+* ``deal`` puts four stock cards on each dormitzer, ``w0`` first (while the stock lasts).
+* When the stock is empty, ``redeal`` gathers the dormitzers into a new stock (the cards of ``w0``
+  from the bottom card up are dealt first, then ``w1``...), and the emptied dormitzers are dealt
+  four cards each again at once. Two redeals are allowed; ``redeals`` counts them.
+* Cleared: cards on the foundations (104 to win).
+
+Choices where the text is unclear:
+
+* One Ace foundation and one King foundation per suit, as "an Ace of each suit" and the play
+  between "the Ace and King pile of the same suit" imply.
+* A kibitzer is filled only from a dormitzer (the text names no other source), and never from
+  another kibitzer or a foundation.
+* Play between meeting foundations can go back and forth, so a board where the two piles of a
+  suit meet always has a legal move: ``over`` stays false there; a stuck player resigns.
+* The refill of an emptied dormitzer is automatic, as the text says it "is dealt four more".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engine.cards import Card, Rank
+from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.rules import DOWN, Suits, build, up_in_suit
+
+__all__ = ["Tournament"]
+
+_ACE_PILES = tuple(f"f{i}" for i in range(4))
+_KING_PILES = tuple(f"f{i}" for i in range(4, 8))
+_FOUNDATIONS = _ACE_PILES + _KING_PILES
+_RESERVES = tuple(f"r{i}" for i in range(8))
+_WASTES = tuple(f"w{i}" for i in range(6))
+_BATCH = 4
+_REDEALS = 2
+_down_in_suit = build(DOWN, Suits.SAME)
+
+
+class Tournament(Game):
+    """Tournament: two packs, Ace and King foundations that may trade cards when they meet,
+    eight one-card kibitzers, six dormitzers refilled four at a time, two redeals
+    (003_08087bb95aa03446.txt)."""
+
+    key = "tournament"
+    name = "Tournament"
+    summary = "Two packs onto Ace and King foundations from eight kibitzers and six dormitzers; two redeals."
+    rules_text = "003_08087bb95aa03446.txt"
+    quoted_odds = "4 to 1"
+    packs = 2
+    total = 104
+    state_fields = ("redeals",)
+    redeals: int = 0
+
+    def _deal(self, cards: list[Card]) -> None:
+        for pid in _FOUNDATIONS:
+            self.piles[pid] = Pile(pid)
+        for i, pid in enumerate(_RESERVES):
+            self.piles[pid] = Pile(pid, [cards[i]])
+        start = len(_RESERVES)
+        for i, pid in enumerate(_WASTES):
+            self.piles[pid] = Pile(pid, cards[start + i * _BATCH : start + (i + 1) * _BATCH])
+        rest = cards[start + len(_WASTES) * _BATCH :]
+        self.piles["s"] = Pile("s", rest[::-1], len(rest))
+        self.redeals = 0
+
+    @property
+    def cleared(self) -> int:
+        return sum(len(self.piles[pid]) for pid in _FOUNDATIONS)
+
+    # ------------------------------------------------------------------------------ rules
+
+    def _fits(self, pid: str, card: Card) -> bool:
+        """Whether ``card`` may go onto foundation ``pid``."""
+        pile = self.piles[pid]
+        aces = pid in _ACE_PILES
+        if not pile.cards:
+            if card.rank != (Rank.ACE if aces else Rank.KING):
+                return False
+            same_kind = _ACE_PILES if aces else _KING_PILES
+            return not any(self.piles[p].cards and self.piles[p].cards[0].suit == card.suit for p in same_kind)
+        return (up_in_suit if aces else _down_in_suit)(pile.cards[-1], card)
+
+    def _candidates(self) -> Iterator[Move]:
+        spaces = [pid for pid in _RESERVES if not self.piles[pid].cards]
+        for src in _WASTES + _RESERVES + _FOUNDATIONS:
+            pile = self.piles[src]
+            if not pile.cards:
+                continue
+            for dst in _FOUNDATIONS:
+                if dst != src and self._fits(dst, pile.cards[-1]):
+                    yield Move(src=src, dst=dst)
+            if src[0] == "w":
+                for dst in spaces:
+                    yield Move(src=src, dst=dst)
+        yield Move(action="deal")
+        yield Move(action="redeal")
+
+    def _check(self, move: Move) -> None:
+        if move.is_transfer:
+            self._check_transfer(move)
+        elif move.action not in ("deal", "redeal"):
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"Tournament has no action {move.action!r}", move)
+        elif move.arg:
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{move.action!r} takes no argument", move)
+        elif move.action == "deal":
+            if not self.piles["s"].cards:
+                raise IllegalMove(IllegalCode.STOCK_EMPTY, "the stock is empty", move)
+        else:
+            if self.piles["s"].cards:
+                raise IllegalMove(IllegalCode.NOT_NOW, "redeal only when the stock is empty", move)
+            if self.redeals >= _REDEALS:
+                raise IllegalMove(IllegalCode.NO_REDEAL, f"no redeal left ({_REDEALS} allowed)", move)
+            if not any(self.piles[pid].cards for pid in _WASTES):
+                raise IllegalMove(IllegalCode.EMPTY_PILE, "the dormitzers are empty: nothing to redeal", move)
+
+    def _check_transfer(self, move: Move) -> None:
+        src, dst = self.pile(move.src, move), self.pile(move.dst, move)
+        if src.id == "s" or src is dst:
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be moved from {src.id}", move)
+        if dst.id[0] not in "fr" or dst.id[0] == "r" and src.id[0] != "w":
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"{dst.id} takes no card from {src.id}", move)
+        if move.count != 1:
+            raise IllegalMove(IllegalCode.BAD_COUNT, "one card at a time", move)
+        if not src.cards:
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+        card = src.cards[-1]
+        if dst.id[0] == "r":
+            if dst.cards:
+                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{dst.id} holds one card at a time", move)
+            return
+        if src.id[0] == "f" and not dst.cards:
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, "foundations trade cards only when they meet", move)
+        if not self._fits(dst.id, card):
+            where = f"an empty {dst.id}" if not dst.cards else f"{dst.cards[-1].code} on {dst.id}"
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {where}", move)
+
+    def _perform(self, move: Move) -> None:
+        if move.is_transfer:
+            self.piles[move.dst].cards.extend(self._take(self.piles[move.src], 1))
+        elif move.action == "deal":
+            for pid in _WASTES:
+                self._deal_to(pid)
+        else:
+            gathered: list[Card] = []
+            for pid in _WASTES:
+                gathered += self.piles[pid].cards
+                self.piles[pid].cards = []
+            self.piles["s"] = Pile("s", gathered[::-1], len(gathered))
+            self.redeals += 1
+        for pid in _WASTES:
+            if not self.piles[pid].cards:
+                self._deal_to(pid)
+
+    def _deal_to(self, pid: str) -> None:
+        stock = self.piles["s"]
+        if stock.cards:
+            self._add(self.piles[pid], self._take(stock, min(_BATCH, len(stock)))[::-1])

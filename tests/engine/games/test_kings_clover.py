@@ -1,0 +1,58 @@
+"""King's Clover (engine/games/kings_clover.py), following 003_08087bb95aa03446.txt and its example."""
+
+from engine.cards import Rank
+from engine.core import Game, Move
+from engine.deal import shuffled
+from engine.games import find_game
+from tests.engine.helpers import refused
+
+KingsClover = find_game("kings_clover")
+PILES = tuple(KingsClover(0).piles)
+
+
+def board(**piles):
+    """A King's Clover position: the named piles as given (bottom to top), every other pile empty."""
+    assert set(piles) <= set(PILES)
+    return Game.from_position("kings_clover - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0")
+
+
+def test_the_aces_start_the_foundations_and_sixteen_fans_of_three_hold_the_rest():
+    game = KingsClover(seed=11)
+    order = [c for c in shuffled("kings_clover", 11) if c.rank != Rank.ACE]
+    assert all(game.piles[f"f{i}"].cards[0].rank == Rank.ACE for i in range(4))
+    assert [game.piles[f"t{i}"].cards for i in range(16)] == [order[3 * i : 3 * i + 3] for i in range(16)]
+    assert game.cleared == 4
+
+
+def test_the_worked_example_clubs_and_diamonds_up_then_a_five_on_the_six_of_clubs():
+    game = board(f0="AC", f1="AD", f2="AH", f3="AS",
+                 t0="5D3C2C", t1="8S2D4C", t2="2H5H3D", t3="7S6C4D", t4="KSQSJS")
+    for move in ("t0>f0", "t0>f0", "t1>f0"):  # the Deuce, Trey and Four of Clubs
+        game.apply(move)
+    for move in ("t1>f1", "t2>f1", "t3>f1"):  # the Deuce, Trey and Four of Diamonds
+        game.apply(move)
+    assert Move.parse("t0>t3") in game.legal_moves()  # the Five of Diamonds on the Six of Clubs
+    game.apply("t2>t3")  # or the Five of Hearts, exposing a Deuce
+    game.apply("t2>f2")
+
+
+def test_fans_build_up_or_down_regardless_of_suit_but_never_past_three_cards():
+    game = board(f0="AC", t0="9D", t1="8S", t2="TH", t3="KSQS7C")
+    game.apply("t1>t0")  # down
+    game = board(f0="AC", t0="9D", t1="TH", t2="KSQSJS", t3="8C")
+    game.apply("t1>t0")  # up
+    assert refused(game, "t3>t2") == "does_not_fit"
+    game = board(f0="AC", t0="KH9D8S", t1="7C")
+    assert refused(game, "t1>t0") == "does_not_fit"  # the fan already holds three cards
+
+
+def test_only_the_king_of_clubs_fills_an_empty_fan():
+    game = board(f0="AC", t0="KH", t1="KC", t2="QS")
+    assert refused(game, "t0>t3") == "does_not_fit"
+    assert refused(game, "t2>t3") == "does_not_fit"
+    game.apply("t1>t3")
+
+
+def test_a_deal_with_no_free_deuce_and_full_fans_is_over_at_once():
+    game = board(f0="AC", f1="AD", t0="2C9H8D", t1="7S6S5S")
+    assert game.over and not game.won
