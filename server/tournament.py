@@ -128,6 +128,7 @@ class Tournament:
 
     @property
     def registration_opens_ms(self) -> int:
+        """The instant registration opens, Unix epoch milliseconds."""
         return self.plan.starts_at_ms - self.plan.registration_opens_s * 1000
 
     # ---------------------------------------------------------------------------- reading
