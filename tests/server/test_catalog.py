@@ -18,12 +18,16 @@ CATALOGS = sorted(SEEDS.glob("*.txt"))
 @pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.stem)
 def test_every_listed_solution_wins_its_deal(path):
     entries = parse_catalog(path.read_text())
-    assert len(entries) >= 10 and len({e.seed for e in entries}) == len(entries)
+    assert len(entries) >= 5 and len({e.seed for e in entries}) == len(entries)
     assert all(replay(path.stem, entry) for entry in entries)
 
 
-def test_the_repository_has_a_catalog_for_the_first_games():
-    assert {g.key for g in GAMES[:3]} <= {p.stem for p in CATALOGS}
+#: Games the bot has never won (0 of 1,000 deals): no catalog until a solver finds winnable deals.
+NO_CATALOG_YET = {"friday_13", "generals_patience", "besieged_city", "little_spider", "strategy"}
+
+
+def test_every_game_the_bot_can_win_has_a_catalog():
+    assert {g.key for g in GAMES} - NO_CATALOG_YET == {p.stem for p in CATALOGS}
 
 
 def test_a_wrong_move_list_does_not_count_as_a_win():
