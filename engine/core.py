@@ -30,6 +30,7 @@ fields as ``name=value``, all separated by single spaces::
 
 from __future__ import annotations
 
+import abc
 import enum
 import functools
 import re
@@ -268,7 +269,7 @@ class LegalMoves:
         return f"<LegalMoves: {', '.join(map(str, self))}>"
 
 
-class Game:
+class Game(abc.ABC):
     """Base class of every game: the state of one player's board.
 
     Subclasses set the class attributes (``key``, ``name``, ``summary``, ``rules_text``, ``packs``,
@@ -326,26 +327,26 @@ class Game:
 
     # ----------------------------------------------------------------------------------- hooks
 
+    @abc.abstractmethod
     def _deal(self, cards: list[Card]) -> None:
         """Lay out the shuffled ``cards`` (index 0 dealt first) into ``self.piles``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _candidates(self) -> Iterator[Move]:
         """Yield every move that might be legal; `legal_moves` keeps those `_check` accepts."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _check(self, move: Move) -> None:
         """Raise `IllegalMove` unless ``move`` is legal now. Must not change any state."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _perform(self, move: Move) -> None:
         """Carry out a move that `_check` accepted, plus any automatic steps the rules impose."""
-        raise NotImplementedError
 
     @property
+    @abc.abstractmethod
     def cleared(self) -> int:
         """Cards cleared so far (played to foundations, or discarded); ``won`` iff it equals total."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------------------ the model
 

@@ -17,6 +17,8 @@ Ace counts 1, Jack 11, Queen 12, King 13 (`engine.cards.Rank` values).
 
 from __future__ import annotations
 
+import abc
+
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
@@ -80,19 +82,22 @@ class RemovalGame(Game):
 
     # ---------------------------------------------------------------------------------- hooks
 
+    @abc.abstractmethod
     def _transfers(self) -> Iterator[Move]:
         """Candidate transfers (a superset of the legal ones)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _check_transfer(self, move: Move) -> None:
-        raise NotImplementedError
+        """Raise `IllegalMove` unless the transfer ``move`` is legal now."""
 
+    @abc.abstractmethod
     def _do_transfer(self, move: Move) -> None:
-        raise NotImplementedError
+        """Carry out a transfer that `_check_transfer` accepted."""
 
     def _deal_targets(self) -> list[str]:
-        """The piles that get one card each from ``deal``, in order."""
-        raise NotImplementedError
+        """The piles that get one card each from ``deal``, in order (none by default: a game
+        that deals otherwise overrides ``_do_deal``)."""
+        return []
 
     # ------------------------------------------------------------------------------ the model
 
@@ -142,9 +147,9 @@ class ThirteensGame(RemovalGame):
     ``_may_pair`` (Pyramid's card covered only by its partner).
     """
 
+    @abc.abstractmethod
     def _free(self) -> dict[str, Card]:
         """The free cards now, by pile id (only piles whose top card is free)."""
-        raise NotImplementedError
 
     def _free_now(self) -> dict[str, Card]:
         """`_free`, computed once per position (the legal-move checks ask for it many times)."""
