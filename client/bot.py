@@ -682,7 +682,12 @@ async def run_tournament_bot(client: ArenaClient, tournament: str, *, delay_ms: 
     `run_bot`: in a rounds tournament each deal as it starts, in an arena tournament each deal
     opened in turn as soon as the last one ends. Returns one `BotResult` per deal played.
     Raises `ArenaError` if registration is refused."""
-    info = await client.register_tournament(tournament)
+    try:
+        info = await client.register_tournament(tournament)
+    except ArenaError as exc:
+        if exc.code != "already_joined":
+            raise
+        info = (await client.follow_tournament(tournament)).tournament
     results: list[BotResult] = []
     if info.format == "arena":
         await client.wait_for(lambda: client.tournaments[tournament].status in ("running", "finished", "cancelled"))

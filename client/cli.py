@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 import signal
@@ -33,10 +34,20 @@ from rich.progress import Progress
 from rich.table import Table
 
 from client.connection import ArenaClient, ArenaError
+from client.serving import add_server_arguments
 from client.tournaments import add_tournament_commands, run_tournament_command, run_tournament_demo
 from client.verify import VerifyReport
 from engine.games import GAMES, UnknownGame, find_game
-from server.protocol import Progress as ProgressEvent, ProtocolError, RaceFinished, RaceStarted, RaceStarting, Snapshot, Standing
+from server.protocol import (
+    DelayedBoard,
+    Progress as ProgressEvent,
+    ProtocolError,
+    RaceFinished,
+    RaceStarted,
+    RaceStarting,
+    Snapshot,
+    Standing,
+)
 
 __all__ = ["follow_race", "main", "report_table", "standings_table"]
 
@@ -119,7 +130,11 @@ async def follow_race(client: ArenaClient, snapshot: Snapshot, console: Console)
                     line = f"running; time limit {event.time_limit_ms // 1000} s"
                 elif isinstance(event, ProgressEvent):
                     standings = event.standings
-                    line = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move}"
+                    if event.move:  # spectators of a race without a delay get the move here
+                        line = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move}"
+                elif isinstance(event, DelayedBoard):
+                    line = (f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move} "
+                            f"(shown {snapshot.race.spectator_delay_s} s late)")
                 elif isinstance(event, RaceFinished):
                     standings = event.standings
                     live.update(view())
@@ -136,14 +151,15 @@ def _name_of(standings: Sequence[Standing], player: str) -> str:
 
 
 def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
-    from pathlib import Path
-
+    from client.serving import server_config
     from server.schedule import ScheduleError
-    from server.service import ServerConfig, serve
+    from server.service import serve
 
-    config = ServerConfig(admin_token=args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN") or None)
-    if args.catalog:
-        config.catalog_dir = Path(args.catalog)
+    try:
+        config = server_config(args, os.environ)
+    except ValueError as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}")
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("arena.cli")
 
@@ -179,19 +195,22 @@ def _cmd_games(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
+    status = "live" if args.live else "open"
     async with await ArenaClient.connect(args.server, args.name) as client:
-        races = await client.list_races()
-    if not races:
-        console.print("No race is open to join.")
+        page = await client.list_races(status, before=args.before, limit=args.limit)
+    if not page.races:
+        console.print("No race is open to join." if status == "open" else "No race is running.")
         return 0
-    table = Table(title="Open races")
-    for column in ("code", "game", "entrants", "seed", "countdown", "time limit"):
+    table = Table(title="Open races" if status == "open" else "Live races")
+    for column in ("code", "game", "entrants", "seed", "countdown", "time limit", "status"):
         table.add_column(column)
-    for info in races:
+    for info in page.races:
         table.add_row(info.code, info.game, f"{len(info.entrants)}/{info.max_entrants}",
                       "secret" if info.seed is None else str(info.seed),
-                      f"{info.countdown_s} s", f"{info.time_limit_s} s")
+                      f"{info.countdown_s} s", f"{info.time_limit_s} s", info.status)
     console.print(table)
+    if page.cursor is not None:
+        console.print(f"More: arena races{' --live' if args.live else ''} --before {page.cursor}", highlight=False)
     return 0
 
 
@@ -207,6 +226,8 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
             time_limit_s=args.time_limit,
             join=args.join,
             winnable=args.winnable,
+            seed_public=args.public_seed,
+            spectator_delay_s=args.spectator_delay,
         )
         token = client.token
     console.print(f"Race [bold]{info.code}[/] created: {info.game}, "
@@ -247,6 +268,10 @@ async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
             console.print(f"Race {code} starts in {started.countdown_s} s with {len(started.entrants)} entrants.")
         result = await run_bot(client, code, delay_ms=args.delay_ms)
         console.print(f"{client.name}: {result.end}, {result.cleared}/{result.total} cleared in {result.moves} moves")
+        if code in client.commitments:
+            console.print(f"Commitment published at the start: {client.commitments[code]}\n"
+                          f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
+                          highlight=False)
         if args.double and result.won:
             await client.wait_for(lambda: code in client.finished, timeout_s=None)
             if client.player in client.finished[code].double_or_naught:
@@ -266,6 +291,10 @@ async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
     caption = (f"seed {finished.seed} revealed; {finished.reason}" if finished
                else f"race {code} is {snapshot.race.status}")
     console.print(standings_table(standings, title=f"Race {code}: final standings", caption=caption))
+    if code in client.commitments:
+        console.print(f"Commitment published at the start: {client.commitments[code]}\n"
+                      f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
+                      highlight=False)
     return 0
 
 
@@ -275,8 +304,12 @@ async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
     code = args.code.upper()
     async with await ArenaClient.connect(args.server, args.name) as client:
         record = await client.get_record(code)
-    report = verify_record(record)
+    report = verify_record(record, args.commitment)
     console.print(report_table(report))
+    if args.commitment is None:
+        console.print("The commitment came from the server's own record. To check the deal against the one "
+                      "published at the start, pass it: arena verify CODE --commitment HEX "
+                      "(`arena bot` and `arena watch` print it).", highlight=False)
     return 0 if report.ok else 1
 
 
@@ -315,21 +348,47 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
     from pathlib import Path
 
     from client.simulate import winning_deals
-    from server.catalog import CatalogEntry, format_catalog, load_catalog
+    from engine.deal import random_seed
+    from server.catalog import CatalogEntry, format_catalog, load_catalog, private_folder
 
     key = find_game(args.game).key
-    folder = Path(args.dir)
-    entries = {e.seed: e for e in load_catalog(folder, key)}
-    first = max(args.first_seed, max(entries, default=-1) + 1)
-    with console.status(f"the bot looks for {args.count} winnable {key} deals from seed {first}..."):
-        found = winning_deals(key, args.count, first_seed=first)
+    if args.private:
+        folder = private_folder(args.private)
+        entries = {e.seed: e for e in load_catalog(folder, key)}
+        seeds = iter(random_seed, None)  # fresh secret seeds, never a public one
+        where = "fresh secret seeds"
+        note = (f"Found by `arena catalog {key} --private`: the bot played fresh secret seeds and kept those "
+                "it won.\nPRIVATE: keep this folder secret and out of any repository; serve it with "
+                "`arena serve --private-catalog DIR`.\nThe server records each seed it draws in "
+                f"{key}.used and never draws it again.")
+    else:
+        folder = Path(args.dir)
+        entries = {e.seed: e for e in load_catalog(folder, key)}
+        first = max(args.first_seed, max(entries, default=-1) + 1)
+        seeds = itertools.count(first)
+        where = f"seeds from {first}"
+        note = (f"Found by `arena catalog {key}`: the bot played seeds in order and kept those it won.\n"
+                "Public: every deal here is known to anyone, so it serves only races whose seed is public "
+                "(practice deals).\nSecret winnable deals come from a private catalog "
+                "(`arena catalog GAME --private DIR`).")
+    with console.status(f"the bot looks for {args.count} winnable {key} deals among {where}..."):
+        found = winning_deals(key, args.count, seeds=seeds)
     entries.update({o.seed: CatalogEntry(o.seed, o.history) for o in found})
     folder.mkdir(parents=True, exist_ok=True)
-    note = (f"Found by `arena catalog {key}`: the bot played seeds in order and kept those it won.\n"
-            "Public: every deal here is known to anyone. Tournaments draw from a private catalog.")
-    (folder / f"{key}.txt").write_text(format_catalog(key, sorted(entries.values(), key=lambda e: e.seed), note))
-    console.print(f"{key}: {len(found)} deals added, {len(entries)} in {folder / (key + '.txt')}")
+    path = folder / f"{key}.txt"
+    path.write_text(format_catalog(key, sorted(entries.values(), key=lambda e: e.seed), note))
+    if args.private:
+        path.chmod(0o600)
+    console.print(f"{key}: {len(found)} deals added, {len(entries)} in {path}"
+                  + (" (private: keep it secret)" if args.private else ""))
     return 0
+
+
+def _hex_commitment(text: str) -> str:
+    value = text.strip().lower()
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError(f"a commitment is 64 hexadecimal characters (SHA-256), not {text!r}")
+    return value
 
 
 def _option(text: str) -> tuple[str, bool]:
@@ -359,12 +418,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     sub.add_argument("--tournaments", metavar="FILE", help="TOML file of (recurring) tournaments to schedule")
-    sub.add_argument("--admin-token", default=None,
-                     help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)")
-    sub.add_argument("--catalog", metavar="DIR", help="folder of winnable-deal catalogs (default: seeds/)")
+    add_server_arguments(sub)
 
     command("games", "list every game the engine knows", server=False)
-    command("races", "list the races open to join", name_default="lister")
+    sub = command("races", "list the races open to join (or, with --live, running)", name_default="lister")
+    sub.add_argument("--live", action="store_true", help="races starting or running, to watch")
+    sub.add_argument("--before", type=int, metavar="CURSOR", help="the next page: the cursor the last page printed")
+    sub.add_argument("--limit", type=int, default=50, help="races per page, 1 to 100 (default 50)")
 
     sub = command("create", "create a race and print its code", name_default="host")
     sub.add_argument("--game", required=True, help="game key or alias (see `arena games`)")
@@ -374,7 +434,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--countdown", type=int, default=3, help="countdown before the deal, seconds (default 3)")
     sub.add_argument("--time-limit", type=int, default=900, help="race time limit, seconds (default 900)")
     sub.add_argument("--join", action="store_true", help="enter the race too (keep the token to play it)")
-    sub.add_argument("--winnable", action="store_true", help="a deal from the server's catalog of winnable deals")
+    sub.add_argument("--winnable", action="store_true",
+                     help="a deal known to be winnable: a secret one from the server's private catalog, or with "
+                          "--public-seed a practice deal from the public catalog")
+    sub.add_argument("--public-seed", action="store_true",
+                     help="the drawn seed is public from the start (a practice deal)")
+    sub.add_argument("--spectator-delay", type=int, default=0, metavar="S",
+                     help="spectators see the boards this many seconds late (default 0)")
 
     sub = command("start", "start the countdown of a race you created")
     sub.add_argument("code", help="race code")
@@ -394,6 +460,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("verify", "check a finished race from its record (exit 1 if a check fails)",
                   name_default="verifier")
     sub.add_argument("code", help="race code")
+    sub.add_argument("--commitment", metavar="HEX", type=_hex_commitment,
+                     help="the commitment published at the race's start (`arena bot` and `arena watch` print it); "
+                          "without it the record's own is used")
 
     sub = command("simulate", "the bot plays many seeded deals offline and reports how often it wins",
                   server=False)
@@ -407,7 +476,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("game", help="game key or alias")
     sub.add_argument("--count", type=int, default=20, help="winnable deals to add (default 20)")
     sub.add_argument("--first-seed", type=int, default=0, help="first seed to try (default 0)")
-    sub.add_argument("--dir", default="seeds", help="catalog folder (default seeds/; keep private ones elsewhere)")
+    sub.add_argument("--dir", default="seeds", help="public catalog folder (default seeds/)")
+    sub.add_argument("--private", metavar="DIR",
+                     help="build a private catalog in DIR instead, from fresh secret seeds (for tournaments and "
+                          "secret winnable races: `arena serve --private-catalog DIR`)")
 
     sub = command("demo", "a server, bots and a spectator in this process: one whole race", server=False)
     sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")

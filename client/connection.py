@@ -3,12 +3,14 @@
 The client owns one websocket (binary MessagePack frames, no compression) and one reader task.
 The reader decodes every frame and routes it:
 
-* a reply carrying ``req`` (`RaceReply`, `Races`, `Snapshot`, `RaceRecord`, `Error`) resolves
-  the request that chose that number;
+* a reply carrying ``req`` (`RaceReply`, `Races`, `Snapshot`, `SyncPage`, `RaceRecord`,
+  `Error`) resolves the request that chose that number;
 * a `MoveResult` resolves the move with the same ``(race, seq)``;
 * a race event (`EntrantJoined`, `RaceStarting`, `RaceStarted`, `Progress`, `RaceFinished`)
   goes into the queue that `ArenaClient.events` reads, unless its ``version`` is not newer than
-  the last one seen for that race (a repeat sent again by a sync).
+  the last one seen for that race (a repeat sent again by a sync, or an older event of a sync's
+  page that a live one overtook: each event carries the whole standings, so the newest wins);
+* a `DelayedBoard` (spectators of a race with a spectator delay) goes into the same queue.
 
 Errors::
 
@@ -39,6 +41,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from server.protocol import (
     CreateRace,
+    DelayedBoard,
     EntrantJoined,
     Error,
     GetRecord,
@@ -59,6 +62,7 @@ from server.protocol import (
     Snapshot,
     StartRace,
     Sync,
+    SyncPage,
     Watch,
     Welcome,
     decode_server,
@@ -95,10 +99,12 @@ log = logging.getLogger(__name__)
 #: What `ArenaClient.events` yields: the race events, plus the `Snapshot` that
 #: `ArenaClient.reconnect` gets for each race (it stands for whatever was missed).
 #: `TournamentEvent`s of the tournaments we entered or follow come through the same queue.
-RaceEvent = EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished | Snapshot | TournamentEvent
+RaceEvent = (EntrantJoined | RaceStarting | RaceStarted | Progress | DelayedBoard | RaceFinished | Snapshot
+             | TournamentEvent)
 
 _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
-_REPLY_TYPES = (RaceReply, Races, Snapshot, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot, Bonus)
+_REPLY_TYPES = (RaceReply, Races, Snapshot, SyncPage, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot,
+                Bonus)
 _T = TypeVar("_T")
 
 #: Largest frame the client accepts from the server, in bytes (a race record can be long).
@@ -156,7 +162,10 @@ class ArenaClient:
     Attributes: ``url``, ``name``, ``player`` (the server's id for us), ``token`` (resumes the
     session after a reconnect), ``races`` (the latest `RaceInfo` per race code we created,
     joined or watched), ``started`` (the `RaceStarted` event per race), ``finished`` (the
-    `RaceFinished` event per race), ``last_version`` (the newest event version seen per race).
+    `RaceFinished` event per race), ``last_version`` (the newest event version seen per race),
+    ``commitments`` (per race, the seed's commitment as the server published it before the race
+    ended: from ``race_starting`` or a race description seen while it ran; `arena verify` checks
+    the final record against it, not against what the record itself says).
     """
 
     def __init__(self, url: str, name: str, *, timeout_s: float = 10.0) -> None:
@@ -169,6 +178,7 @@ class ArenaClient:
         self.races: dict[str, RaceInfo] = {}
         self.started: dict[str, RaceStarted] = {}
         self.finished: dict[str, RaceFinished] = {}
+        self.commitments: dict[str, str] = {}
         self.tournaments: dict[str, TournamentInfo] = {}  # the latest we heard of each
         self._arrived = asyncio.Condition()
         self.last_version: dict[str, int] = {}
@@ -329,14 +339,19 @@ class ArenaClient:
         time_limit_s: int = 900,
         join: bool = True,
         winnable: bool = False,
+        seed_public: bool = False,
+        spectator_delay_s: int = 0,
     ) -> RaceInfo:
         """Create a race of ``game`` (a key or alias) and return it.
 
-        ``seed`` None lets the server draw a secret one; a given seed is public. ``options``:
-        the game's rule options. ``countdown_s`` (0-60) and ``time_limit_s`` (10-86400) are in
-        seconds. ``join``: enter the race too. ``winnable``: a deal from the server's catalog of
-        winnable deals (then public). Raises `ArenaError` (``unknown_game``,
-        ``bad_seed``, ``bad_option``, ``bad_field``).
+        ``seed`` None lets the server draw one, secret until the end unless ``seed_public``; a
+        given seed is public. ``options``: the game's rule options. ``countdown_s`` (0-60),
+        ``time_limit_s`` (10-86400) and ``spectator_delay_s`` (0-600: how late spectators see
+        the boards) are in seconds. ``join``: enter the race too. ``winnable``: a deal known to be
+        winnable (from the server's private catalog when the seed is secret, from the public one
+        when ``seed_public``). Raises `ArenaError` (``unknown_game``, ``bad_seed``,
+        ``bad_option``, ``bad_field``, ``no_private_catalog``, ``no_catalog``,
+        ``too_many_races``).
         """
         req = self._new_req()
         reply = await self._request(
@@ -351,6 +366,8 @@ class ArenaClient:
                 time_limit_s=time_limit_s,
                 join=join,
                 winnable=winnable,
+                seed_public=seed_public,
+                spectator_delay_s=spectator_delay_s,
             ),
             RaceReply,
         )
@@ -358,10 +375,12 @@ class ArenaClient:
             self._entered.add(reply.race.code)
         return reply.race
 
-    async def list_races(self) -> list[RaceInfo]:
-        """The races open to join, newest first."""
+    async def list_races(self, status: str = "open", *, before: int | None = None, limit: int = 50) -> Races:
+        """One page of races, newest first: ``status`` "open" (open to join) or "live" (starting
+        or running, to watch). The reply's ``cursor``, passed as ``before``, gives the next page
+        (None: this was the last). ``limit``: 1-100 races a page."""
         req = self._new_req()
-        return (await self._request(req, ListRaces(req=req), Races)).races
+        return await self._request(req, ListRaces(req=req, status=status, before=before, limit=limit), Races)
 
     async def join_race(self, code: str) -> RaceInfo:
         """Enter race ``code``; raises `ArenaError` (``unknown_race``, ``race_full``,
@@ -393,10 +412,16 @@ class ArenaClient:
 
     async def sync(self, code: str, since: int) -> Snapshot:
         """Catch up on race ``code``: the server sends again every event after version
-        ``since`` (they arrive through `events`, repeats dropped), then a `Snapshot`, returned.
-        Also sets our next move number from the snapshot's ``next_seq``."""
-        req = self._new_req()
-        snapshot = await self._request(req, Sync(req=req, race=code, since=since), Snapshot)
+        ``since`` (they arrive through `events`, repeats dropped), a page at a time (each page
+        ends with a `SyncPage`, and we ask for the next), then a `Snapshot`, returned. Also sets
+        our next move number from the snapshot's ``next_seq``."""
+        while True:
+            req = self._new_req()
+            reply = await self._request(req, Sync(req=req, race=code, since=since), (Snapshot, SyncPage))
+            if isinstance(reply, Snapshot):
+                break
+            since = reply.until
+        snapshot = reply
         if snapshot.board is not None or code in self._entered:
             unanswered = [seq for race, seq in self._unanswered if race == code]
             self._next_seq[code] = max(snapshot.next_seq, *(s + 1 for s in unanswered), 1)
@@ -578,7 +603,7 @@ class ArenaClient:
         except ConnectionClosed as exc:
             raise ArenaConnectionError(f"connection to {self.url} lost: {exc}") from None
 
-    async def _request(self, req: int, message: msgspec.Struct, kind: type[_T]) -> _T:
+    async def _request(self, req: int, message: msgspec.Struct, kind: type[_T] | tuple[type, ...]) -> _T:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._replies[req] = future
         try:
@@ -592,7 +617,8 @@ class ArenaClient:
         finally:
             self._replies.pop(req, None)
         if not isinstance(reply, kind):
-            raise ArenaError("bad_frame", f"expected {kind.__name__} for req {req}, got {type(reply).__name__}", req)
+            expected = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise ArenaError("bad_frame", f"expected {expected} for req {req}, got {type(reply).__name__}", req)
         return reply
 
     async def _read(self, ws: ClientConnection, lost: asyncio.Event) -> None:
@@ -648,6 +674,8 @@ class ArenaClient:
             }:
                 self._entered.add(message.race)  # the tournament entered us in that deal's race
             self._events.put_nowait(message)
+        elif isinstance(message, DelayedBoard):
+            self._events.put_nowait(message)
         elif isinstance(message, MoveResult):
             self._unanswered.pop((message.race, message.seq), None)
             future = self._moves.get((message.race, message.seq))
@@ -678,7 +706,9 @@ class ArenaClient:
     def _on_event(self, event: EntrantJoined | RaceStarting | RaceStarted | Progress | RaceFinished) -> None:
         if not self._seen(event.race, event.version):
             return
-        if isinstance(event, RaceStarted):
+        if isinstance(event, RaceStarting):
+            self.commitments.setdefault(event.race, event.commitment)
+        elif isinstance(event, RaceStarted):
             self.started[event.race] = event
         elif isinstance(event, RaceFinished):
             self.finished[event.race] = event
@@ -693,7 +723,9 @@ class ArenaClient:
 
     def _note_race(self, info: RaceInfo) -> None:
         self.races[info.code] = info
-        if self.player and self.player in info.entrants:
+        if info.commitment and info.status in ("starting", "running"):
+            self.commitments.setdefault(info.code, info.commitment)
+        if self.name in info.entrants:  # names are unique within a race
             self._entered.add(info.code)
 
     def _fail_replies(self, reason: str) -> None:

@@ -110,7 +110,7 @@ async def run_demo(
     start_board = creator.started[code].board if code in creator.started else None
     console.print(f"Deal: {escape(deal_summary(info.game, record.seed, start_board))}", highlight=False)
     console.print(f"Running it twice prints the same deal: same game, same seed ({record.seed}).")
-    report = verify_record(record)
+    report = verify_record(record, spectator.commitments.get(code))
     console.print(report_table(report))
     console.print(f"Demo took {time.monotonic() - began:.1f} s.")
     failed_bots = [r for r in results if not isinstance(r, BotResult)]

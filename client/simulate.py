@@ -7,9 +7,10 @@ bot, not the game: a better player wins more. The rules texts quote their own od
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from client.bot import play_game
@@ -110,14 +111,20 @@ def simulate(
 
 
 def winning_deals(game: str, count: int, *, first_seed: int = 0, max_tries: int = 20_000,
-                  options: dict[str, bool] | None = None) -> list[DealOutcome]:
-    """Deals the bot wins, with their winning move lists: seeds from ``first_seed`` upwards until
-    ``count`` are won or ``max_tries`` seeds were played (then fewer are returned)."""
+                  options: dict[str, bool] | None = None, seeds: Iterable[int] | None = None,
+                  progress: Callable[[int], None] | None = None) -> list[DealOutcome]:
+    """Deals the bot wins, with their winning move lists: seeds from ``first_seed`` upwards (or
+    taken from ``seeds``, e.g. fresh secret ones for a private catalog) until ``count`` are won or
+    ``max_tries`` seeds were played (then fewer are returned). ``progress(n)``: called with the
+    number of deals won so far after each win."""
     found: list[DealOutcome] = []
-    seed = first_seed
-    while len(found) < count and seed < first_seed + max_tries:
+    tried = seeds if seeds is not None else itertools.count(first_seed)
+    for seed in itertools.islice(tried, max_tries):
+        if len(found) >= count:
+            break
         outcome = play_deal(game, seed, options)
         if outcome.won:
             found.append(outcome)
-        seed += 1
+            if progress:
+                progress(len(found))
     return found

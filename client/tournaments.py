@@ -71,13 +71,16 @@ def add_tournament_commands(commands: argparse._SubParsersAction, default_server
     when.add_argument("--cron", help="recurring: five-field cron expression, e.g. '0 20 * * FRI'")
     p.add_argument("--timezone", default="UTC", help="the cron expression's IANA time zone (default UTC)")
     p.add_argument("--seed", type=int, action="append", dest="seeds", help="one per deal (default: drawn)")
-    p.add_argument("--winnable", action="store_true", help="draw the deals from the catalog of winnable deals")
+    p.add_argument("--winnable", action="store_true",
+                   help="draw the deals from the server's private catalog of winnable deals (secret ones)")
     p.add_argument("--deal-time-limit", type=int, default=600, help="seconds per deal (default 600)")
     p.add_argument("--max-entrants", type=int, default=256)
     p.add_argument("--registration-opens", type=int, default=3600, help="seconds before the start (default 3600)")
     p.add_argument("--window", type=int, default=86_400, help="arena window, seconds (default 86400)")
     p.add_argument("--break", dest="break_s", type=int, default=10, help="rounds: seconds between deals")
     p.add_argument("--countdown", type=int, default=5, help="seconds of countdown before the start")
+    p.add_argument("--spectator-delay", type=int, default=1, metavar="S",
+                   help="spectators see the boards this many seconds late (default 1)")
     p.add_argument("--admin-token", default=None, help=admin_help)
     action("list", "list the tournaments")
     p = action("show", "a tournament's standings")
@@ -111,7 +114,7 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
                 _admin_token(args), args.name, args.game, args.deals, format=args.format, seeds=args.seeds,
                 winnable=args.winnable, deal_time_limit_s=args.deal_time_limit, max_entrants=args.max_entrants,
                 registration_opens_s=args.registration_opens, arena_window_s=args.window, break_s=args.break_s,
-                countdown_s=args.countdown, **when,
+                countdown_s=args.countdown, spectator_delay_s=args.spectator_delay, **when,
             )
             console.print(f"Tournament [bold]{info.id}[/] {escape(info.name)}: {info.deals} {info.game} deals, "
                           f"{info.format}, starts {_when(info.starts_at_ms)}"

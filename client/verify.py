@@ -5,7 +5,11 @@ moves (DESIGN.md, "A race is its log") and runs these checks, each reported pass
 reason:
 
 * ``commitment``: SHA-256 of ``f"{seed}:{salt}"`` (hex) is the commitment published at the
-  start, so the deal was fixed before anyone played;
+  start, so the deal was fixed before anyone played. The commitment to check against is the one
+  the verifier saw while the race ran (``race_starting``, kept by `client.connection.ArenaClient`)
+  or was given (``arena verify --commitment``): a dishonest server could otherwise swap seed,
+  salt and commitment together in the record it sends at the end. Without one, the check uses
+  the record's own and says so;
 * ``versions``: this engine's rules version and deal version are the race's (else the replay
   below would check other rules);
 * ``replay``: each entrant's moves, in order, are legal in a fresh deal of the seed, with one
@@ -85,27 +89,18 @@ class _Replay:
     problem: str = ""
 
 
-def verify_record(record: RaceRecord) -> VerifyReport:
+def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyReport:
     """Check ``record`` (a `server.protocol.RaceRecord`) and return a `VerifyReport`.
 
+    ``commitment``: the commitment (hex) published at the race's start, as the verifier saw it
+    or was told; None checks against the record's own (which only the server vouches for).
     Never raises for a bad record: every problem becomes a failed check. A game this engine
     does not know fails ``versions`` and ``replay`` (and the checks that need the replay).
     """
     race = record.race
     report = VerifyReport(race.code)
     add = report.checks.append
-
-    expected = commitment_of(record.seed, record.salt)
-    published = {c for c in (record.commitment, race.commitment) if c}
-    if not published:
-        add(Check("commitment", False, "the record carries no commitment"))
-    elif published != {expected}:
-        add(Check("commitment", False, f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., "
-                  f"not the published {sorted(published)[0][:16]}..."))
-    elif race.seed is not None and race.seed != record.seed:
-        add(Check("commitment", False, f"the race's public seed {race.seed} is not the record's {record.seed}"))
-    else:
-        add(Check("commitment", True, f"sha256(seed:salt) matches {expected[:16]}..."))
+    add(_check_commitment(record, commitment))
 
     try:
         game_cls = find_game(race.game)
@@ -156,6 +151,28 @@ def verify_record(record: RaceRecord) -> VerifyReport:
               else "every entrant's time is that of its last scoring move"))
     add(_check_bonus(record))
     return report
+
+
+def _check_commitment(record: RaceRecord, kept: str | None) -> Check:
+    """The revealed seed and salt hash to the commitment published at the start."""
+    race = record.race
+    expected = commitment_of(record.seed, record.salt)
+    claimed = {c.lower() for c in (record.commitment, race.commitment) if c}
+    if kept is not None and kept.lower() != expected:
+        return Check("commitment", False, f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., not "
+                     f"{kept.lower()[:16]}..., the commitment published at the start: the seed is not the one "
+                     f"committed to")
+    if not claimed and kept is None:
+        return Check("commitment", False, "the record carries no commitment")
+    if claimed - {expected}:
+        return Check("commitment", False, f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., "
+                     f"not the record's {sorted(claimed - {expected})[0][:16]}...")
+    if race.seed is not None and race.seed != record.seed:
+        return Check("commitment", False, f"the race's public seed {race.seed} is not the record's {record.seed}")
+    if kept is None:
+        return Check("commitment", True, f"sha256(seed:salt) matches the record's {expected[:16]}... (the "
+                     f"record's own: pass the commitment published at the start to check it against that)")
+    return Check("commitment", True, f"sha256(seed:salt) matches {expected[:16]}..., published at the start")
 
 
 def _check_bonus(record: RaceRecord) -> Check:

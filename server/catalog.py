@@ -1,23 +1,41 @@
 """Deal catalogs: per game, seeds known to be winnable, each with one winning move list.
 
-A catalog is a text file ``<game key>.txt`` in a catalog folder (the repository's ``seeds/``, or a
-private folder an organiser keeps out of the repository). Lines starting with ``#`` are comments;
-every other line is ``SEED: MOVE,MOVE,...`` with moves in the game's notation. A public catalog
-gives its deals away (a seed rebuilds the whole deal): it serves casual races, famous deals and
-tests; a tournament that wants winnable deals uses a private catalog (seeds/README.md).
+A catalog is a text file ``<game key>.txt`` in a catalog folder. Lines starting with ``#`` are
+comments; every other line is ``SEED: MOVE,MOVE,...`` with moves in the game's notation.
+
+Two kinds of folder, with two uses (docs/security.md, "Winnable deals stay secret"):
+
+* the **public** catalogs (the repository's ``seeds/``): anyone can read them, and a seed rebuilds
+  the whole deal with a winning line beside it, so they serve only races whose seed is public
+  anyway (practice deals, famous deals) and tests;
+* a **private** catalog (``arena catalog GAME --private DIR``, served with ``arena serve
+  --private-catalog DIR``), kept off the repository: it serves secret winnable deals (a
+  tournament's, a race's). Every seed drawn from it is written to ``<game key>.used`` beside the
+  catalog and never drawn again, because the seed is revealed when its race ends.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.core import EngineError
 from engine.deal import check_seed
 from engine.games import find_game
 
-__all__ = ["CatalogEntry", "CatalogError", "draw_seeds", "format_catalog", "load_catalog", "parse_catalog", "replay"]
+__all__ = [
+    "CatalogEntry",
+    "CatalogError",
+    "DealSource",
+    "draw_seeds",
+    "format_catalog",
+    "load_catalog",
+    "parse_catalog",
+    "private_folder",
+    "replay",
+]
 
 
 class CatalogError(ValueError):
@@ -89,3 +107,98 @@ def replay(game: str, entry: CatalogEntry, options: dict[str, bool] | None = Non
     except EngineError:
         return False
     return board.won
+
+
+_RANDOM = secrets.SystemRandom()
+
+
+@dataclass
+class _Loaded:
+    """One game's catalog as read: the file's modification time and the seeds not yet drawn."""
+
+    mtime_ns: int
+    seeds: list[int] = field(default_factory=list)
+
+
+class DealSource:
+    """Winnable deals to draw from one catalog folder, read once per game and again only when its
+    file changes, so that a draw costs O(count), whatever the catalog's size.
+
+    ``private``: every drawn seed is appended to ``<game key>.used`` and is never drawn again (the
+    file survives restarts); a public source draws with replacement between calls. ``folder``
+    None: a source with no catalog at all (every draw raises).
+    """
+
+    def __init__(self, folder: str | Path | None, *, private: bool) -> None:
+        self.folder = Path(folder) if folder is not None else None
+        self.private = private
+        self._games: dict[str, _Loaded] = {}
+
+    def available(self, game: str) -> int:
+        """How many deals of ``game`` can still be drawn (0 without a catalog)."""
+        return len(self._load(find_game(game).key).seeds)
+
+    def draw(self, game: str, count: int) -> list[int]:
+        """``count`` different winnable seeds of ``game`` (key or alias), drawn with `secrets`.
+        Raises `CatalogError` if there is no catalog, too few deals are left, or it cannot be
+        read or (private) the draw cannot be recorded."""
+        key = find_game(game).key
+        loaded = self._load(key)
+        if self.folder is None:
+            raise CatalogError("this server has no catalog folder")
+        if len(loaded.seeds) < count:
+            kind = "private " if self.private else ""
+            left = "unused " if self.private else ""
+            raise CatalogError(f"the {kind}catalog in {str(self.folder)!r} has {len(loaded.seeds)} {left}"
+                               f"winnable {key} deals; {count} wanted")
+        if not self.private:
+            return _RANDOM.sample(loaded.seeds, count)
+        pool, drawn = loaded.seeds, []
+        for _ in range(count):
+            index = secrets.randbelow(len(pool))
+            pool[index], pool[-1] = pool[-1], pool[index]  # swap-remove: O(1) a seed
+            drawn.append(pool.pop())
+        try:
+            with open(self.folder / f"{key}.used", "a", encoding="utf-8") as used:
+                used.write("".join(f"{seed}\n" for seed in drawn))
+        except OSError as exc:
+            pool.extend(drawn)
+            raise CatalogError(f"cannot record drawn seeds in {str(self.folder)!r}: {exc}") from None
+        return drawn
+
+    def _load(self, key: str) -> _Loaded:
+        if self.folder is None:
+            return _Loaded(0)
+        path = self.folder / f"{key}.txt"
+        try:
+            mtime = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            self._games.pop(key, None)
+            return _Loaded(0)
+        except OSError as exc:
+            raise CatalogError(f"cannot read {str(path)!r}: {exc}") from None
+        loaded = self._games.get(key)
+        if loaded is None or loaded.mtime_ns != mtime:
+            used = self._used(key) if self.private else set()
+            seeds = sorted({e.seed for e in load_catalog(self.folder, key)} - used)
+            loaded = self._games[key] = _Loaded(mtime, seeds)
+        return loaded
+
+    def _used(self, key: str) -> set[int]:
+        assert self.folder is not None
+        path = self.folder / f"{key}.used"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return set()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CatalogError(f"cannot read {str(path)!r}: {exc}") from None
+        return {int(line) for line in text.split() if line.isdigit()}
+
+
+def private_folder(folder: str | Path) -> Path:
+    """Create ``folder`` for a private catalog, readable by its owner only (mode 0700); return it."""
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path

@@ -38,6 +38,7 @@ __all__ = [
     "CancelTournament",
     "CreateTournament",
     "DealScore",
+    "DelayedBoard",
     "FollowTournament",
     "ListTournaments",
     "OpenDeal",
@@ -75,6 +76,7 @@ __all__ = [
     "ServerMessage",
     "Snapshot",
     "Standing",
+    "SyncPage",
     "StartRace",
     "Sync",
     "Watch",
@@ -83,6 +85,7 @@ __all__ = [
     "decode",
     "decode_server",
     "encode",
+    "request_number",
 ]
 
 #: The protocol version this module speaks; `Hello.protocol` must equal it.
@@ -131,17 +134,25 @@ class ErrorCode(enum.StrEnum):
     NOT_REGISTERED = "not_registered"
     TOURNAMENT_FULL = "tournament_full"
     NO_DEAL = "no_deal"  # open_deal outside the arena window, or after the last deal
+    NO_PRIVATE_CATALOG = "no_private_catalog"  # a secret winnable deal, and no private catalog for it
+    BAD_NAME = "bad_name"  # a name that is empty, too long, or holds control or invisible characters
+    NAME_TAKEN = "name_taken"  # a name another entrant of the race or tournament already has
+    TOO_MANY_RACES = "too_many_races"  # over the open races a player may have, or may create per hour
+    MOVE_LIMIT = "move_limit"  # an entrant's moves in one race reached the server's cap
+    OLD_SEQ = "old_seq"  # a repeated move number older than the answers the server keeps
     RATE_LIMITED = "rate_limited"
     INTERNAL = "internal"
 
 
 class ProtocolError(Exception):
-    """A frame or request the server refuses: ``code`` (an `ErrorCode`) and ``reason``."""
+    """A frame or request the server refuses: ``code`` (an `ErrorCode`) and ``reason``;
+    ``req``: the refused request's number, when the frame held one that could be read."""
 
-    def __init__(self, code: ErrorCode, reason: str) -> None:
+    def __init__(self, code: ErrorCode, reason: str, req: int | None = None) -> None:
         super().__init__(f"{reason} [{code}]")
         self.code = code
         self.reason = reason
+        self.req = req
 
 
 # --------------------------------------------------------------------------- field limits
@@ -172,9 +183,15 @@ class Hello(_Msg, tag="hello"):
     token: Token | None = None
 
 
+SpectatorDelay = Annotated[int, Meta(ge=0, le=600)]
+
+
 class CreateRace(_Msg, tag="create_race"):
-    """Create a race; ``seed`` None draws a secret one (``winnable``: from the server's catalog of
-    deals known to be winnable). Times in seconds. ``join``: enter it too."""
+    """Create a race. ``seed`` given: a public deal. ``seed`` None: the server draws one, secret
+    until the end unless ``seed_public``; ``winnable`` draws it from a catalog of deals known to be
+    winnable (the server's private one for a secret seed, the public one for a public seed).
+    Times in seconds; ``spectator_delay_s``: how late spectators see the boards. ``join``: enter
+    it too."""
 
     req: Req
     game: GameName
@@ -185,12 +202,19 @@ class CreateRace(_Msg, tag="create_race"):
     time_limit_s: Annotated[int, Meta(ge=10, le=86_400)] = 900
     join: bool = True
     winnable: bool = False
+    seed_public: bool = False
+    spectator_delay_s: SpectatorDelay = 0
 
 
 class ListRaces(_Msg, tag="list_races"):
-    """Ask for the races open to join."""
+    """Ask for one page of races, newest first: ``status`` "open" (open to join) or "live"
+    (starting or running: to watch). ``before``: the ``cursor`` of the previous page (None: the
+    first page); ``limit``: races per page."""
 
     req: Req
+    status: Literal["open", "live"] = "open"
+    before: Annotated[int, Meta(ge=0)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=100)] = 50
 
 
 class JoinRace(_Msg, tag="join_race"):
@@ -287,6 +311,7 @@ class CreateTournament(_Msg, tag="create_tournament"):
     arena_window_s: Annotated[int, Meta(ge=60, le=7 * 86_400)] = 86_400
     break_s: Annotated[int, Meta(ge=0, le=3600)] = 10
     countdown_s: Annotated[int, Meta(ge=0, le=600)] = 5
+    spectator_delay_s: SpectatorDelay = 1
 
 
 class CancelTournament(_Msg, tag="cancel_tournament"):
@@ -393,7 +418,8 @@ class Standing(Struct, forbid_unknown_fields=True):
 
 class RaceInfo(Struct, forbid_unknown_fields=True):
     """A race's public description. ``seed`` is None while it is secret; ``starts_at_ms`` is the
-    server's wall clock (Unix epoch, milliseconds) at which the deal is given."""
+    server's wall clock (Unix epoch, milliseconds) at which the deal is given;
+    ``spectator_delay_s``: how many seconds late spectators see the boards (standings are live)."""
 
     code: str
     game: str
@@ -410,6 +436,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     commitment: str | None
     starts_at_ms: int | None
     version: int
+    spectator_delay_s: int = 0
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -438,10 +465,12 @@ class RaceReply(_Msg, tag="race"):
 
 
 class Races(_Msg, tag="races"):
-    """Reply to list_races: races open to join, newest first."""
+    """Reply to list_races: one page of races, newest first; ``cursor``: pass it as ``before``
+    for the next page (None: this was the last)."""
 
     req: int
     races: list[RaceInfo]
+    cursor: int | None = None
 
 
 class Revealed(Struct, array_like=True):
@@ -500,8 +529,11 @@ class RaceStarted(_Msg, tag="race_started"):
 
 
 class Progress(_Msg, tag="progress"):
-    """Event: an entrant moved or changed status. ``board`` (that entrant's board) goes to
-    spectators only: an entrant never sees another's board while racing the same deal."""
+    """Event: an entrant moved or changed status. Entrants receive only the standings: ``move``
+    is "" and ``board`` None, because another entrant's move or board on the same deal tells
+    them about their own hidden cards. Spectators also receive ``move`` and that entrant's
+    ``board`` (in a race with a spectator delay: once at once without them, and again with them
+    ``spectator_delay_s`` later)."""
 
     race: str
     version: int
@@ -512,9 +544,23 @@ class Progress(_Msg, tag="progress"):
     board: Board | None = None
 
 
+class DelayedBoard(_Msg, tag="delayed_board"):
+    """To spectators of a race with a spectator delay: an entrant's ``move`` and ``board``, sent
+    ``spectator_delay_s`` after the `Progress` event ``version`` they belong to (that event came
+    at once, standings only). Not an event of its own: no new version, and a sync does not send
+    it again (the snapshot holds the boards spectators may see by then)."""
+
+    race: str
+    version: int
+    player: str
+    move: str
+    elapsed_ms: int
+    board: Board
+
+
 class RaceFinished(_Msg, tag="race_finished"):
-    """Event: the race is over (``reason``: "all_done", "time_limit", "window_closed" or
-    "cancelled"); seed and salt revealed, except for an arena tournament's deal, whose seed stays
+    """Event: the race is over (``reason``: "all_done", "time_limit", "window_closed",
+    "cancelled", or "expired" for a race nobody started in time); seed and salt revealed, except for an arena tournament's deal, whose seed stays
     secret until the tournament ends (then None here). ``double_or_naught``: the players (ids)
     offered a Double or Naught round on their points: the winners of a casual race."""
 
@@ -540,6 +586,17 @@ class Snapshot(_Msg, tag="snapshot"):
     boards: dict[str, Board] = {}
     next_seq: int = 1
     elapsed_ms: int = 0
+
+
+class SyncPage(_Msg, tag="sync_page"):
+    """Reply to a sync that had more missed events than fit in one page: the events up to
+    version ``until`` were sent; sync again with ``since`` = ``until`` for the next page.
+    ``version``: the race's latest version now."""
+
+    req: int
+    race: str
+    until: int
+    version: int
 
 
 class BonusRecord(Struct, forbid_unknown_fields=True):
@@ -651,6 +708,7 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     seeds: list[int] | None
     salts: list[str] | None
     version: int
+    spectator_delay_s: int = 0
 
 
 class TournamentReply(_Msg, tag="tournament"):
@@ -698,8 +756,10 @@ ServerMessage = (
     | RaceStarting
     | RaceStarted
     | Progress
+    | DelayedBoard
     | RaceFinished
     | Snapshot
+    | SyncPage
     | RaceRecord
     | Bonus
     | TournamentReply
@@ -721,11 +781,15 @@ def encode(message: Struct) -> bytes:
     return _encoder.encode(message)
 
 
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError)
+
+
 def decode(data: bytes | str) -> ClientMessage:
     """Decode and validate one client frame; raises `ProtocolError` with a code, never anything else.
 
     Codes: ``text_frame`` (a str), ``bad_frame`` (not a MessagePack map), ``unknown_type``,
-    ``bad_field`` (missing, mistyped, out of range or unknown fields).
+    ``bad_field`` (missing, mistyped, out of range or unknown fields), ``bad_seed``. The error
+    carries the frame's ``req`` whenever the frame is a map holding a valid one.
     """
     if isinstance(data, str):
         raise ProtocolError(ErrorCode.TEXT_FRAME, "text frames are not accepted: send binary MessagePack")
@@ -734,7 +798,34 @@ def decode(data: bytes | str) -> ClientMessage:
     except msgspec.ValidationError as exc:
         raise _validation_error(data, str(exc)) from None
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack message: {exc}") from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack message: {exc}"[:300], request_number(data)) from None
+
+
+class _Envelope(Struct):
+    """The one field read from a frame that is refused before it is decoded: its ``req``."""
+
+    req: object = None
+
+
+_envelope_decoder = msgspec.msgpack.Decoder(_Envelope)
+
+
+def request_number(data: bytes | str) -> int | None:
+    """The ``req`` of a frame the server refuses (rate-limited, undecodable), if the frame is a
+    MessagePack map holding a valid one; None otherwise. Never raises."""
+    if isinstance(data, str):
+        return None
+    try:
+        req = _envelope_decoder.decode(data).req
+    except _DECODE_ERRORS:
+        return None
+    return _valid_req(req)
+
+
+def _valid_req(req: object) -> int | None:
+    if isinstance(req, int) and not isinstance(req, bool) and 0 <= req <= 2**31 - 1:
+        return req
+    return None
 
 
 def _validation_error(data: bytes, detail: str) -> ProtocolError:
@@ -744,11 +835,12 @@ def _validation_error(data: bytes, detail: str) -> ProtocolError:
         raw = None
     if not isinstance(raw, dict):
         return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be a MessagePack map with a 'type' field")
+    req = _valid_req(raw.get("req"))
     kind = raw.get("type")
     if kind not in _TYPES:
-        return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"[:200])
+        return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"[:200], req)
     code = ErrorCode.BAD_SEED if "`$.seed`" in detail else ErrorCode.BAD_FIELD
-    return ProtocolError(code, f"bad {kind} message: {detail}"[:300])
+    return ProtocolError(code, f"bad {kind} message: {detail}"[:300], req)
 
 
 def decode_server(data: bytes) -> ServerMessage:

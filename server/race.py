@@ -3,13 +3,20 @@
 Life of a race: ``open`` (entrants join) -> ``starting`` (the creator started it; a countdown of
 ``countdown_s`` runs, the seed's commitment is published) -> ``running`` (every entrant got the
 same deal at the same server instant; moves are played) -> ``finished`` (everyone has won,
-resigned or is stuck, or the time limit passed; the seed and salt are revealed).
+resigned, is stuck or out of time, or the time limit passed, or nobody started it in time; the
+seed and salt are revealed).
 
 Every move and every timer of a race runs under the race's one lock, and checks the race's state
 again once it holds it. A move is checked, then stored, then applied and acknowledged, then
 published (DESIGN.md, "The path of one move"). Every published event gets the next version
-number and is stored in the form each audience received it: entrants never receive another
-entrant's board (it would show them cards of their own stock), spectators receive every board.
+number and is stored in the form each audience received it.
+
+What each audience receives (DESIGN.md, invariant 1; docs/protocol.md): an entrant receives its
+own board and, about the others, only the standings (cards cleared, moves, status, time), never
+a move, a pile address, a card or a board, because every entrant plays the same deal. Spectators
+receive every move and board, ``spectator_delay_s`` seconds late when the race sets a delay (the
+standings stay live); the delayed frames wait here, on the server. Joining a race ends the
+joiner's watch of it, so an entrant is never also its spectator while it plays.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import asyncio
 import contextlib
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -30,6 +38,7 @@ from server.bonus import BonusRound, open_round, play_round
 from server.protocol import (
     Board,
     Bonus,
+    DelayedBoard,
     EntrantJoined,
     EntrantRecord,
     ErrorCode,
@@ -48,9 +57,14 @@ from server.protocol import (
     board_of,
     encode,
 )
+from server.names import name_key
 from server.store import MoveEntry, Store, StoredEvent
 
-__all__ = ["Clock", "Entrant", "Listener", "Race"]
+__all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race"]
+
+#: Answers kept per entrant for repeated move numbers: the last this many moves (a client resends
+#: only the moves still waiting for their answer); an older repeat gets ``old_seq``.
+RESULTS_KEPT = 64
 
 
 class Listener(Protocol):
@@ -95,10 +109,11 @@ class Entrant:
     game: Game | None = None
     status: str = "waiting"
     last_seq: int = 0
-    results: dict[int, bytes] = field(default_factory=dict)
+    results: dict[int, bytes] = field(default_factory=dict)  # the last RESULTS_KEPT answers, by seq
     cleared: int = 0
     time_ms: int = 0
     moves: int = 0
+    active_at: float = 0.0  # monotonic seconds of the deal or of the last accepted move
     points: int | None = None  # set at the finish (cards cleared), then Double or Naught's
     bonus: list[BonusRound] = field(default_factory=list)
 
@@ -111,9 +126,13 @@ class Entrant:
 class Race:
     """One race. Create it, `join` entrants, `start` it; then `play` and `resign`.
 
-    Times: ``countdown_s`` and ``time_limit_s`` in seconds; race times (``elapsed_ms``,
-    ``time_ms``) in milliseconds from the start instant. Errors are raised as
-    `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
+    Times: ``countdown_s``, ``time_limit_s``, ``spectator_delay_s`` and ``idle_timeout_s`` in
+    seconds; race times (``elapsed_ms``, ``time_ms``) in milliseconds from the start instant.
+    ``idle_timeout_s``: an entrant that makes no move for this long is out of time (None: never),
+    so nobody can hold a race open by doing nothing. ``max_moves``: accepted moves per entrant
+    (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
+    called after every change of ``status``. Errors are raised as `server.protocol.ProtocolError` with an
+    `ErrorCode`; refused moves are answered, not raised.
     """
 
     def __init__(
@@ -135,6 +154,10 @@ class Race:
         watch_policy: Callable[[str], bool] | None = None,
         hold_seed: bool = False,
         casual: bool = True,
+        spectator_delay_s: int = 0,
+        idle_timeout_s: float | None = None,
+        max_moves: int | None = None,
+        on_status: Callable[[Race, str], None] | None = None,
     ) -> None:
         game_cls(seed, **options)  # raises BadNotation("bad_option") before anything is kept
         self.code = code
@@ -154,10 +177,18 @@ class Race:
         self.watch_policy = watch_policy
         self.hold_seed = hold_seed  # keep the seed secret after the end, until `reveal`
         self.casual = casual  # not a tournament's deal: winners may play Double or Naught
+        self.spectator_delay_s = spectator_delay_s
+        self.idle_timeout_s = idle_timeout_s
+        self.max_moves = max_moves
+        self.on_status = on_status
         self.status = "open"
         self.version = 0
         self.entrants: dict[str, Entrant] = {}
-        self.spectators: set[Listener] = set()
+        self._names: set[str] = set()  # `name_key` of every entrant's name
+        self.spectators: dict[Listener, str] = {}  # each spectator's connection -> its player id
+        self._delayed: deque[tuple[float, str, Board, bytes]] = deque()  # (due, player, board, frame)
+        self._shown: dict[str, Board] = {}  # delayed race: each board as spectators last saw it
+        self._releasing: asyncio.Task[None] | None = None
         self.starts_at_ms: int | None = None
         self.started_at: float | None = None  # monotonic seconds
         self.finish_reason = ""
@@ -185,6 +216,7 @@ class Race:
             commitment=self.commitment if self.status != "open" else None,
             starts_at_ms=self.starts_at_ms,
             version=self.version,
+            spectator_delay_s=self.spectator_delay_s,
         )
 
     @property
@@ -246,7 +278,7 @@ class Race:
             boards = {
                 e.player: board
                 for e in self._by_order()
-                if (board := self._board(e, Audience.SPECTATOR)) is not None
+                if (board := self._spectator_board(e)) is not None
             }
         return Snapshot(
             req=req,
@@ -258,10 +290,28 @@ class Race:
             elapsed_ms=self.elapsed_ms(),
         )
 
+    def _spectator_board(self, entrant: Entrant) -> Board | None:
+        """The entrant's board as spectators may see it now: ``spectator_delay_s`` old while the
+        race runs with a delay, else the current one."""
+        if self.spectator_delay_s and self.status != "finished" and entrant.player in self._shown:
+            return self._shown[entrant.player]
+        return self._board(entrant, Audience.SPECTATOR)
+
+    def watch(self, listener: Listener, player: str) -> None:
+        """Add a spectator (``listener``, the connection of ``player``): it receives the
+        spectators' form of every event from now on. Callers check `may_watch` first."""
+        self.spectators[listener] = player
+
+    def unwatch(self, listener: Listener) -> None:
+        """Stop sending to a spectator (nothing happens if it was not one)."""
+        self.spectators.pop(listener, None)
+
     # --------------------------------------------------------------------------- changing
 
     async def join(self, player: str, name: str, listener: Listener | None) -> Entrant:
-        """Enter the race; raises ProtocolError (already_joined, race_full, already_started)."""
+        """Enter the race, ending ``player``'s watch of it if it was watching; raises
+        ProtocolError (already_joined, race_full, already_started, name_taken: another entrant's
+        name is the same by `server.names.name_key`)."""
         async with self.lock:
             if player in self.entrants:
                 raise ProtocolError(ErrorCode.ALREADY_JOINED, f"you are already in race {self.code}")
@@ -269,8 +319,14 @@ class Race:
                 raise ProtocolError(ErrorCode.ALREADY_STARTED, f"race {self.code} has already started")
             if len(self.entrants) >= self.max_entrants:
                 raise ProtocolError(ErrorCode.RACE_FULL, f"race {self.code} is full ({self.max_entrants})")
+            key = name_key(name)
+            if key in self._names:
+                raise ProtocolError(ErrorCode.NAME_TAKEN, f"an entrant of race {self.code} is already called {name!r}")
+            for watcher in [w for w, p in self.spectators.items() if p == player]:
+                del self.spectators[watcher]  # an entrant is never also a spectator of its race
             entrant = Entrant(player, name, len(self.entrants), listener)
             self.entrants[player] = entrant
+            self._names.add(key)
             await self._save()
             await self._publish(
                 EntrantJoined(race=self.code, version=self._next_version(), player=player, name=name, order=entrant.order)
@@ -287,7 +343,7 @@ class Race:
                 raise ProtocolError(ErrorCode.ALREADY_STARTED, f"race {self.code} has already started")
             if not self.entrants:
                 raise ProtocolError(ErrorCode.NOT_ALLOWED, "a race needs at least one entrant")
-            self.status = "starting"
+            self._become("starting")
             deadline = self.clock.monotonic() + self.countdown_s
             self.starts_at_ms = self.clock.wall_ms() + self.countdown_s * 1000
             await self._save()
@@ -308,13 +364,15 @@ class Race:
             if self.status != "starting":
                 return
             self.started_at = self.clock.monotonic()
-            self.status = "running"
             for entrant in self.entrants.values():
                 entrant.game = self.game_cls(self.seed, **self.options)
                 entrant.status = "playing"
+                entrant.active_at = self.started_at
+            self._become("running")
             first = next(iter(self.entrants.values()))
             board = self._board(first, Audience.PLAYER)
             assert board is not None
+            self._shown = {e.player: board for e in self.entrants.values()}  # the deal: no secret
             await self._save()
             await self._publish(
                 RaceStarted(
@@ -329,19 +387,43 @@ class Race:
             for entrant in self.entrants.values():
                 self._settle(entrant)
             await self._maybe_finish()
-        await self.clock.sleep_until(self.started_at + self.time_limit_s)
-        async with self.lock:
-            if self.status == "running":
-                for entrant in self.entrants.values():
-                    if not entrant.done:
-                        entrant.status = "out_of_time"
-                await self._finish("time_limit")
+        await self._keep_time()
+
+    async def _keep_time(self) -> None:
+        """Sleep until the next deadline (the time limit, or an entrant's idle timeout), then
+        apply it under the lock; until the race finishes."""
+        assert self.started_at is not None
+        limit_at = self.started_at + self.time_limit_s
+        while True:
+            deadline = limit_at
+            if self.idle_timeout_s is not None:
+                active = [e.active_at for e in self.entrants.values() if not e.done]
+                if active:
+                    deadline = min(deadline, min(active) + self.idle_timeout_s)
+            await self.clock.sleep_until(deadline)
+            async with self.lock:
+                if self.status != "running":
+                    return
+                now = self.clock.monotonic()
+                if now >= limit_at:
+                    for entrant in self.entrants.values():
+                        if not entrant.done:
+                            entrant.status = "out_of_time"
+                    await self._finish("time_limit")
+                    return
+                if self.idle_timeout_s is not None:
+                    for entrant in self.entrants.values():
+                        if not entrant.done and now >= entrant.active_at + self.idle_timeout_s:
+                            entrant.status = "out_of_time"
+                            await self._progress(entrant, "idle", self.elapsed_ms())
+                    await self._maybe_finish()
 
     async def play(self, player: str, request: MoveRequest) -> bytes:
         """Check, store and apply one move; return the encoded `MoveResult` for the mover.
 
-        A repeated ``seq`` returns the first answer again. Refusals (``ok`` false) change nothing
-        and use up no sequence number. Raises ProtocolError(not_entrant) for a non-entrant.
+        A repeated ``seq`` returns the first answer again (for the last `RESULTS_KEPT` moves; an
+        older one is refused with ``old_seq``). Refusals (``ok`` false) change nothing and use up
+        no sequence number. Raises ProtocolError(not_entrant) for a non-entrant.
         """
         entrant = self.entrants.get(player)
         if entrant is None:
@@ -361,6 +443,7 @@ class Race:
             revealed = game.apply(move)
             entrant.last_seq = request.seq
             entrant.moves += 1
+            entrant.active_at = self.clock.monotonic()
             if game.cleared != entrant.cleared:
                 entrant.cleared = game.cleared
                 entrant.time_ms = elapsed
@@ -377,6 +460,7 @@ class Race:
                 )
             )
             entrant.results[request.seq] = result
+            entrant.results.pop(request.seq - RESULTS_KEPT, None)
             await self._progress(entrant, str(move), elapsed)
             await self._maybe_finish()
             return result
@@ -389,8 +473,13 @@ class Race:
             return ErrorCode.RACE_OVER, f"race {self.code} is over"
         if entrant.done:
             return ErrorCode.DONE, f"you can play no more in this race ({entrant.status})"
+        if request.seq <= entrant.last_seq:
+            return ErrorCode.OLD_SEQ, (f"move {request.seq} was accepted long ago and its answer is no longer "
+                                       f"kept; sync for the race as it stands")
         if request.seq != entrant.last_seq + 1:
             return ErrorCode.SEQ_GAP, f"expected move number {entrant.last_seq + 1}, got {request.seq}"
+        if self.max_moves is not None and entrant.moves >= self.max_moves:
+            return ErrorCode.MOVE_LIMIT, f"an entrant may make at most {self.max_moves} moves in a race"
         assert entrant.game is not None
         try:
             entrant.game.check(Move.parse(request.move))
@@ -399,6 +488,15 @@ class Race:
         except IllegalMove as exc:
             return exc.code, exc.reason
         return None
+
+    async def expire(self) -> bool:
+        """End a race that is still open (nobody started it in time) with reason ``expired``;
+        True if it did."""
+        async with self.lock:
+            if self.status != "open":
+                return False
+            await self._finish("expired")
+            return True
 
     async def stop(self, reason: str) -> None:
         """End the race now (a tournament's window closed, or it was cancelled): entrants still
@@ -437,16 +535,51 @@ class Race:
                 entrant.status = "stuck"
 
     async def _progress(self, entrant: Entrant, move: str, elapsed: int) -> None:
-        common = dict(race=self.code, version=self._next_version(), player=entrant.player, move=move,
-                      elapsed_ms=elapsed, standings=self.standings())
-        await self._publish(Progress(**common), Progress(**common, board=self._board(entrant, Audience.SPECTATOR)))
+        """Publish an entrant's move (or change of status: ``move`` "resign", "idle"...): the
+        standings to everyone; the move and the board to spectators, at once or delayed."""
+        version = self._next_version()
+        standings = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
+                             move="", standings=self.standings())
+        board = self._board(entrant, Audience.SPECTATOR)
+        if not self.spectator_delay_s or board is None:
+            full = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
+                            move=move, standings=standings.standings, board=board)
+            await self._publish(standings, full)
+            return
+        await self._publish(standings)
+        frame = encode(DelayedBoard(race=self.code, version=version, player=entrant.player, move=move,
+                                    elapsed_ms=elapsed, board=board))
+        self._delayed.append((self.clock.monotonic() + self.spectator_delay_s, entrant.player, board, frame))
+        if self._releasing is None:
+            self._releasing = asyncio.ensure_future(self._release_delayed())
+
+    async def _release_delayed(self) -> None:
+        """Send each delayed board to the spectators when its delay is over, not before."""
+        try:
+            while self._delayed:
+                await self.clock.sleep_until(self._delayed[0][0])
+                now = self.clock.monotonic()
+                while self._delayed and self._delayed[0][0] <= now:
+                    self._release(self._delayed.popleft())
+        finally:
+            self._releasing = None
+
+    def _release(self, item: tuple[float, str, Board, bytes]) -> None:
+        _, player, board, frame = item
+        self._shown[player] = board
+        for spectator in list(self.spectators):
+            spectator.send(frame)
 
     async def _maybe_finish(self) -> None:
         if self.status == "running" and all(e.done for e in self.entrants.values()):
             await self._finish("all_done")
 
     async def _finish(self, reason: str) -> None:
-        self.status = "finished"
+        while self._delayed:  # the race is over and its record public: nothing left to hold back
+            self._release(self._delayed.popleft())
+        if self._releasing is not None:
+            self._releasing.cancel()
+        self._become("finished")
         self.finish_reason = reason
         for entrant in self.entrants.values():
             entrant.points = entrant.cleared
@@ -522,12 +655,18 @@ class Race:
         for spectator in list(self.spectators):
             spectator.send(spectator_frame)
 
-    async def missed(self, since: int, *, spectator: bool) -> list[bytes] | None:
-        """Frames of the events after version ``since`` for one audience; None if too old."""
-        events = await self.store.events_since(self.code, since)
+    async def missed(self, since: int, *, spectator: bool, limit: int | None = None) -> list[bytes] | None:
+        """Frames of the events after version ``since`` for one audience, at most ``limit`` of
+        them (None: all); None if some are no longer kept."""
+        events = await self.store.events_since(self.code, since, limit)
         if events is None:
             return None
         return [e.spectator_frame if spectator else e.entrant_frame for e in events]
+
+    def _become(self, status: str) -> None:
+        old, self.status = self.status, status
+        if self.on_status is not None:
+            self.on_status(self, old)
 
     async def _save(self) -> None:
         await self.store.save_race(
@@ -554,6 +693,8 @@ class Race:
 
     async def close(self) -> None:
         """Cancel the race's timers (server shutdown)."""
+        if self._releasing is not None:
+            self._releasing.cancel()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

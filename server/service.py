@@ -6,6 +6,11 @@ traceback. Outgoing frames go through a bounded queue per connection drained by 
 task, so a slow client never holds up a race or the other clients: one whose queue is full is
 closed (1008, "too slow"). A `Player` outlives its connections: its token resumes it on a new one.
 
+Every request costs bounded work, whatever the number of races, players and connections
+(DESIGN.md, invariant 8): listings come from the `server.lobby.Lobby` index in pages, a sync is
+answered a page at a time, and everything kept in memory has a limit or a retention time, applied
+by one housekeeping task (`ArenaServer.sweep`). docs/security.md lists every limit.
+
 >>> ServerConfig().max_frame_bytes
 4096
 """
@@ -14,9 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import hmac
+import itertools
+import json
 import logging
+import resource
 import secrets
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,32 +41,40 @@ from websockets.protocol import State
 from engine.core import BadNotation
 from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
+from server.catalog import CatalogError, DealSource
+from server.lobby import Lobby
+from server.limits import TokenBucket, WindowCounter
+from server.logs import limit_repeats
+from server.names import BadName, normal_name
 from server.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
-    ClientMessage,
     BonusMove,
     CancelTournament,
+    ClientMessage,
     CreateRace,
     CreateTournament,
     DoubleOrNaught,
     Error,
-    FollowTournament,
     ErrorCode,
+    FollowTournament,
     GetRecord,
     Hello,
     JoinRace,
     ListRaces,
     ListTournaments,
     MoveRequest,
+    MoveResult,
     OpenDeal,
     ProtocolError,
+    RaceRecord,
     RaceReply,
     Races,
     RegisterTournament,
     Resign,
     StartRace,
     Sync,
+    SyncPage,
     TournamentReply,
     Tournaments,
     TournamentSnapshot,
@@ -64,8 +83,8 @@ from server.protocol import (
     WithdrawTournament,
     decode,
     encode,
+    request_number,
 )
-from server.catalog import CatalogError, draw_seeds, load_catalog
 from server.race import Clock, Race
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
 from server.store import Store
@@ -77,13 +96,22 @@ __all__ = ["ArenaServer", "Player", "ServerConfig", "Session", "serve"]
 log = logging.getLogger("arena.server")
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+#: File descriptors the server needs besides its connections (listening sockets, logs, catalogs).
+_SPARE_FILES = 64
+_HOUR_S = 3600.0
+
+
+def _limit(default: object, help_text: str) -> object:
+    """A `ServerConfig` limit: its default and the line `arena serve --help` shows for it."""
+    return field(default=default, metadata={"help": help_text})
 
 
 @dataclass
 class ServerConfig:
-    """Limits and timings of a server; each applies per connection unless it says otherwise.
+    """Limits and timings of a server. `arena serve` offers each field as a flag (``--max-moves``)
+    and an environment variable (``ARENA_MAX_MOVES``); docs/security.md says what each one stops.
 
-    Limits:
+    Connections (each limit applies per connection unless it says otherwise):
       ``max_frame_bytes``: largest incoming frame, bytes (default 4096); a larger one closes the
       connection with 1009.
       ``max_queue_frames``: outgoing frames waiting for a slow client (default 1024); past it the
@@ -91,39 +119,98 @@ class ServerConfig:
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
-      ``max_connections``: open connections for the whole server (default 10,000); more are
-      refused at the handshake with HTTP 503.
+      ``max_connections``: open connections for the whole server (default 10,000), counted from
+      the moment the socket is accepted; more are reset at once. At start the server lowers it
+      to fit its open-files limit, and says so.
+      ``max_connections_per_ip``: open connections from one address (default 128); more are
+      reset at once.
+      ``open_timeout_s``: seconds a socket may take to finish the websocket handshake (default 10).
+      ``hello_timeout_s``: seconds a connection may take to say hello (default 10); a silent one
+      is closed with 1008.
+      ``ping_interval_s`` / ``ping_timeout_s``: keepalive pings, seconds (defaults 20 and 20;
+      None turns them off).
+    Races:
+      ``max_open_races_per_player``: races a player created that have not started yet (default 5).
+      ``races_per_hour_per_player`` / ``races_per_hour_per_ip``: races created in the last hour by
+      one player (default 30) and from one address (default 300).
+      ``open_race_ttl_s``: an open race nobody starts ends ("expired") after this many seconds
+      (default 1800).
+      ``idle_timeout_s``: an entrant that makes no move for this many seconds is out of time
+      (default 300; None: never), so that nobody holds a race open by doing nothing.
+      ``max_moves``: accepted moves per entrant per race (default 5000).
+      ``sync_page_events``: events sent per page of a sync (default 256; fewer when the client's
+      outgoing queue has less room).
+    Memory:
+      ``race_retention_s``: finished races and tournaments leave memory this many seconds after
+      they end (default 3600); the store keeps each race's record ``record_retention_s`` longer
+      (default 86400), for `get_record` and `arena verify`.
+      ``player_retention_s``: a player with no connection, no race in play and no tournament to
+      come is forgotten (its token no longer resumes) after this many seconds (default 3600).
+      ``max_events_per_race``: events the memory store keeps per race for catching up (default
+      10,000); a client further behind gets a snapshot.
+      ``sweep_interval_s``: how often the housekeeping task applies the retention times, seconds
+      (default 1).
     Tournaments and catalogs:
       ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
       default, refuses them all).
-      ``catalog_dir``: the folder of winnable-deal catalogs (default: the repository's seeds/).
-    Timings:
-      ``ping_interval_s`` / ``ping_timeout_s``: keepalive pings, seconds (defaults 20 and 20;
-      None turns them off).
+      ``catalog_dir``: the public catalogs of winnable deals (default: the repository's seeds/);
+      they serve races whose seed is public anyway.
+      ``private_catalog_dir``: a private catalog of winnable deals (default None: none); the only
+      source of secret winnable deals (tournaments, races asking for one with a secret seed).
+    Logs:
+      ``log_repeat_s``: the same log message is written at most once per this many seconds, with
+      a count of the ones left out (default 10).
     """
 
-    max_frame_bytes: int = MAX_FRAME_BYTES
-    max_queue_frames: int = 1024
-    rate_per_s: float = 100.0
-    burst: int = 200
-    max_strikes: int = 50
-    max_connections: int = 10_000
-    ping_interval_s: float | None = 20.0
-    ping_timeout_s: float | None = 20.0
+    max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
+    max_queue_frames: int = _limit(1024, "outgoing frames queued for a slow client before it is closed")
+    rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
+    burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
+    max_strikes: int = _limit(50, "frames over the rate before the connection is closed")
+    max_connections: int = _limit(10_000, "open connections for the whole server")
+    max_connections_per_ip: int = _limit(128, "open connections from one address")
+    open_timeout_s: float = _limit(10.0, "seconds to finish the websocket handshake")
+    hello_timeout_s: float = _limit(10.0, "seconds a new connection has to say hello")
+    ping_interval_s: float | None = _limit(20.0, "seconds between keepalive pings ('none': no pings)")
+    ping_timeout_s: float | None = _limit(20.0, "seconds to wait for a ping's answer ('none': forever)")
+    max_open_races_per_player: int = _limit(5, "races a player created that have not started")
+    races_per_hour_per_player: int = _limit(30, "races one player may create in an hour")
+    races_per_hour_per_ip: int = _limit(300, "races that may be created from one address in an hour")
+    open_race_ttl_s: float = _limit(1800.0, "seconds before an open race nobody started expires")
+    idle_timeout_s: float | None = _limit(300.0, "seconds without a move before an entrant is out of time ('none')")
+    max_moves: int = _limit(5000, "moves per entrant per race")
+    sync_page_events: int = _limit(256, "events sent per page of a sync")
+    race_retention_s: float = _limit(3600.0, "seconds finished races and tournaments stay in memory")
+    record_retention_s: float = _limit(86_400.0, "seconds the store keeps a race's record after that")
+    player_retention_s: float = _limit(3600.0, "seconds before an idle, disconnected player is forgotten")
+    max_events_per_race: int = _limit(10_000, "events kept per race for catching up")
+    sweep_interval_s: float = _limit(1.0, "seconds between housekeeping sweeps")
+    log_repeat_s: float = _limit(10.0, "the same log message is written at most once per this many seconds")
     admin_token: str | None = None
     catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
+    private_catalog_dir: Path | None = None
+
+    @classmethod
+    def limits(cls) -> list[dataclasses.Field]:
+        """The fields that are limits and timings, in declaration order, each with its one-line
+        ``metadata["help"]``: what `arena serve` turns into flags and environment variables."""
+        return [f for f in dataclasses.fields(cls) if "help" in f.metadata]
 
 
 @dataclass(eq=False)
 class Player:
-    """Someone who said hello: an id, a display name, a secret token, the races it entered and
-    its current session (None while disconnected)."""
+    """Someone who said hello: an id, a display name, a secret token, the races it entered, the
+    open races it created, and its current session (None while disconnected, since ``left_at``,
+    monotonic seconds)."""
 
     id: str
     name: str
     token: str
     races: set[str] = field(default_factory=set)
+    open_races: set[str] = field(default_factory=set)
+    tournaments: set[str] = field(default_factory=set)
     session: Session | None = None
+    left_at: float = 0.0
 
     def send(self, frame: bytes) -> None:
         """Deliver to the current connection, if any (a reconnecting client syncs what it missed)."""
@@ -139,15 +226,19 @@ class Session:
         self.ws = ws
         self.player: Player | None = None
         self.watching: set[str] = set()
+        self.following: set[str] = set()
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(server.config.max_queue_frames)
         self.writer = asyncio.create_task(self._write())
-        self.tokens = float(server.config.burst)
-        self.last_refill = asyncio.get_running_loop().time()
+        cfg = server.config
+        self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, asyncio.get_running_loop().time())
         self.strikes = 0
         self.closing = False
+        remote = ws.remote_address
+        self.address = str(remote[0]) if remote else ""
 
     def send(self, frame: bytes) -> None:
-        """Queue a frame without waiting; a client too slow to drain its queue is closed."""
+        """Queue a frame without waiting; a client too slow to drain its queue is closed. Every
+        frame the server sends to a client goes through here."""
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
@@ -156,6 +247,11 @@ class Session:
             log.warning("closing a slow client (%s frames queued)", self.queue.qsize())
             self.closing = True
             self.server._spawn(self.ws.close(1008, "too slow: outgoing queue full"))
+
+    @property
+    def room(self) -> int:
+        """Frames that can still be queued before this client counts as too slow."""
+        return self.queue.maxsize - self.queue.qsize()
 
     async def _write(self) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -168,13 +264,8 @@ class Session:
         self.send(encode(message))  # type: ignore[arg-type]
 
     def allow(self) -> bool:
-        """Take one frame from the token bucket; False when over the rate."""
-        now = asyncio.get_running_loop().time()
-        cfg = self.server.config
-        self.tokens = min(cfg.burst, self.tokens + (now - self.last_refill) * cfg.rate_per_s)
-        self.last_refill = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        """Take one frame from the token bucket; False (a strike) when over the rate."""
+        if self.bucket.take(asyncio.get_running_loop().time()):
             return True
         self.strikes += 1
         return False
@@ -194,6 +285,32 @@ class Session:
             await self.writer
 
 
+class _Connection(ServerConnection):
+    """A websocket connection counted from the moment its socket is accepted, so that sockets that
+    never finish the handshake count against the limits too; one over a limit is reset at once
+    (no handshake, no log line per socket)."""
+
+    def __init__(self, *args: object, arena: ArenaServer, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.arena = arena
+        self.address = ""
+        self.counted = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        self.address = str(peer[0]) if peer else ""
+        self.counted = self.arena._accept(self.address)
+        if not self.counted:
+            transport.abort()  # type: ignore[attr-defined]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.counted:
+            self.counted = False
+            self.arena._release(self.address)
+
+
 class ArenaServer:
     """The Patience Arena server: races in a `Store` (memory by default), served over websockets.
 
@@ -207,21 +324,36 @@ class ArenaServer:
     def __init__(self, config: ServerConfig | None = None, *, store: Store | None = None,
                  clock: Clock | None = None) -> None:
         self.config = config or ServerConfig()
-        self.store = store or MemoryStore()
         self.clock = clock or Clock()
+        self.store = store or MemoryStore(max_events=self.config.max_events_per_race, now=self.clock.monotonic)
         self.races: dict[str, Race] = {}
         self.players: dict[str, Player] = {}  # by token
+        self.players_by_id: dict[str, Player] = {}
         self.sessions: set[Session] = set()
         self.tournaments: dict[str, Tournament] = {}
         self.schedules: dict[str, CreateTournament] = {}  # recurring: by schedule id
+        self._pending: dict[str, str] = {}  # schedule id -> its pending tournament's id
+        self.lobby = Lobby()
+        self.public_deals = DealSource(self.config.catalog_dir, private=False)
+        self.private_deals = DealSource(self.config.private_catalog_dir, private=True)
+        self.connections = 0  # accepted sockets, handshake or not
+        self.by_address: Counter[str] = Counter()
+        self.race_counts: Counter[str] = Counter()  # races in memory by status
+        self._created = WindowCounter(_HOUR_S)  # race creations: keys "p:<player id>", "a:<address>"
+        self._expiring: deque[tuple[float, str]] = deque()  # (when, race code): open-race time to live
+        self._retiring: deque[tuple[float, str, str]] = deque()  # (when, "race"/"tournament", id) to leave memory
+        self._leaving: deque[tuple[float, str]] = deque()  # (when, token) of a player who disconnected
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[object]] = set()
 
     # ------------------------------------------------------------------------- lifecycle
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        """Listen on ``host``:``port`` (0 picks a free port; see `url`)."""
+        """Listen on ``host``:``port`` (0 picks a free port; see `url`). Raises OSError if the
+        address cannot be used (e.g. the port is taken)."""
         cfg = self.config
+        limit_repeats("arena.server", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
+        self._fit_open_files()
         self._server = await websockets.serve(
             self._handle,
             host,
@@ -229,11 +361,32 @@ class ArenaServer:
             compression=None,
             max_size=cfg.max_frame_bytes,
             max_queue=16,
+            open_timeout=cfg.open_timeout_s,
             ping_interval=cfg.ping_interval_s,
             ping_timeout=cfg.ping_timeout_s,
-            process_request=self._admit,
+            process_request=self._http,
+            create_connection=functools.partial(_Connection, arena=self),  # type: ignore[arg-type]
         )
+        self._spawn(self._housekeeping())
         log.info("serving on %s", self.url)
+
+    def _fit_open_files(self) -> None:
+        """Make sure ``max_connections`` sockets fit under the process's open-files limit: raise
+        the soft limit as far as the hard one allows, else lower ``max_connections`` and say so."""
+        cfg = self.config
+        needed = cfg.max_connections + _SPARE_FILES
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < needed:
+            target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+                soft = target
+        if soft != resource.RLIM_INFINITY and soft < needed:
+            fitted = max(1, soft - _SPARE_FILES)
+            log.warning("the open-files limit is %d, too low for max_connections %d: serving at most %d "
+                        "connections (raise it with `ulimit -n` or systemd's LimitNOFILE)",
+                        soft, cfg.max_connections, fitted)
+            cfg.max_connections = fitted
 
     @property
     def url(self) -> str:
@@ -268,34 +421,67 @@ class ArenaServer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _admit(self, connection: ServerConnection, request: object) -> object:
-        if len(self.sessions) >= self.config.max_connections:
-            return connection.respond(503, "too many connections\n")
+    def _accept(self, address: str) -> bool:
+        """A socket from ``address`` was accepted: count it, or refuse it (False) when over a limit."""
+        cfg = self.config
+        if self.connections >= cfg.max_connections:
+            log.warning("refusing connections: %d open (max_connections)", self.connections)
+            return False
+        if self.by_address[address] >= cfg.max_connections_per_ip:
+            log.warning("refusing connections from %s: %d open (max_connections_per_ip)", address,
+                        self.by_address[address])
+            return False
+        self.connections += 1
+        self.by_address[address] += 1
+        return True
+
+    def _release(self, address: str) -> None:
+        self.connections -= 1
+        self.by_address[address] -= 1
+        if not self.by_address[address]:
+            del self.by_address[address]
+
+    def _http(self, connection: ServerConnection, request: object) -> object:
+        """Plain HTTP on the websocket's port: ``GET /healthz`` answers the server's counts."""
+        if getattr(request, "path", "") == "/healthz":
+            response = connection.respond(200, json.dumps(self.health()) + "\n")
+            response.headers["Content-Type"] = "application/json"
+            return response
         return None
+
+    def health(self) -> dict[str, object]:
+        """What ``GET /healthz`` reports: connections (accepted sockets), sessions (said hello or
+        not), players, races by status, tournaments, and the store's live races."""
+        return {
+            "status": "ok",
+            "connections": self.connections,
+            "sessions": len(self.sessions),
+            "players": len(self.players),
+            "races": dict(sorted(self.race_counts.items())),
+            "tournaments": len(self.tournaments),
+        }
 
     # ------------------------------------------------------------------------ connections
 
     async def _handle(self, ws: ServerConnection) -> None:
         session = Session(self, ws)
         self.sessions.add(session)
+        loop = asyncio.get_running_loop()
+        hello_timer = loop.call_later(self.config.hello_timeout_s, self._hello_overdue, session)
         try:
             async for frame in ws:
                 if session.closing:
                     continue  # keep reading, so that the client's close frame is seen
                 if not session.allow():
-                    session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down"))
+                    session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down",
+                                        req=request_number(frame)))
                     if session.strikes > self.config.max_strikes:
                         session.closing = True
+                        log.warning("closing %s: rate limit exceeded", session.address)
                         await session.flush()
                         self._spawn(ws.close(1008, "rate limit exceeded"))
                     continue
-                req = None
-                try:
-                    message = decode(frame)
-                    req = getattr(message, "req", None)
-                    await self._dispatch(session, message)
-                except ProtocolError as exc:
-                    session.reply(Error(code=exc.code, reason=exc.reason, req=req))
+                await self._receive(session, frame)
         except ConnectionClosed:
             pass
         except Exception:
@@ -303,24 +489,58 @@ class ArenaServer:
             with contextlib.suppress(ConnectionClosed):
                 await ws.close(1011, "internal error")
         finally:
+            hello_timer.cancel()
             self.sessions.discard(session)
             self._forget(session)
             await session.close()
 
+    async def _receive(self, session: Session, frame: bytes | str) -> None:
+        """Decode one frame and carry it out; a refusal is answered with its code (a move's
+        refusal as a `MoveResult`, anything else as an `Error` with the request's ``req``)."""
+        message: ClientMessage | None = None
+        try:
+            message = decode(frame)
+            await self._dispatch(session, message)
+        except ProtocolError as exc:
+            if isinstance(message, MoveRequest):
+                session.reply(MoveResult(race=message.race, seq=message.seq, move=message.move, ok=False,
+                                         code=exc.code, reason=exc.reason))
+            else:
+                req = getattr(message, "req", None) if message is not None else exc.req
+                session.reply(Error(code=exc.code, reason=exc.reason, req=req))
+
+    def _hello_overdue(self, session: Session) -> None:
+        if session.player is None and not session.closing:
+            session.closing = True
+            self._spawn(session.ws.close(1008, f"no hello within {self.config.hello_timeout_s:g} s"))
+
     def _forget(self, session: Session) -> None:
-        for tournament in self.tournaments.values():
-            tournament.followers.discard(session)
+        """A connection ended (or was replaced by the same player's new one): stop sending it
+        anything. Costs what the session itself watched and followed, nothing more."""
+        for tournament_id in session.following:
+            tournament = self.tournaments.get(tournament_id)
+            if tournament is not None:
+                tournament.followers.discard(session)
+        session.following.clear()
         for code in session.watching:
             race = self.races.get(code)
             if race is not None:
-                race.spectators.discard(session)
+                race.unwatch(session)
+        session.watching.clear()
         player = session.player
         if player is not None and player.session is session:
             player.session = None
-            for code in player.races:
-                entrant = self.races[code].entrants.get(player.id) if code in self.races else None
-                if entrant is not None:
-                    entrant.listener = None
+            player.left_at = self.clock.monotonic()
+            self._leaving.append((player.left_at + self.config.player_retention_s, player.token))
+            self._listen(player, None)
+
+    def _listen(self, player: Player, listener: Player | None) -> None:
+        """Point the player's entries in its races at ``listener`` (None: disconnected)."""
+        for code in player.races:
+            race = self.races.get(code)
+            entrant = race.entrants.get(player.id) if race is not None else None
+            if entrant is not None:
+                entrant.listener = listener
 
     # --------------------------------------------------------------------------- dispatch
 
@@ -335,11 +555,14 @@ class ArenaServer:
             case CreateRace():
                 await self._create(session, player, message)
             case ListRaces():
-                open_races = [r.info() for r in reversed(self.races.values()) if r.status == "open"]
-                session.reply(Races(req=message.req, races=open_races[:100]))
+                codes, cursor = self.lobby.page(message.status, before=message.before, limit=message.limit)
+                session.reply(Races(req=message.req, races=[self.races[c].info() for c in codes], cursor=cursor))
             case JoinRace():
                 race = self._race(message.race)
+                if not race.casual:
+                    raise ProtocolError(ErrorCode.NOT_ALLOWED, "a tournament enters its own entrants in its deals")
                 await race.join(player.id, player.name, player)
+                session.watching.discard(race.code)  # joining ended the watch
                 player.races.add(race.code)
                 session.reply(RaceReply(req=message.req, race=race.info()))
             case StartRace():
@@ -354,15 +577,12 @@ class ArenaServer:
                 session.reply(RaceReply(req=message.req, race=race.info()))
             case Watch():
                 race = self._race(message.race)
-                if not race.may_watch(player.id):
-                    raise ProtocolError(ErrorCode.NOT_ALLOWED, "an entrant may not watch a race it is still playing")
-                race.spectators.add(session)
-                session.watching.add(race.code)
+                self._watch(session, player, race)
                 session.reply(race.snapshot(message.req, player.id, spectator=True))
             case Sync():
                 await self._sync(session, player, message)
             case GetRecord():
-                session.reply(await self._race(message.race).record(message.req))
+                session.reply(await self._record(message.race, message.req))
             case CreateTournament():
                 self._check_admin(message.admin_token)
                 tournament = self.create_tournament(message)
@@ -371,16 +591,18 @@ class ArenaServer:
                 self._check_admin(message.admin_token)
                 session.reply(TournamentReply(req=message.req, tournament=await self._cancel(message.tournament)))
             case ListTournaments():
-                shown = [t.info() for t in self.tournaments.values()]
-                session.reply(Tournaments(req=message.req, tournaments=shown[-200:]))
+                newest = list(itertools.islice(reversed(self.tournaments.values()), 200))
+                session.reply(Tournaments(req=message.req, tournaments=[t.info() for t in reversed(newest)]))
             case FollowTournament():
                 tournament = self._tournament(message.tournament)
                 tournament.followers.add(session)
+                session.following.add(tournament.id)
                 session.reply(TournamentSnapshot(req=message.req, tournament=tournament.info(),
                                                  standings=tournament.standings()))
             case RegisterTournament():
                 tournament = self._tournament(message.tournament)
                 await tournament.register(player)
+                player.tournaments.add(tournament.id)
                 session.reply(TournamentReply(req=message.req, tournament=tournament.info()))
             case WithdrawTournament():
                 tournament = self._tournament(message.tournament)
@@ -409,17 +631,22 @@ class ArenaServer:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown session token: say hello without one")
             old = player.session
             if old is not None and old is not session:
+                self._forget(old)  # from now on nothing reaches the old connection
+                old.closing = True
                 self._spawn(old.ws.close(1008, "session resumed on another connection"))
         else:
-            token = secrets.token_urlsafe(24)
-            player = Player(id="p" + secrets.token_hex(4), name=hello.name, token=token)
-            self.players[token] = player
+            try:
+                name = normal_name(hello.name)
+            except BadName as exc:
+                raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
+            player = Player(id="p" + secrets.token_hex(4), name=name, token=secrets.token_urlsafe(24))
+            while player.id in self.players_by_id:
+                player.id = "p" + secrets.token_hex(4)
+            self.players[player.token] = player
+            self.players_by_id[player.id] = player
         player.session = session
         session.player = player
-        for code in player.races:
-            entrant = self.races[code].entrants.get(player.id)
-            if entrant is not None:
-                entrant.listener = player
+        self._listen(player, player)
         session.reply(
             Welcome(player=player.id, name=player.name, token=player.token, protocol=PROTOCOL_VERSION,
                     server_time_ms=self.clock.wall_ms())
@@ -430,62 +657,234 @@ class ArenaServer:
             game_cls = find_game(msg.game)
         except UnknownGame as exc:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, exc.reason) from None
-        code = self.new_race_code()
+        self._check_creation(session, player)
+        public = msg.seed is not None or msg.seed_public
         seed = msg.seed
-        if seed is None and msg.winnable:
-            seed = self._draw_winnable(game_cls.key, 1)[0]
         try:
+            if seed is None and msg.winnable:
+                game_cls(0, **msg.options)  # refuse bad options before a deal is drawn (and used up)
+                seed = self._draw_winnable(game_cls.key, 1, private=not public)[0]
             race = Race(
-                code,
+                self.new_race_code(),
                 game_cls,
                 options=msg.options,
                 seed=seed if seed is not None else random_seed(),
-                seed_public=msg.seed is not None or msg.winnable,
+                seed_public=public,
                 creator=player.id,
                 max_entrants=msg.max_entrants,
                 countdown_s=msg.countdown_s,
                 time_limit_s=msg.time_limit_s,
                 store=self.store,
                 clock=self.clock,
+                spectator_delay_s=msg.spectator_delay_s,
             )
         except BadNotation as exc:
             raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
-        self.races[code] = race
+        now = self.clock.monotonic()
+        self._created.add(f"p:{player.id}", now)
+        self._created.add(f"a:{session.address}", now)
+        player.open_races.add(race.code)
+        self.add_race(race)
         await race._save()
         if msg.join:
             await race.join(player.id, player.name, player)
-            player.races.add(code)
+            player.races.add(race.code)
         session.reply(RaceReply(req=msg.req, race=race.info()))
 
+    def _check_creation(self, session: Session, player: Player) -> None:
+        """Refuse (too_many_races) a player over its open races, or a player or an address over
+        its races created in the last hour."""
+        cfg = self.config
+        now = self.clock.monotonic()
+        if len(player.open_races) >= cfg.max_open_races_per_player:
+            raise ProtocolError(ErrorCode.TOO_MANY_RACES,
+                                f"you have {len(player.open_races)} races that have not started: start them, "
+                                f"or wait for them to expire, before creating another")
+        if self._created.count(f"p:{player.id}", now) >= cfg.races_per_hour_per_player:
+            raise ProtocolError(ErrorCode.TOO_MANY_RACES,
+                                f"a player may create {cfg.races_per_hour_per_player} races an hour")
+        if self._created.count(f"a:{session.address}", now) >= cfg.races_per_hour_per_ip:
+            raise ProtocolError(ErrorCode.TOO_MANY_RACES,
+                                f"{cfg.races_per_hour_per_ip} races an hour may be created from one address")
+
+    def _watch(self, session: Session, player: Player, race: Race) -> None:
+        if not race.may_watch(player.id):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "an entrant may not watch a race it is still playing")
+        race.watch(session, player.id)
+        session.watching.add(race.code)
+
     async def _sync(self, session: Session, player: Player, msg: Sync) -> None:
+        """Send the events after ``msg.since`` for the receiver's audience, then a snapshot; at
+        most one page of events per request (`SyncPage` then says where to go on from), and no
+        more than the client's outgoing queue has room for."""
         race = self._race(msg.race)
-        spectator = race.code in session.watching or player.id not in race.entrants
-        if spectator:  # a spectator back on a new connection watches again
-            if not race.may_watch(player.id):
-                raise ProtocolError(ErrorCode.NOT_ALLOWED, "an entrant may not watch a race it is still playing")
-            race.spectators.add(session)
-            session.watching.add(race.code)
+        spectator = session in race.spectators or player.id not in race.entrants
+        if spectator and session not in race.spectators:  # a spectator back on a new connection
+            self._watch(session, player, race)
+        page = max(1, min(self.config.sync_page_events, session.room - 2))
         async with race.lock:  # no event may slip in between the missed ones and the snapshot
-            frames = await race.missed(msg.since, spectator=spectator)
+            frames = await race.missed(msg.since, spectator=spectator, limit=page + 1)
+            if frames is not None and len(frames) > page:
+                for frame in frames[:page]:
+                    session.send(frame)
+                session.reply(SyncPage(req=msg.req, race=race.code, until=msg.since + page, version=race.version))
+                return
             for frame in frames or ():
                 session.send(frame)
             session.reply(race.snapshot(msg.req, player.id, spectator=spectator))
 
-    # ------------------------------------------------------------------------- tournaments
+    async def _record(self, code: str, req: int) -> RaceRecord:
+        """A finished race's record: from the race in memory, or from the store once it left."""
+        race = self.races.get(code.upper())
+        if race is not None:
+            return await race.record(req)
+        kept = await self.store.load_record(code.upper())
+        if kept is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_RACE, f"no race with code {code!r} (or its record has expired)")
+        record = msgspec.msgpack.decode(kept, type=RaceRecord)
+        record.req = req
+        return record
+
+    # ---------------------------------------------------------------------- races in memory
 
     def add_race(self, race: Race) -> None:
-        """Make ``race`` reachable by its code."""
+        """Make ``race`` reachable by its code, under the server's limits: idle timeout, move cap,
+        time to live while open, and retention once finished."""
+        race.idle_timeout_s = self.config.idle_timeout_s
+        race.max_moves = self.config.max_moves
+        race.on_status = self._race_status
         self.races[race.code] = race
+        self.race_counts[race.status] += 1
+        self.lobby.add(race.code, "open" if race.casual and race.status == "open" else None)
+        if race.casual and race.status == "open":
+            self._expiring.append((self.clock.monotonic() + self.config.open_race_ttl_s, race.code))
+
+    def _race_status(self, race: Race, old: str) -> None:
+        """Keep the lobby, the counts and the creator's open races in step with a race's status."""
+        self.race_counts[old] -= 1
+        if not self.race_counts[old]:
+            del self.race_counts[old]
+        self.race_counts[race.status] += 1
+        self.lobby.move(race.code, "live" if race.status in ("starting", "running") else None)
+        if old == "open":
+            creator = self.players_by_id.get(race.creator)
+            if creator is not None:
+                creator.open_races.discard(race.code)
+        if race.status == "finished":
+            self._retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
+
+    def tournament_ended(self, tournament: Tournament) -> None:
+        """A tournament finished or was cancelled: it leaves memory after ``race_retention_s``."""
+        self._retiring.append((self.clock.monotonic() + self.config.race_retention_s, "tournament", tournament.id))
+
+    async def _housekeeping(self) -> None:
+        while True:
+            await self.clock.sleep_until(self.clock.monotonic() + self.config.sweep_interval_s)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("housekeeping failed; trying again at the next sweep")
+
+    async def sweep(self) -> None:
+        """Apply the time limits that are due: end open races nobody started, let finished races
+        and tournaments leave memory (their records go to the store), forget idle players. Each
+        kind waits in a queue ordered by when it is due, so a sweep costs what it removes."""
+        now = self.clock.monotonic()
+        while self._expiring and self._expiring[0][0] <= now:
+            _, code = self._expiring.popleft()
+            race = self.races.get(code)
+            if race is not None and await race.expire():
+                log.info("race %s expired: nobody started it within %g s", code, self.config.open_race_ttl_s)
+        while self._retiring and self._retiring[0][0] <= now:
+            _, kind, ident = self._retiring.popleft()
+            if kind == "race":
+                await self._retire_race(ident, now)
+            else:
+                await self._retire_tournament(ident, now)
+        while self._leaving and self._leaving[0][0] <= now:
+            _, token = self._leaving.popleft()
+            self._retire_player(token, now)
+
+    async def _retire_race(self, code: str, now: float) -> None:
+        race = self.races.get(code)
+        if race is None:
+            return
+        if not race.revealed:  # an arena deal holds its seed until its tournament ends
+            self._retiring.append((now + self.config.race_retention_s, "race", code))
+            return
+        record = encode(await race.record(0)) if race.started_at is not None else None
+        await self.store.archive_race(code, record, self.config.record_retention_s)
+        del self.races[code]
+        self.race_counts[race.status] -= 1
+        if not self.race_counts[race.status]:
+            del self.race_counts[race.status]
+        self.lobby.forget(code)
+        for entrant in race.entrants.values():
+            player = self.players_by_id.get(entrant.player)
+            if player is not None:
+                player.races.discard(code)
+        for spectator in list(race.spectators):
+            if isinstance(spectator, Session):
+                spectator.watching.discard(code)
+        race.spectators.clear()
+        await race.close()
+
+    async def _retire_tournament(self, tournament_id: str, now: float) -> None:
+        tournament = self.tournaments.pop(tournament_id, None)
+        if tournament is None:
+            return
+        for race in tournament.races:
+            await self._retire_race(race.code, now)
+        for follower in tournament.followers:
+            if isinstance(follower, Session):
+                follower.following.discard(tournament_id)
+        for entrant in tournament.entrants.values():
+            player = self.players_by_id.get(entrant.player.id)
+            if player is not None:
+                player.tournaments.discard(tournament_id)
+
+    def _retire_player(self, token: str, now: float) -> None:
+        player = self.players.get(token)
+        if player is None or player.session is not None or now < player.left_at + self.config.player_retention_s:
+            return  # gone already, back online, or it left again later (a later entry stands for that)
+        racing = any(
+            race.status != "finished" and not race.entrants[player.id].done
+            for code in player.races
+            if (race := self.races.get(code)) is not None and player.id in race.entrants
+        )
+        waiting = any(
+            t.status not in ("finished", "cancelled")
+            for tid in player.tournaments
+            if (t := self.tournaments.get(tid)) is not None
+        )
+        if racing or waiting:
+            self._leaving.append((now + self.config.player_retention_s, token))
+            return
+        del self.players[token]
+        del self.players_by_id[player.id]
+
+    # ------------------------------------------------------------------------- tournaments
 
     def _check_admin(self, token: str) -> None:
         expected = self.config.admin_token
         if expected is None or not hmac.compare_digest(token.encode(), expected.encode()):
             raise ProtocolError(ErrorCode.NOT_ORGANISER, "only an organiser holding the admin token may do that")
 
-    def _draw_winnable(self, game: str, count: int) -> list[int]:
+    def _draw_winnable(self, game: str, count: int, *, private: bool) -> list[int]:
+        """``count`` winnable seeds of ``game``: from the private catalog for secret deals, from
+        the public one for deals whose seed is public anyway. Raises ProtocolError
+        (no_private_catalog, no_catalog)."""
+        source = self.private_deals if private else self.public_deals
         try:
-            return draw_seeds(load_catalog(self.config.catalog_dir, game), count)
+            return source.draw(game, count)
         except CatalogError as exc:
+            if private:
+                raise ProtocolError(
+                    ErrorCode.NO_PRIVATE_CATALOG,
+                    f"no secret winnable {game} deals to draw ({exc}): an operator builds a private catalog with "
+                    f"`arena catalog {game} --private DIR` and serves it with `arena serve --private-catalog DIR`; "
+                    f"the public catalog serves only practice races, whose seed is public",
+                ) from None
             raise ProtocolError(ErrorCode.NO_CATALOG, f"no winnable {game} deals to draw: {exc}") from None
 
     def create_tournament(self, msg: CreateTournament) -> Tournament:
@@ -499,6 +898,10 @@ class ArenaServer:
             game_cls(0, **msg.options)
         except BadNotation as exc:
             raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
+        try:
+            normal_name(msg.name, max_chars=64)
+        except BadName as exc:
+            raise ProtocolError(ErrorCode.BAD_NAME, f"tournament name: {exc.reason}") from None
         if msg.deals < 1:
             raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least one deal")
         if msg.seeds is not None and len(msg.seeds) != msg.deals:
@@ -514,8 +917,8 @@ class ArenaServer:
                 starts_at = parse_start(msg.starts_at or "", now_ms=now)
         except ScheduleError as exc:
             raise ProtocolError(ErrorCode.BAD_SCHEDULE, str(exc)) from None
-        if msg.winnable and msg.seeds is None:
-            self._draw_winnable(game_cls.key, msg.deals)  # refuse now if the catalog is too small
+        if msg.winnable and msg.seeds is None and self.private_deals.available(game_cls.key) < msg.deals:
+            self._draw_winnable(game_cls.key, msg.deals, private=True)  # raises: too few secret deals
         schedule_id = None
         if msg.cron is not None:
             schedule_id = "S" + secrets.token_hex(3).upper()
@@ -526,19 +929,21 @@ class ArenaServer:
         if msg.seeds is not None:
             seeds = tuple(msg.seeds)
         elif msg.winnable:
-            seeds = tuple(self._draw_winnable(game_cls.key, msg.deals))
+            seeds = tuple(self._draw_winnable(game_cls.key, msg.deals, private=True))
         else:
             seeds = tuple(random_seed() for _ in range(msg.deals))
         plan = TournamentPlan(
-            name=msg.name, game_cls=game_cls, options=dict(msg.options), format=msg.format, seeds=seeds,
-            starts_at_ms=starts_at, deal_time_limit_s=msg.deal_time_limit_s, max_entrants=msg.max_entrants,
-            registration_opens_s=msg.registration_opens_s, arena_window_s=msg.arena_window_s,
-            break_s=msg.break_s, countdown_s=msg.countdown_s,
+            name=normal_name(msg.name, max_chars=64), game_cls=game_cls, options=dict(msg.options),
+            format=msg.format, seeds=seeds, starts_at_ms=starts_at, deal_time_limit_s=msg.deal_time_limit_s,
+            max_entrants=msg.max_entrants, registration_opens_s=msg.registration_opens_s,
+            arena_window_s=msg.arena_window_s, break_s=msg.break_s, countdown_s=msg.countdown_s,
             schedule=f"{schedule_id}: {msg.cron}" if schedule_id else None, timezone=msg.timezone,
+            spectator_delay_s=msg.spectator_delay_s,
         )
         tournament = Tournament(self, "T" + secrets.token_hex(3).upper(), plan)
         if schedule_id is not None:
             tournament.on_starting = lambda t: self._next_occurrence(schedule_id, t.plan.starts_at_ms)
+            self._pending[schedule_id] = tournament.id
         self.tournaments[tournament.id] = tournament
         tournament.start()
         return tournament
@@ -547,18 +952,19 @@ class ArenaServer:
         msg = self.schedules.get(schedule_id)
         if msg is not None and msg.cron is not None:
             starts_at = next_occurrences(msg.cron, msg.timezone, after_ms=after_ms, count=1)[0]
-            self._schedule(msg, find_game(msg.game), starts_at, schedule_id)
+            try:
+                self._schedule(msg, find_game(msg.game), starts_at, schedule_id)
+            except ProtocolError as exc:  # e.g. the private catalog ran out of deals
+                log.error("schedule %s: cannot schedule the next occurrence: %s", schedule_id, exc)
 
     async def _cancel(self, target: str) -> object:
         if target in self.schedules:  # a schedule: no more occurrences, and the pending one goes
             del self.schedules[target]
-            pending = [t for t in self.tournaments.values()
-                       if (t.plan.schedule or "").startswith(target) and t.status in ("scheduled", "registration")]
-            for tournament in pending:
-                await tournament.cancel()
-            if not pending:
+            pending = self.tournaments.get(self._pending.pop(target, ""))
+            if pending is None or pending.status not in ("scheduled", "registration"):
                 raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, f"schedule {target} has no pending tournament")
-            return pending[0].info()
+            await pending.cancel()
+            return pending.info()
         tournament = self._tournament(target)
         await tournament.cancel()
         return tournament.info()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,10 +42,13 @@ from server.protocol import (
     TournamentStanding,
     encode,
 )
+from server.names import name_key
 from server.race import Clock, Listener, Race
 from server.store import Store
 
 __all__ = ["TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan"]
+
+log = logging.getLogger("arena.server")
 
 
 class TournamentHost(Protocol):
@@ -54,10 +58,14 @@ class TournamentHost(Protocol):
     clock: Clock
 
     def add_race(self, race: Race) -> None:
-        """Make a race reachable by its code (moves, watch, sync, records)."""
+        """Make a race reachable by its code (moves, watch, sync, records), under the server's
+        limits (idle timeout, move cap, retention)."""
 
     def new_race_code(self) -> str:
         """A race code no race has."""
+
+    def tournament_ended(self, tournament: Tournament) -> None:
+        """The tournament finished or was cancelled: it may leave memory after the retention."""
 
 
 class Player(Protocol):
@@ -89,6 +97,7 @@ class TournamentPlan:
     countdown_s: int = 5
     schedule: str | None = None
     timezone: str = "UTC"
+    spectator_delay_s: int = 1
 
 
 @dataclass(eq=False)
@@ -117,6 +126,7 @@ class Tournament:
         self.status = "scheduled"
         self.version = 0
         self.entrants: dict[str, TournamentEntrant] = {}
+        self._names: dict[str, str] = {}  # `name_key` of each entrant's name -> its player id
         self.followers: set[Listener] = set()
         self.races: list[Race] = []
         self.current_deal: int | None = None
@@ -161,6 +171,7 @@ class Tournament:
             seeds=list(plan.seeds) if done else None,
             salts=list(self.salts) if done else None,
             version=self.version,
+            spectator_delay_s=plan.spectator_delay_s,
         )
 
     def _by_order(self) -> list[TournamentEntrant]:
@@ -201,7 +212,8 @@ class Tournament:
 
     async def register(self, player: Player) -> None:
         """Enter the tournament. Rounds: until the first deal starts; arena: until the window
-        closes. Raises ProtocolError (registration_closed, tournament_full)."""
+        closes. Raises ProtocolError (registration_closed, tournament_full, already_joined,
+        name_taken: another entrant's name is the same by `server.names.name_key`)."""
         async with self.lock:
             open_now = self.status in ("registration", "starting") or (
                 self.status == "running" and self.plan.format == "arena"
@@ -215,7 +227,12 @@ class Tournament:
                 raise ProtocolError(ErrorCode.REGISTRATION_CLOSED, "you withdrew from this tournament")
             if sum(not e.withdrawn for e in self.entrants.values()) >= self.plan.max_entrants:
                 raise ProtocolError(ErrorCode.TOURNAMENT_FULL, f"{self.id} is full ({self.plan.max_entrants})")
+            key = name_key(player.name)
+            if key in self._names:
+                raise ProtocolError(ErrorCode.NAME_TAKEN,
+                                    f"an entrant of {self.id} is already called {player.name!r}")
             self.entrants[player.id] = TournamentEntrant(player, len(self.entrants))
+            self._names[key] = player.id
             self._announce("registered")
 
     async def withdraw(self, player: Player) -> None:
@@ -229,6 +246,7 @@ class Tournament:
                 raise ProtocolError(ErrorCode.REGISTRATION_CLOSED, f"{self.id} is over")
             if self.status in ("scheduled", "registration", "starting"):
                 del self.entrants[player.id]
+                self._names.pop(name_key(player.name), None)
             else:
                 entrant.withdrawn = True
             racing = [r for r in self.races if r.status == "running" and player.id in r.entrants]
@@ -270,6 +288,7 @@ class Tournament:
                 return
             self.status = "cancelled"
             self._announce("cancelled")
+            self.host.tournament_ended(self)
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
         for race in self.races:
@@ -284,6 +303,11 @@ class Tournament:
         if self.registration_opens_ms <= self.host.clock.wall_ms():
             self.status = "registration"
         self.task = asyncio.ensure_future(self._run())
+        self.task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("tournament %s stopped by an error", self.id, exc_info=task.exception())
 
     async def _run(self) -> None:
         clock = self.host.clock
@@ -307,6 +331,7 @@ class Tournament:
         for race in self.races:
             race.reveal()
         await self._become("finished", "finished")
+        self.host.tournament_ended(self)
 
     async def _become(self, status: str, kind: str) -> None:
         async with self.lock:
@@ -352,6 +377,7 @@ class Tournament:
             watch_policy=lambda player, d=deal: self.may_watch_deal(player, d),
             hold_seed=hold_seed,
             casual=False,
+            spectator_delay_s=plan.spectator_delay_s,
         )
         self.races.append(race)
         self.host.add_race(race)

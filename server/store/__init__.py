@@ -3,7 +3,9 @@
 A race is its log (DESIGN.md, invariant 3): the store keeps each race's description, every
 entrant's accepted moves in order (written before the move is acknowledged) and every event the
 race published, with its version, in the form each audience received it, so that a client that
-missed events can be sent them again.
+missed events can be sent them again. When a finished race leaves the server's memory, the store
+keeps only its final record (what `get_record` answers) for a retention time, so that it can
+still be verified.
 """
 
 from __future__ import annotations
@@ -23,13 +25,12 @@ class MoveEntry(NamedTuple):
 
 
 class StoredEvent(NamedTuple):
-    """One race event as each audience received it: encoded frames for entrants and spectators."""
+    """One race event as each audience received it: encoded frames for entrants and spectators
+    (the same object when both audiences received the same bytes)."""
 
     version: int
     entrant_frame: bytes
     spectator_frame: bytes
-
-
 
 
 class Store(abc.ABC):
@@ -57,6 +58,17 @@ class Store(abc.ABC):
         """Append a published event; versions go up by one per race."""
 
     @abc.abstractmethod
-    async def events_since(self, code: str, since: int) -> list[StoredEvent] | None:
-        """Events with version greater than ``since``, oldest first; None if some of them are no
-        longer kept (the caller sends a snapshot instead)."""
+    async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
+        """Events with version greater than ``since``, oldest first, at most ``limit`` of them
+        (None: all); None if some of them are no longer kept (the caller sends a snapshot
+        instead)."""
+
+    @abc.abstractmethod
+    async def archive_race(self, code: str, record: bytes | None, keep_s: float) -> None:
+        """The race left the server's memory: drop its description, move logs and events, and
+        keep ``record`` (an encoded `server.protocol.RaceRecord`, None for a race that was never
+        dealt) for ``keep_s`` seconds."""
+
+    @abc.abstractmethod
+    async def load_record(self, code: str) -> bytes | None:
+        """The record `archive_race` kept for ``code``, or None (never kept, or expired)."""

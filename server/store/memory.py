@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+import itertools
+import time
+from collections import OrderedDict, defaultdict, deque
+from collections.abc import Callable
 
 from server.store import MoveEntry, Store, StoredEvent
 
@@ -10,16 +13,25 @@ __all__ = ["MemoryStore"]
 
 
 class MemoryStore(Store):
-    """Keeps races, move logs and the last ``max_events`` events of each race in memory.
+    """Keeps races, move logs, the last ``max_events`` events of each race, and the records of
+    archived races in memory.
 
-    ``max_events`` (events per race, default 10,000) bounds memory; a client further behind gets
-    a snapshot instead of the events it missed.
+    ``max_events`` (events per race, default 10,000) bounds a race's memory; a client further
+    behind gets a snapshot instead of the events it missed. ``max_records`` (default 100,000)
+    bounds the archived records: past it the oldest go first, as they do when their keep time
+    runs out. ``now``: the clock that keep times are measured on, in seconds (default
+    `time.monotonic`; the server passes its own).
     """
 
-    def __init__(self, *, max_events: int = 10_000) -> None:
+    def __init__(self, *, max_events: int = 10_000, max_records: int = 100_000,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self._races: dict[str, dict[str, object]] = {}
         self._moves: dict[tuple[str, str], list[MoveEntry]] = defaultdict(list)
+        self._players: dict[str, set[str]] = defaultdict(set)  # race -> players with a move log
         self._events: dict[str, deque[StoredEvent]] = defaultdict(lambda: deque(maxlen=max_events))
+        self._records: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self.max_records = max_records
+        self.now = now
 
     async def save_race(self, code: str, meta: dict[str, object]) -> None:
         self._races[code] = dict(meta)
@@ -30,6 +42,7 @@ class MemoryStore(Store):
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         self._moves[code, player].append(entry)
+        self._players[code].add(player)
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
         return list(self._moves.get((code, player), ()))
@@ -37,10 +50,42 @@ class MemoryStore(Store):
     async def append_event(self, code: str, event: StoredEvent) -> None:
         self._events[code].append(event)
 
-    async def events_since(self, code: str, since: int) -> list[StoredEvent] | None:
+    async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
         events = self._events.get(code)
         if not events:
             return [] if since >= 0 else None
         if since + 1 < events[0].version:
             return None
-        return [e for e in events if e.version > since]
+        first = max(0, since + 1 - events[0].version)  # versions are consecutive: count, not search
+        return list(itertools.islice(events, first, None if limit is None else first + limit))
+
+    async def archive_race(self, code: str, record: bytes | None, keep_s: float) -> None:
+        self._races.pop(code, None)
+        self._events.pop(code, None)
+        for player in self._players.pop(code, ()):
+            self._moves.pop((code, player), None)
+        now = self.now()
+        self._expire(now)
+        if record is not None and keep_s > 0:
+            self._records[code] = (now + keep_s, record)
+            self._records.move_to_end(code)
+            while len(self._records) > self.max_records:
+                self._records.popitem(last=False)
+
+    async def load_record(self, code: str) -> bytes | None:
+        self._expire(self.now())
+        kept = self._records.get(code)
+        return kept[1] if kept is not None else None
+
+    def _expire(self, now: float) -> None:
+        """Drop records whose keep time is over, oldest first (records are kept in archive order,
+        so only the front needs looking at while every keep time is the same)."""
+        while self._records:
+            code, (until, _) = next(iter(self._records.items()))
+            if until > now:
+                break
+            del self._records[code]
+
+    def __len__(self) -> int:
+        """Races with live data (description, moves or events) in the store."""
+        return len(self._races.keys() | self._events.keys() | self._players.keys())

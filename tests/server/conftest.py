@@ -19,15 +19,31 @@ from tests.conftest import MS
 
 class FastClock(Clock):
     """A server clock that runs ``speed`` times faster than the loop's: race times, countdowns,
-    limits and the wall clock (which starts at the real time, or at ``start_ms``) all speed up."""
+    limits and the wall clock (which starts at the real time, or at ``start_ms``) all speed up.
+    A test may change ``speed`` while it runs (time stays continuous; sleepers wake in steps of
+    at most 20 real milliseconds, so they notice)."""
 
     def __init__(self, speed: float, start_ms: int | None = None) -> None:
-        self.speed = speed
+        self._speed = speed
+        self._base: tuple[float, float] | None = None  # (loop time, fast time) when speed last changed
         self._start_ms = start_ms
         self._origin: float | None = None
 
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    @speed.setter
+    def speed(self, speed: float) -> None:
+        now = self.monotonic()
+        self._base = (super().monotonic(), now)
+        self._speed = speed
+
     def monotonic(self) -> float:
-        return super().monotonic() * self.speed
+        real = super().monotonic()
+        if self._base is None:
+            return real * self._speed
+        return self._base[1] + (real - self._base[0]) * self._speed
 
     def wall_ms(self) -> int:
         if self._origin is None:
@@ -37,7 +53,8 @@ class FastClock(Clock):
         return int(self._start_ms + (self.monotonic() - self._origin) * 1000)
 
     async def sleep_until(self, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, (deadline - self.monotonic()) / self.speed))
+        while (left := deadline - self.monotonic()) > 0:
+            await asyncio.sleep(min(left / self._speed, 0.02))
 
 
 class Peer:

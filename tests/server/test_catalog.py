@@ -50,12 +50,15 @@ def test_seeds_are_drawn_without_repeats_and_a_small_catalog_is_refused():
         draw_seeds(entries, 4)
 
 
-async def test_a_race_can_ask_for_a_winnable_deal(tmp_path):
+async def test_a_practice_race_can_ask_for_a_winnable_deal_from_the_public_catalog(tmp_path):
+    """A race whose seed is public anyway may draw from the public catalog; without one for the
+    game it gets no_catalog."""
     async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
         async with await ArenaClient.connect(server.url, "ann") as ann:
-            info = await ann.create_race("golf", winnable=True)
+            info = await ann.create_race("golf", winnable=True, seed_public=True)
             assert info.seed in {e.seed for e in load_catalog(SEEDS, "golf")}
-            server.config.catalog_dir = tmp_path
+    async with ArenaServer(ServerConfig(ping_interval_s=None, catalog_dir=tmp_path)) as server:
+        async with await ArenaClient.connect(server.url, "ann") as ann:
             with pytest.raises(ArenaError) as caught:
-                await ann.create_race("golf", winnable=True)
+                await ann.create_race("golf", winnable=True, seed_public=True)
             assert caught.value.code == "no_catalog"

@@ -8,7 +8,7 @@ from engine.core import Audience, Game, Move
 from engine.games import find_game
 from server import protocol as p
 from server.protocol import board_of
-from tests.server.leaks import cards_in, face_up
+from tests.audit import cards_in, face_up
 
 SEED = 7
 

@@ -1,0 +1,150 @@
+"""The frame audit: every frame any in-process server sends, in any test, checked as it is sent.
+
+`FrameAudit.install` wraps `server.service.Session.send`, the one way out of the server, so that
+each frame is decoded and checked at the moment it leaves, against the server's own state then:
+
+* **Nothing hidden reaches anyone.** Every card a frame names (a value that is a card code, or a
+  card code inside a ``reason``) lay face up, at some moment, on a board of the race the frame is
+  about (a Double or Naught frame: on the bonus round's own board).
+* **An entrant learns nothing from the others** (DESIGN.md, invariant 1). For a receiver that is
+  playing a race (not finished, not done), a frame about any race on the same deal (same game,
+  seed and options: a tournament's arena deals are separate races) may name only cards that have
+  been face up on the receiver's own board; and a frame about its own race may carry no other
+  entrant's move or board (`Progress`), no delayed board, no spectator snapshot and no record.
+
+Violations are collected, not raised inside the server; the autouse fixture in tests/conftest.py
+fails the test that caused them. The counts are printed at the end of the test run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import msgspec
+
+from engine.core import Game
+from server import protocol as p
+from server.service import Session
+
+__all__ = ["FrameAudit", "cards_in", "face_up"]
+
+_CARD = re.compile(r"[A2-9TJQK][CDHS]")
+_CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
+
+
+def cards_in(message: msgspec.Struct) -> set[str]:
+    """Every card code anywhere in a decoded frame: values and keys at any depth that are card
+    codes, and card codes inside a ``reason`` text."""
+    found: set[str] = set()
+
+    def walk(node: object, key: str = "") -> None:
+        if isinstance(node, str):
+            if _CARD.fullmatch(node):
+                found.add(node)
+            elif key == "reason":
+                found.update(_CARD_IN_TEXT.findall(node))
+        elif isinstance(node, dict):
+            for name, value in node.items():
+                walk(name)
+                walk(value, name if isinstance(name, str) else "")
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+
+    walk(msgspec.to_builtins(message))
+    return found
+
+
+def face_up(game: Game) -> set[str]:
+    """Codes of the cards lying face up in ``game`` now."""
+    return {card.code for pile in game.piles.values() for card in pile.cards[pile.down :]}
+
+
+def _race_of(message: msgspec.Struct) -> str | None:
+    race = getattr(message, "race", None)
+    if isinstance(race, p.RaceInfo):
+        return race.code
+    return race if isinstance(race, str) else None
+
+
+def _deal(race: object) -> tuple[object, ...]:
+    return (race.game_cls.key, race.seed, tuple(sorted(race.options.items())))  # type: ignore[attr-defined]
+
+
+@dataclass
+class FrameAudit:
+    """Counts of frames checked, and the violations found (each a sentence)."""
+
+    frames: int = 0
+    with_cards: int = 0
+    violations: list[str] = field(default_factory=list)
+    _public: dict[int, set[str]] = field(default_factory=dict, repr=False)  # id(race) -> cards ever face up
+    _seen: dict[tuple[int, str], set[str]] = field(default_factory=dict, repr=False)  # (id(race), player) -> own
+
+    def install(self, monkeypatch: object) -> None:
+        """Wrap `Session.send` for the length of one test (``monkeypatch``: pytest's fixture)."""
+        original = Session.send
+        audit = self
+
+        def send(session: Session, frame: bytes) -> None:
+            audit.check(session, frame)
+            original(session, frame)
+
+        monkeypatch.setattr(Session, "send", send)  # type: ignore[attr-defined]
+
+    def check(self, session: Session, frame: bytes) -> None:
+        """Check one outgoing frame to ``session``; record what is wrong with it."""
+        message = p.decode_server(frame)
+        self.frames += 1
+        cards = cards_in(message)
+        self.with_cards += bool(cards)
+        server = session.server
+        code = _race_of(message)
+        race = server.races.get(code) if code else None
+        who = session.player.name if session.player else "a connection before hello"
+        kind = type(message).__name__
+        if cards:
+            allowed = self._public_cards(race) if race is not None else set()
+            if isinstance(message, p.Bonus) and race is not None and session.player is not None:
+                rounds = race.entrants[session.player.id].bonus
+                allowed = face_up(rounds[-1].game) if rounds else set()
+            if cards - allowed:
+                self.violations.append(f"{who} received {kind} naming cards never face up there: "
+                                       f"{sorted(cards - allowed)}")
+        if session.player is not None and race is not None and not isinstance(message, p.Bonus):
+            self._check_entrant(session, message, race, cards, who, kind)
+
+    def _public_cards(self, race: object) -> set[str]:
+        public = self._public.setdefault(id(race), set())
+        for entrant in race.entrants.values():  # type: ignore[attr-defined]
+            if entrant.game is not None:
+                public |= face_up(entrant.game)
+        return public
+
+    def _check_entrant(self, session: Session, message: msgspec.Struct, about: object, cards: set[str],
+                       who: str, kind: str) -> None:
+        """The receiver's own races still in play, on the same deal as the race ``about``."""
+        player = session.player
+        assert player is not None
+        for code in player.races:
+            own = session.server.races.get(code)
+            if own is None or own.status == "finished" or _deal(own) != _deal(about):
+                continue
+            entrant = own.entrants.get(player.id)
+            if entrant is None or entrant.done or entrant.game is None:
+                continue
+            seen = self._seen.setdefault((id(own), player.id), set())
+            seen |= face_up(entrant.game)
+            if cards - seen:
+                self.violations.append(f"{who}, playing race {code}, received {kind} naming cards hidden from "
+                                       f"it on the same deal: {sorted(cards - seen)}")
+            if own is not about:
+                continue
+            if isinstance(message, p.Progress) and message.player != player.id and (message.move or message.board):
+                self.violations.append(f"{who}, playing race {code}, received another entrant's "
+                                       f"{'move ' + repr(message.move) if message.move else 'board'}")
+            if isinstance(message, p.DelayedBoard) or (isinstance(message, p.Snapshot) and message.boards):
+                self.violations.append(f"{who}, playing race {code}, received the spectators' {kind}")
+            if isinstance(message, p.RaceRecord):
+                self.violations.append(f"{who}, playing race {code}, received its record before the end")
