@@ -834,7 +834,8 @@ def _validation_error(data: bytes, detail: str) -> ProtocolError:
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         raw = None
     if not isinstance(raw, dict):
-        return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be a MessagePack map with a 'type' field")
+        return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be a MessagePack map with a 'type' field "
+                             "and valid UTF-8 text", request_number(data))
     req = _valid_req(raw.get("req"))
     kind = raw.get("type")
     if kind not in _TYPES:

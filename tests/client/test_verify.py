@@ -145,3 +145,61 @@ def test_an_unknown_game_fails_without_raising() -> None:
     assert not report.ok
     assert {"versions", "replay"} <= set(report.failed)
     assert [c.name for c in report.checks] == list(CHECKS)
+
+
+# ------------------------------------------------- against the commitment published at the start
+
+
+def test_a_record_whose_seed_salt_and_commitment_were_swapped_fails_against_the_kept_commitment():
+    """A dishonest server can make a record agree with itself (new seed, salt and commitment
+    together); only the commitment published at the start catches it."""
+    honest = make_record("golf", seed=4)
+    kept = honest.commitment
+    forged_salt = "f0" * 16
+    forged = msgspec.structs.replace(
+        honest, seed=5, salt=forged_salt, commitment=commitment_of(5, forged_salt),
+        race=msgspec.structs.replace(honest.race, seed=None, commitment=commitment_of(5, forged_salt)),
+        entrants=[msgspec.structs.replace(e, moves=[], times_ms=[]) for e in honest.entrants],
+        standings=[msgspec.structs.replace(s, place=s.order + 1, cleared=0, time_ms=0, points=0, status="stuck")
+                   for s in sorted(honest.standings, key=lambda s: s.order)],
+    )
+    assert verify_record(forged).check("commitment").ok, "the forged record agrees with itself"
+    report = verify_record(forged, kept)
+    assert report.failed == ["commitment"] and "published at the start" in report.check("commitment").reason
+    assert verify_record(honest, kept).ok
+
+
+async def test_arena_verify_checks_against_the_commitment_given_on_the_command_line():
+    """`arena verify CODE --commitment HEX`, typed in a shell against a live server: passes with
+    the commitment the race published, fails (exit 1) with another one."""
+    import asyncio
+    import sys
+    from pathlib import Path
+
+    from client.connection import ArenaClient
+    from server.service import ArenaServer, ServerConfig
+
+    arena = str(Path(sys.executable).parent / "arena")
+
+    async def verify(*extra: str) -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec(arena, "verify", code, "--server", server.url, *extra,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        return proc.returncode, out.decode()
+
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
+        async with await ArenaClient.connect(server.url, "ann") as ann:
+            info = await ann.create_race("clock", countdown_s=0)
+            code = info.code
+            await ann.start_race(code)
+            await ann.wait_for(lambda: code in ann.finished or code in ann.started, timeout_s=5)
+            assert (await ann.move(code, "turn")).ok
+            await ann.resign(code)
+            await ann.wait_for(lambda: code in ann.finished, timeout_s=5)
+            kept = ann.commitments[code]
+            good, good_out = await verify("--commitment", kept)
+            bad, bad_out = await verify("--commitment", "0" * 64)
+            plain, plain_out = await verify()
+    assert good == 0 and "verified" in good_out
+    assert bad == 1 and "FAILED" in bad_out and "commitment" in bad_out
+    assert plain == 0 and "--commitment" in plain_out

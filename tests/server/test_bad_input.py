@@ -207,3 +207,32 @@ async def test_the_server_refuses_connections_over_its_limit(server, peers, byst
         async with connect(server.url, open_timeout=2):
             pass
     await bystander()
+
+
+@pytest.mark.parametrize(
+    "frame, code",
+    [
+        (msgspec.msgpack.encode({"type": "join_race", "req": 41}), "bad_field"),  # a field missing
+        (msgspec.msgpack.encode({"type": "list_races", "req": 41, "limit": 0}), "bad_field"),
+        (msgspec.msgpack.encode({"type": "teleport", "req": 41}), "unknown_type"),
+        (msgspec.msgpack.encode({"type": "create_race", "req": 41, "game": "golf", "seed": -1}), "bad_seed"),
+        # a map whose text is not UTF-8: undecodable, but its req can still be read
+        (b"\x83\xa4type\xa5hello\xa3req\x29\xa4name\xa2\xff\xfe", "bad_frame"),
+    ],
+)
+async def test_an_error_carries_the_req_of_the_frame_it_answers(peers, bystander, frame, code):
+    """Whenever the refused frame held a readable req, the error echoes it, so that a client
+    knows which request failed."""
+    eve = await peers("eve")
+    error = await refused(eve, frame)
+    assert (error.code, error.req) == (code, 41)
+    await bystander()
+
+
+async def test_a_rate_limited_frame_is_answered_with_its_req(server, peers, bystander):
+    eve = await peers("eve")
+    for req in range(server.config.burst + 5):
+        await eve.send(p.ListRaces(req=req))
+    error = await eve.expect(p.Error)
+    assert error.code == "rate_limited" and error.req is not None and error.req >= server.config.burst - 1
+    await bystander()
