@@ -33,7 +33,9 @@ from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
+from client.bench import add_bench_arguments, run_bench
 from client.connection import ArenaClient, ArenaError
+from client.fuzz import add_fuzz_arguments, run_fuzz
 from client.serving import add_server_arguments
 from client.tournaments import add_tournament_commands, run_tournament_command, run_tournament_demo
 from client.verify import VerifyReport
@@ -271,7 +273,7 @@ async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
         if code in client.commitments:
             console.print(f"Commitment published at the start: {client.commitments[code]}\n"
                           f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
-                          highlight=False)
+                          highlight=False, soft_wrap=True)
         if args.double and result.won:
             await client.wait_for(lambda: code in client.finished, timeout_s=None)
             if client.player in client.finished[code].double_or_naught:
@@ -294,7 +296,7 @@ async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
     if code in client.commitments:
         console.print(f"Commitment published at the start: {client.commitments[code]}\n"
                       f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
     return 0
 
 
@@ -309,7 +311,7 @@ async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
     if args.commitment is None:
         console.print("The commitment came from the server's own record. To check the deal against the one "
                       "published at the start, pass it: arena verify CODE --commitment HEX "
-                      "(`arena bot` and `arena watch` print it).", highlight=False)
+                      "(`arena bot` and `arena watch` print it).", highlight=False, soft_wrap=True)
     return 0 if report.ok else 1
 
 
@@ -488,6 +490,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--delay-ms", type=int, default=20, help="pause between a bot's moves, ms (default 20)")
     sub.add_argument("--tournament", action="store_true",
                      help="a three-deal tournament of eight bots instead (uses --game)")
+    sub = command("fuzz", "send random, mutated and hostile frames to a server and check every answer",
+                  server=False)
+    add_fuzz_arguments(sub)
+    sub = command("bench", "benchmarks, each against a server process of its own", server=False)
+    add_bench_arguments(sub.add_subparsers(dest="bench", required=True, metavar="BENCHMARK"))
     add_tournament_commands(commands, DEFAULT_SERVER)
     return parser
 
@@ -505,6 +512,8 @@ _COMMANDS = {
     "simulate": _cmd_simulate,
     "catalog": _cmd_catalog,
     "tournament": run_tournament_command,
+    "bench": run_bench,
+    "fuzz": run_fuzz,
 }
 
 

@@ -3,9 +3,9 @@
 Every field of `server.service.ServerConfig` that is a limit or a timing becomes a flag
 (``max_moves`` -> ``--max-moves``) and an environment variable (``ARENA_MAX_MOVES``); a flag
 wins over the variable, and the variable over the default. Limits that can be switched off take
-``none``. The folders and the admin token have flags of their own (``--catalog``,
-``--private-catalog``, ``--admin-token``) and variables (``ARENA_CATALOG``,
-``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``).
+``none``. The folders, the admin token and the trusted proxies have flags of their own
+(``--catalog``, ``--private-catalog``, ``--admin-token``, ``--trusted-proxy``) and variables
+(``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``, ``ARENA_TRUSTED_PROXIES``).
 
 >>> parser = argparse.ArgumentParser()
 >>> add_server_arguments(parser)
@@ -58,6 +58,9 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
                         help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)")
     parser.add_argument("--catalog", metavar="DIR",
                         help="public catalogs of winnable deals, for practice races (default: seeds/; $ARENA_CATALOG)")
+    parser.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDR", dest="trusted_proxies",
+                        help="a reverse proxy's address: its connections count against the client address it "
+                             "forwards in X-Forwarded-For (repeatable; $ARENA_TRUSTED_PROXIES, comma-separated)")
     parser.add_argument("--private-catalog", metavar="DIR",
                         help="private catalog of winnable deals, for secret ones: tournaments and races "
                              "(default: none; $ARENA_PRIVATE_CATALOG)")
@@ -93,4 +96,6 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
         config.catalog_dir = Path(catalog)
     if private := args.private_catalog or environ.get("ARENA_PRIVATE_CATALOG"):
         config.private_catalog_dir = Path(private)
+    proxies = args.trusted_proxies or environ.get("ARENA_TRUSTED_PROXIES", "").split(",")
+    config.trusted_proxies = tuple(a.strip() for a in proxies if a.strip())
     return config

@@ -164,7 +164,8 @@ RaceCode = Annotated[str, Meta(min_length=1, max_length=16)]
 GameName = Annotated[str, Meta(min_length=1, max_length=32)]
 Seed = Annotated[int, Meta(ge=0, le=MAX_SEED)]
 Seq = Annotated[int, Meta(ge=1, le=1_000_000)]
-Version = Annotated[int, Meta(ge=0)]
+Version = Annotated[int, Meta(ge=0, le=2**31 - 1)]
+Cursor = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 OptionName = Annotated[str, Meta(min_length=1, max_length=32)]
 
 
@@ -213,7 +214,7 @@ class ListRaces(_Msg, tag="list_races"):
 
     req: Req
     status: Literal["open", "live"] = "open"
-    before: Annotated[int, Meta(ge=0)] | None = None
+    before: Cursor | None = None
     limit: Annotated[int, Meta(ge=1, le=100)] = 50
 
 
@@ -834,10 +835,13 @@ def _validation_error(data: bytes, detail: str) -> ProtocolError:
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         raw = None
     if not isinstance(raw, dict):
-        return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be a MessagePack map with a 'type' field "
-                             "and valid UTF-8 text", request_number(data))
+        return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be one well-formed MessagePack map (valid UTF-8, "
+                             "no trailing bytes) with a 'type' field", request_number(data))
     req = _valid_req(raw.get("req"))
     kind = raw.get("type")
+    if not isinstance(kind, str):  # a list or a map is no type name (nor hashable)
+        what = "is missing" if kind is None else f"must be a message name, not a {type(kind).__name__}"
+        return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"the 'type' field {what}", req)
     if kind not in _TYPES:
         return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"[:200], req)
     code = ErrorCode.BAD_SEED if "`$.seed`" in detail else ErrorCode.BAD_FIELD

@@ -124,6 +124,9 @@ class ServerConfig:
       to fit its open-files limit, and says so.
       ``max_connections_per_ip``: open connections from one address (default 128); more are
       reset at once.
+      ``trusted_proxies``: addresses of reverse proxies (default none) whose connections are
+      counted against the client address they forward (``X-Forwarded-For``), refused with HTTP
+      429 over the limit; the proxy's own address has no limit.
       ``open_timeout_s``: seconds a socket may take to finish the websocket handshake (default 10).
       ``hello_timeout_s``: seconds a connection may take to say hello (default 10); a silent one
       is closed with 1008.
@@ -189,6 +192,7 @@ class ServerConfig:
     admin_token: str | None = None
     catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
     private_catalog_dir: Path | None = None
+    trusted_proxies: tuple[str, ...] = ()
 
     @classmethod
     def limits(cls) -> list[dataclasses.Field]:
@@ -234,7 +238,7 @@ class Session:
         self.strikes = 0
         self.closing = False
         remote = ws.remote_address
-        self.address = str(remote[0]) if remote else ""
+        self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
 
     def send(self, frame: bytes) -> None:
         """Queue a frame without waiting; a client too slow to drain its queue is closed. Every
@@ -288,27 +292,38 @@ class Session:
 class _Connection(ServerConnection):
     """A websocket connection counted from the moment its socket is accepted, so that sockets that
     never finish the handshake count against the limits too; one over a limit is reset at once
-    (no handshake, no log line per socket)."""
+    (no handshake, no log line per socket). ``client``: the address the limits apply to, the
+    socket's peer or, behind a trusted proxy, the address the proxy forwarded."""
 
     def __init__(self, *args: object, arena: ArenaServer, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.arena = arena
-        self.address = ""
+        self.client = ""
         self.counted = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         peer = transport.get_extra_info("peername")
-        self.address = str(peer[0]) if peer else ""
-        self.counted = self.arena._accept(self.address)
+        self.client = str(peer[0]) if peer else ""
+        self.counted = self.arena._accept(self.client)
         if not self.counted:
             transport.abort()  # type: ignore[attr-defined]
+
+    def forwarded(self, client: str) -> bool:
+        """Behind a trusted proxy: count this connection against the forwarded ``client``
+        address instead of the proxy's; False (and nothing changed) if that address is over its
+        limit."""
+        if not self.arena._accept(client, check_total=False):
+            return False
+        self.arena._release(self.client, total=False)
+        self.client = client
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         if self.counted:
             self.counted = False
-            self.arena._release(self.address)
+            self.arena._release(self.client)
 
 
 class ArenaServer:
@@ -421,32 +436,44 @@ class ArenaServer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _accept(self, address: str) -> bool:
-        """A socket from ``address`` was accepted: count it, or refuse it (False) when over a limit."""
+    def _accept(self, address: str, *, check_total: bool = True) -> bool:
+        """A socket from ``address`` was accepted: count it, or refuse it (False) when over a
+        limit. A trusted proxy's address has no limit of its own (its clients' addresses do)."""
         cfg = self.config
-        if self.connections >= cfg.max_connections:
+        if check_total and self.connections >= cfg.max_connections:
             log.warning("refusing connections: %d open (max_connections)", self.connections)
             return False
-        if self.by_address[address] >= cfg.max_connections_per_ip:
+        if address not in cfg.trusted_proxies and self.by_address[address] >= cfg.max_connections_per_ip:
             log.warning("refusing connections from %s: %d open (max_connections_per_ip)", address,
                         self.by_address[address])
             return False
-        self.connections += 1
+        if check_total:
+            self.connections += 1
         self.by_address[address] += 1
         return True
 
-    def _release(self, address: str) -> None:
-        self.connections -= 1
+    def _release(self, address: str, *, total: bool = True) -> None:
+        if total:
+            self.connections -= 1
         self.by_address[address] -= 1
         if not self.by_address[address]:
             del self.by_address[address]
 
     def _http(self, connection: ServerConnection, request: object) -> object:
-        """Plain HTTP on the websocket's port: ``GET /healthz`` answers the server's counts."""
+        """At the handshake: ``GET /healthz`` answers the server's counts; a connection through a
+        trusted proxy is counted against the client address the proxy forwarded (the last one in
+        ``X-Forwarded-For``, or ``X-Real-IP``), and refused with 429 if that address is over its
+        limit."""
         if getattr(request, "path", "") == "/healthz":
             response = connection.respond(200, json.dumps(self.health()) + "\n")
             response.headers["Content-Type"] = "application/json"
             return response
+        if isinstance(connection, _Connection) and connection.client in self.config.trusted_proxies:
+            headers = getattr(request, "headers", {})
+            chain = headers.get("X-Forwarded-For") or headers.get("X-Real-IP") or ""
+            client = chain.split(",")[-1].strip()
+            if client and not connection.forwarded(client):
+                return connection.respond(429, "too many connections from your address\n")
         return None
 
     def health(self) -> dict[str, object]:
@@ -857,7 +884,7 @@ class ArenaServer:
             for tid in player.tournaments
             if (t := self.tournaments.get(tid)) is not None
         )
-        if racing or waiting:
+        if racing or waiting or player.open_races:  # its races and tournaments still need its token
             self._leaving.append((now + self.config.player_retention_s, token))
             return
         del self.players[token]

@@ -56,6 +56,8 @@ class MemoryStore(Store):
             return [] if since >= 0 else None
         if since + 1 < events[0].version:
             return None
+        if since >= events[-1].version:
+            return []
         first = max(0, since + 1 - events[0].version)  # versions are consecutive: count, not search
         return list(itertools.islice(events, first, None if limit is None else first + limit))
 

@@ -386,3 +386,23 @@ async def test_races_left_alone_leave_no_trace_in_memory(make_server):
         assert server.players[ann.token].open_races == set() and server.players[ann.token].races == set()
     finally:
         await ann.close()
+
+
+async def test_behind_a_trusted_proxy_the_limit_applies_to_each_forwarded_address(make_server):
+    """Every connection through a reverse proxy comes from the proxy's address; the server counts
+    each against the client address the proxy forwards, and refuses one over the limit with 429."""
+    from websockets.exceptions import InvalidStatus
+
+    server = await make_server(max_connections_per_ip=2, trusted_proxies=("127.0.0.1",))
+
+    async def through_proxy(client: str):
+        return await connect(server.url, additional_headers={"X-Forwarded-For": f"198.51.100.9, {client}"})
+
+    first, second = await through_proxy("203.0.113.7"), await through_proxy("203.0.113.7")
+    with pytest.raises(InvalidStatus) as refused:
+        await through_proxy("203.0.113.7")
+    assert refused.value.response.status_code == 429
+    others = [await through_proxy(f"203.0.113.{n}") for n in range(20, 25)]
+    assert server.by_address["203.0.113.7"] == 2 and server.connections == 7
+    for ws in (first, second, *others):
+        await ws.close()

@@ -1,0 +1,503 @@
+"""``arena bench``: figures for the bounded-work promises, measured on a server in its own process.
+
+DESIGN.md's invariant 8 says that no request's cost grows with the number of races on the server
+and that everything kept in memory has a retention time. Each benchmark here starts its own
+``arena serve`` as a child process (`client.server_process.ServerProcess`), so that the server's
+CPU time and resident memory are measured apart from the benchmark's own work.
+
+``listing``
+    For each size (default 100 and 30,000 open races) a fresh server, with the creation limits
+    raised and an open-race time to live long enough that nothing expires. The races are created
+    from several connections at once, each a different player. Then one connection sends
+    ``--requests`` list_races (the first page, ``--limit`` races) one after the other: the
+    server's CPU time over them, divided by their number, is the cost of one request in
+    milliseconds; the wall-clock time of each gives the latency. Last, it walks the whole listing
+    with the cursor and checks that every open race comes exactly once.
+``memory``
+    A server with short times: open races nobody starts expire after ``--open-race-ttl-s``
+    (default 30 s, longer than creating 30,000 races takes, so that all of them are in memory at
+    the peak), then leave memory ``--race-retention-s`` later (default 5 s). Its resident memory
+    (RSS) idle, right after ``--races`` races were created, and once it has emptied itself
+    (``GET /healthz`` reports no race and no player), with the counts of races and players at
+    each point. Python's allocator keeps freed memory for reuse, so the last figure need not fall
+    back to the first.
+
+`run_bench` returns 0, or 1 when a check failed: a race missing from the listing or listed twice,
+a server that did not empty itself in time, a server that did not start.
+
+>>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50)
+3.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from client.connection import ArenaClient
+from client.server_process import ServerProcess, ServerProcessError
+
+__all__ = [
+    "ListingFigures",
+    "MemoryFigures",
+    "ServerReading",
+    "add_bench_arguments",
+    "bench_listing",
+    "bench_memory",
+    "percentile",
+    "run_bench",
+]
+
+#: A creation limit high enough that a benchmark never meets it.
+_UNLIMITED = 1_000_000_000
+#: The server limits every benchmark raises: creating many races quickly from one address.
+_RAISED_LIMITS: dict[str, object] = {
+    "max_open_races_per_player": _UNLIMITED,
+    "races_per_hour_per_player": _UNLIMITED,
+    "races_per_hour_per_ip": _UNLIMITED,
+    "rate_per_s": _UNLIMITED,
+    "burst": _UNLIMITED,
+}
+#: The game of every race a benchmark creates (a small deal: one pack, no options).
+_GAME = "golf"
+#: Seconds a benchmark client waits for any answer (a server busy creating races answers late).
+_CLIENT_TIMEOUT_S = 60.0
+#: Seconds the memory benchmark waits, beyond the server's own times, for the server to empty itself.
+_EMPTY_SLACK_S = 15.0
+#: Seconds between two looks at ``/healthz`` while waiting for the server to empty itself.
+_POLL_S = 0.25
+
+
+# ---------------------------------------------------------------------------- creating races
+
+
+async def _connect_creators(url: str, count: int) -> list[ArenaClient]:
+    """``count`` connections, each a new player (``bench-1``, ``bench-2``...)."""
+    return list(await asyncio.gather(*(
+        ArenaClient.connect(url, f"bench-{n}", timeout_s=_CLIENT_TIMEOUT_S) for n in range(1, count + 1)
+    )))
+
+
+async def _close_all(clients: Sequence[ArenaClient]) -> None:
+    await asyncio.gather(*(client.close() for client in clients))
+
+
+async def _create_open_races(clients: Sequence[ArenaClient], count: int, *, in_flight: int,
+                             advance: Callable[[], None]) -> list[str]:
+    """Create ``count`` open races of golf (each creator joins its own), spread over
+    ``clients`` with ``in_flight`` requests waiting on each at a time; ``advance()`` is called
+    after each. Returns the race codes, in the order the answers came."""
+    codes: list[str] = []
+    left = count
+
+    async def creator(client: ArenaClient) -> None:
+        nonlocal left
+        while left > 0:
+            left -= 1  # taken before the await: no other worker can take the same one
+            info = await client.create_race(_GAME, join=True)
+            codes.append(info.code)
+            advance()
+
+    async with asyncio.TaskGroup() as group:
+        for client in clients:
+            for _ in range(in_flight):
+                group.create_task(creator(client))
+    return codes
+
+
+async def _create_with_progress(clients: Sequence[ArenaClient], count: int, *, in_flight: int,
+                                console: Console) -> tuple[list[str], float]:
+    """`_create_open_races` under a rich progress bar; returns the codes and the seconds it took."""
+    columns = (TextColumn("creating races"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("create", total=count)
+        started = time.perf_counter()
+        codes = await _create_open_races(clients, count, in_flight=in_flight,
+                                         advance=lambda: progress.advance(task))
+        return codes, time.perf_counter() - started
+
+
+# ----------------------------------------------------------------------------------- listing
+
+
+def percentile(samples: Sequence[float], share: float) -> float:
+    """The nearest-rank ``share``-th percentile (0-100) of ``samples`` (not empty), in their unit."""
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(share / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass(frozen=True)
+class ListingFigures:
+    """What `bench_listing` measured at one size.
+
+    ``open_races``: races open on the server; ``create_s``: seconds it took to create them;
+    ``requests``: list_races sent in lockstep, each for the first page of ``limit`` races;
+    ``cpu_ms_per_request``: the server's CPU time over them divided by their number, ms (it
+    includes the fixed cost of a request: decode, encode ``limit`` race descriptions, socket
+    write; resolution: one clock tick, usually 10 ms, over ``requests``);
+    ``latency_p50_ms`` / ``latency_p99_ms``: wall-clock time from request to answer, ms;
+    ``pages``: pages walked with the cursor through the whole listing; ``races_listed``: race
+    descriptions those pages held; ``every_race_once``: each open race came exactly once.
+    """
+
+    open_races: int
+    create_s: float
+    requests: int
+    limit: int
+    cpu_ms_per_request: float
+    latency_p50_ms: float
+    latency_p99_ms: float
+    pages: int
+    races_listed: int
+    every_race_once: bool
+
+
+async def _time_first_pages(lister: ArenaClient, server: ServerProcess, requests: int,
+                            limit: int) -> tuple[float, list[float]]:
+    """Send ``requests`` list_races for the first page, one after the other; return the server's
+    CPU time per request (ms) and each request's wall-clock latency (ms)."""
+    for _ in range(5):  # warm up: the first requests pay for imports and caches
+        await lister.list_races("open", limit=limit)
+    latencies: list[float] = []
+    cpu_before = server.cpu_s()
+    for _ in range(requests):
+        sent = time.perf_counter()
+        await lister.list_races("open", limit=limit)
+        latencies.append((time.perf_counter() - sent) * 1000)
+    cpu_ms = (server.cpu_s() - cpu_before) * 1000
+    return cpu_ms / requests, latencies
+
+
+async def _walk_listing(lister: ArenaClient, limit: int) -> tuple[int, list[str]]:
+    """Every page of the open races, following the cursor; returns the number of pages and every
+    race code they held, in order."""
+    pages, codes, before = 0, [], None
+    while True:
+        page = await lister.list_races("open", before=before, limit=limit)
+        pages += 1
+        codes.extend(info.code for info in page.races)
+        if page.cursor is None:
+            return pages, codes
+        before = page.cursor
+
+
+async def bench_listing(size: int, *, requests: int = 200, limit: int = 50, connections: int = 8,
+                        in_flight: int = 8, console: Console) -> ListingFigures:
+    """Start a server, create ``size`` open races from ``connections`` connections (``in_flight``
+    requests waiting on each), time ``requests`` list_races of ``limit`` races, walk the whole
+    listing, and stop the server. Raises ServerProcessError if the server fails."""
+    limits = {**_RAISED_LIMITS, "open_race_ttl_s": 7 * 86_400}  # nothing expires during the run
+    async with ServerProcess(limits) as server:
+        creators = await _connect_creators(server.url, connections)
+        try:
+            created, create_s = await _create_with_progress(creators, size, in_flight=in_flight, console=console)
+        finally:
+            await _close_all(creators)  # the races stay open; only the lister talks to the server now
+        async with await ArenaClient.connect(server.url, "bench-lister", timeout_s=_CLIENT_TIMEOUT_S) as lister:
+            cpu_ms, latencies = await _time_first_pages(lister, server, requests, limit)
+            pages, listed = await _walk_listing(lister, limit)
+    return ListingFigures(
+        open_races=size, create_s=create_s, requests=requests, limit=limit, cpu_ms_per_request=cpu_ms,
+        latency_p50_ms=percentile(latencies, 50), latency_p99_ms=percentile(latencies, 99), pages=pages,
+        races_listed=len(listed), every_race_once=len(listed) == len(set(listed)) and set(listed) == set(created),
+    )
+
+
+def listing_table(rows: Sequence[ListingFigures]) -> Table:
+    """A rich table of `ListingFigures`, one row per size."""
+    limit = rows[0].limit if rows else 50
+    table = Table(title="list_races: cost per request by open races on the server",
+                  caption=f"CPU: the server's CPU time over the requests / their number; it includes the fixed "
+                          f"cost of a request (decode, encode {limit} race descriptions, socket write). "
+                          f"Resolution: one clock tick ({1000 / os.sysconf('SC_CLK_TCK'):g} ms) over all the requests.")
+    for header in ("open races", "created in s", "requests", "CPU ms / list_races", "latency p50 ms",
+                   "latency p99 ms", "pages walked", "races listed", "each once"):
+        table.add_column(header, justify="right")
+    for row in rows:
+        table.add_row(f"{row.open_races:,}", f"{row.create_s:.2f}", f"{row.requests}",
+                      f"{row.cpu_ms_per_request:.3f}", f"{row.latency_p50_ms:.3f}", f"{row.latency_p99_ms:.3f}",
+                      f"{row.pages:,}", f"{row.races_listed:,}",
+                      "[green]yes[/]" if row.every_race_once else "[red]NO[/]")
+    return table
+
+
+# ------------------------------------------------------------------------------------ memory
+
+
+@dataclass(frozen=True)
+class ServerReading:
+    """The server at one moment: ``rss_mib`` (resident memory, MiB), ``races`` (races in memory,
+    every status), ``players`` (players in memory), ``sessions`` (open websocket sessions)."""
+
+    rss_mib: float
+    races: int
+    players: int
+    sessions: int
+
+
+async def _read_server(server: ServerProcess) -> ServerReading:
+    health = await server.health()
+    return ServerReading(rss_mib=server.rss_mib(), races=sum(health["races"].values()), players=health["players"],
+                    sessions=health["sessions"])
+
+
+@dataclass(frozen=True)
+class MemoryFigures:
+    """What `bench_memory` measured.
+
+    ``races``: open races created; ``create_s``: seconds that took; ``open_race_ttl_s``,
+    ``race_retention_s``, ``player_retention_s``: the server's times, seconds; ``baseline``: the
+    idle server; ``peak``: right after creation (the creators still connected); ``after``: once
+    it emptied itself, or when the wait ran out; ``emptied_after_s``: seconds from the creators'
+    disconnection until ``/healthz`` reported no race and no player (None: not within the wait).
+    """
+
+    races: int
+    create_s: float
+    open_race_ttl_s: float
+    race_retention_s: float
+    player_retention_s: float
+    baseline: ServerReading
+    peak: ServerReading
+    after: ServerReading
+    emptied_after_s: float | None
+
+    @property
+    def creation_rate_per_s(self) -> float:
+        """Races created per second."""
+        return self.races / self.create_s if self.create_s > 0 else math.inf
+
+    @property
+    def kib_per_race(self) -> float:
+        """Resident memory per race at the peak: (peak - baseline) / races, KiB."""
+        return (self.peak.rss_mib - self.baseline.rss_mib) * 1024 / self.races if self.races else 0.0
+
+
+async def _wait_until_empty(server: ServerProcess, timeout_s: float) -> float | None:
+    """Seconds until ``/healthz`` reports no race and no player (None: not within ``timeout_s``)."""
+    started = time.monotonic()
+    while True:
+        health = await server.health()
+        elapsed = time.monotonic() - started
+        if not sum(health["races"].values()) and not health["players"]:
+            return elapsed
+        if elapsed > timeout_s:
+            return None
+        await asyncio.sleep(_POLL_S)
+
+
+async def bench_memory(races: int, *, open_race_ttl_s: float = 30.0, race_retention_s: float = 5.0,
+                       player_retention_s: float = 5.0, sweep_interval_s: float = 1.0, connections: int = 8,
+                       in_flight: int = 8, console: Console) -> MemoryFigures:
+    """Start a server with the given times (seconds), read its memory idle, create ``races`` open
+    races from ``connections`` connections, read it again, disconnect, wait for the server to
+    empty itself (at most the sum of its times plus some slack), read it a last time, and stop it.
+    Raises ServerProcessError if the server fails."""
+    limits = {**_RAISED_LIMITS, "open_race_ttl_s": open_race_ttl_s, "race_retention_s": race_retention_s,
+              "player_retention_s": player_retention_s, "sweep_interval_s": sweep_interval_s}
+    async with ServerProcess(limits) as server:
+        baseline = await _read_server(server)
+        creators = await _connect_creators(server.url, connections)
+        try:
+            _, create_s = await _create_with_progress(creators, races, in_flight=in_flight, console=console)
+            peak = await _read_server(server)
+        finally:
+            await _close_all(creators)
+        wait_s = open_race_ttl_s + race_retention_s + player_retention_s + 3 * sweep_interval_s + _EMPTY_SLACK_S
+        with console.status(f"waiting for the server to empty itself (at most {wait_s:g} s)"):
+            emptied_after_s = await _wait_until_empty(server, wait_s)
+        after = await _read_server(server)
+    return MemoryFigures(races=races, create_s=create_s, open_race_ttl_s=open_race_ttl_s,
+                         race_retention_s=race_retention_s, player_retention_s=player_retention_s,
+                         baseline=baseline, peak=peak, after=after, emptied_after_s=emptied_after_s)
+
+
+def memory_table(figures: MemoryFigures) -> Table:
+    """A rich table of `MemoryFigures`: memory, races and players at the three moments."""
+    table = Table(title=f"server memory: {figures.races:,} open races created, then left alone",
+                  caption="RSS after retention need not fall back to the baseline: Python's allocator keeps "
+                          "freed memory in its arenas for reuse, and returns an arena to the system only "
+                          "once it is wholly empty.")
+    for header in ("moment", "RSS MiB", "races in memory", "players in memory", "sessions"):
+        table.add_column(header, justify="left" if header == "moment" else "right")
+    after = ("after retention" if figures.emptied_after_s is not None
+             else "[red]wait ran out[/]")
+    for moment, reading in (("baseline (idle)", figures.baseline), ("after creation (peak)", figures.peak),
+                         (after, figures.after)):
+        table.add_row(moment, f"{reading.rss_mib:.1f}", f"{reading.races:,}", f"{reading.players:,}",
+                      f"{reading.sessions:,}")
+    return table
+
+
+def _memory_summary(figures: MemoryFigures) -> list[str]:
+    emptied = (f"{figures.emptied_after_s:.1f} s after the creators disconnected"
+               if figures.emptied_after_s is not None else "[red]not within the wait[/]")
+    return [
+        f"races created: {figures.races:,} in {figures.create_s:.1f} s "
+        f"({figures.creation_rate_per_s:,.0f} races/s)",
+        f"server times: open races expire after {figures.open_race_ttl_s:g} s, finished races leave memory "
+        f"{figures.race_retention_s:g} s later, idle players {figures.player_retention_s:g} s after they leave",
+        f"memory per race at the peak: {figures.kib_per_race:.2f} KiB ((peak - baseline) / races)",
+        f"memory kept after retention: {figures.after.rss_mib - figures.baseline.rss_mib:.1f} MiB above the baseline",
+        f"server emptied itself: {emptied} (expected: about {figures.open_race_ttl_s + figures.race_retention_s:g} s "
+        f"after the last race was created, the time to live plus the retention)",
+    ]
+
+
+# ------------------------------------------------------------------------------- the command
+
+
+def _sizes(text: str) -> list[int]:
+    """``"100,30000"`` -> ``[100, 30000]``: race counts, each at least 1."""
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected race counts separated by commas, not {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"every race count must be at least 1: {text!r}")
+    return sizes
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _page_size(text: str) -> int:
+    value = _at_least_one(text)
+    if value > 100:
+        raise argparse.ArgumentTypeError(f"a page holds 1 to 100 races, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 s: {text!r}")
+    return value
+
+
+def _add_common(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--connections", type=_at_least_one, default=8,
+                     help="connections creating races at once, each a different player (default 8)")
+    sub.add_argument("--in-flight", type=_at_least_one, default=8,
+                     help="create_race requests waiting on each connection at a time (default 8)")
+    sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
+
+
+def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
+    """Add the benchmarks ``listing`` and ``memory`` to ``subparsers`` (e.g. those of
+    ``arena bench``); `run_bench` runs the one the parsed arguments name."""
+    sub = subparsers.add_parser(
+        "listing", help="server CPU per list_races at several numbers of open races",
+        description="Server CPU time and latency of list_races with few and with many open races, each size "
+                    "on a fresh server in its own process; checks that paging lists every race once.")
+    sub.add_argument("--races", type=_sizes, default=[100, 30_000], metavar="N,N",
+                     help="numbers of open races, separated by commas (default 100,30000)")
+    sub.add_argument("--requests", type=_at_least_one, default=200,
+                     help="list_races requests timed at each size (default 200)")
+    sub.add_argument("--limit", type=_page_size, default=50, metavar="N",
+                     help="races per page, 1 to 100 (default 50)")
+    _add_common(sub)
+    sub.set_defaults(bench_run=_run_listing)
+
+    sub = subparsers.add_parser(
+        "memory", help="server memory before, during and after many open races",
+        description="Resident memory of a server in its own process: idle, after creating many open races, and "
+                    "after they expired and left memory; checks that the server empties itself.")
+    sub.add_argument("--races", type=_at_least_one, default=30_000, help="open races to create (default 30000)")
+    sub.add_argument("--open-race-ttl-s", type=_seconds, default=30.0,
+                     help="the server's time to live of an open race, seconds (default 30: longer than it takes "
+                          "to create 30,000 races, so that every race is in memory at the peak)")
+    sub.add_argument("--race-retention-s", type=_seconds, default=5.0,
+                     help="seconds a finished race stays in the server's memory (default 5)")
+    sub.add_argument("--player-retention-s", type=_seconds, default=5.0,
+                     help="seconds before the server forgets a disconnected player (default 5)")
+    sub.add_argument("--sweep-interval-s", type=_seconds, default=1.0,
+                     help="seconds between the server's housekeeping sweeps (default 1)")
+    _add_common(sub)
+    sub.set_defaults(bench_run=_run_memory)
+
+
+def _write_json(path: str | None, figures: object, console: Console) -> None:
+    if path is None:
+        return
+    Path(path).write_text(json.dumps(figures, indent=2, default=_json_default) + "\n")
+    console.print(f"figures written to {path}")
+
+
+def _json_default(value: object) -> object:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data = dataclasses.asdict(value)
+        if isinstance(value, MemoryFigures):
+            data.update(creation_rate_per_s=value.creation_rate_per_s, kib_per_race=value.kib_per_race)
+        return data
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+async def _run_listing(args: argparse.Namespace, console: Console) -> int:
+    rows: list[ListingFigures] = []
+    for size in args.races:
+        console.print(f"listing: a server with {size:,} open races")
+        rows.append(await bench_listing(size, requests=args.requests, limit=args.limit,
+                                        connections=args.connections, in_flight=args.in_flight, console=console))
+    console.print(listing_table(rows))
+    _write_json(args.json, rows, console)
+    failed = [row.open_races for row in rows if not row.every_race_once]
+    if failed:
+        console.print(f"[red]check failed:[/] paging did not list every open race exactly once at "
+                      f"{', '.join(f'{n:,}' for n in failed)} races")
+        return 1
+    return 0
+
+
+async def _run_memory(args: argparse.Namespace, console: Console) -> int:
+    figures = await bench_memory(args.races, open_race_ttl_s=args.open_race_ttl_s,
+                                 race_retention_s=args.race_retention_s, player_retention_s=args.player_retention_s,
+                                 sweep_interval_s=args.sweep_interval_s, connections=args.connections,
+                                 in_flight=args.in_flight, console=console)
+    console.print(memory_table(figures))
+    for line in _memory_summary(figures):
+        console.print(line, highlight=False)
+    if figures.peak.races < figures.races:
+        console.print(f"[yellow]note:[/] only {figures.peak.races:,} of the {figures.races:,} races were in memory at "
+                      f"the peak: the first ones expired and left while the others were being created. For a true "
+                      f"peak, give --open-race-ttl-s more than the creation time ({figures.create_s:.0f} s).")
+    _write_json(args.json, figures, console)
+    if figures.emptied_after_s is None:
+        console.print("[red]check failed:[/] the server still held races or players when the wait ran out")
+        return 1
+    return 0
+
+
+async def run_bench(args: argparse.Namespace, console: Console) -> int:
+    """Run the benchmark that ``args`` (parsed with `add_bench_arguments`) names, print its
+    figures on ``console``; return 0, or 1 when a check failed or the server failed."""
+    run: Callable[[argparse.Namespace, Console], Awaitable[int]] = args.bench_run
+    try:
+        return await run(args, console)
+    except ServerProcessError as exc:
+        console.print(f"[red]error:[/] {escape(exc.reason)}", highlight=False)
+        return 1

@@ -1,0 +1,201 @@
+"""``arena serve`` in a child process, measured from outside: for the benchmarks and the fuzzer.
+
+A benchmark or a fuzzing campaign must measure the server apart from its own work, so it starts
+the server as a child process (``python -m client.cli serve`` on a free port of 127.0.0.1, with
+the limits it asks for as flags), reads the server's CPU time and resident memory from
+``/proc/PID`` (Linux), its counts from ``GET /healthz``, and its log, and stops it at the end,
+after an error or Ctrl-C too.
+
+>>> cpu_seconds(os.getpid()) > 0, rss_mib(os.getpid()) > 1
+(True, True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+__all__ = ["ServerProcess", "ServerProcessError", "cpu_seconds", "fetch_health", "rss_mib"]
+
+#: The repository root: the child server runs from here, so that ``-m client.cli`` imports.
+_ROOT = Path(__file__).resolve().parent.parent
+#: Clock ticks per second, the unit of CPU times in ``/proc/PID/stat`` (usually 100: 10 ms a tick).
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+class ServerProcessError(Exception):
+    """The child server did not start, or died (``reason``: what happened, with its log's end)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time process ``pid`` has used so far, user plus system, in seconds, from
+    ``/proc/PID/stat`` (resolution: one clock tick, usually 10 ms). Raises OSError if there is no
+    such process."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2:].split()  # the name, in parentheses, may hold spaces
+    utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5); fields[0] is field 3
+    return (utime + stime) / _TICKS_PER_S
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of process ``pid`` (``VmRSS`` in ``/proc/PID/status``), in MiB. Raises
+    OSError if there is no such process, ServerProcessError if it has none (a zombie)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024  # the kernel writes kB
+    raise ServerProcessError(f"process {pid} reports no resident memory (has it exited?)")
+
+
+def _free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def fetch_health(url: str, timeout_s: float = 5.0) -> dict[str, Any] | None:
+    """``GET /healthz`` on the port of the websocket ``url`` (``ws://host:port``): its JSON
+    (connections, sessions, players, races by status, tournaments), or None if there is no
+    answer within ``timeout_s`` seconds, or no 200."""
+    parts = urlsplit(url)
+    if parts.scheme != "ws" or parts.hostname is None:
+        return None
+    try:
+        async with asyncio.timeout(timeout_s):
+            reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+            writer.write(f"GET /healthz HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
+            await writer.drain()
+            response = await reader.read()
+            writer.close()
+    except (OSError, TimeoutError):
+        return None
+    head, _, body = response.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+class ServerProcess:
+    """``arena serve`` in a child process on a free port of 127.0.0.1, with ``limits`` (a
+    `server.service.ServerConfig` field name -> value, e.g. ``{"open_race_ttl_s": 5}``) as flags.
+
+    ``async with ServerProcess(limits) as server:`` starts it and waits until it answers, and
+    stops it at the end whatever happened. Its output goes to a temporary file (`log_text`);
+    `ServerProcessError` quotes the file's end if the server dies.
+    """
+
+    def __init__(self, limits: dict[str, object] | None = None) -> None:
+        self.limits = dict(limits or {})
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """``ws://127.0.0.1:PORT`` of the server's websocket."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        """The server's process id (for ``/proc/PID``)."""
+        assert self.process is not None, "start() first"
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        """True while the server process runs."""
+        return self.process is not None and self.process.poll() is None
+
+    def command(self) -> list[str]:
+        """The command line that starts the server: ``python -m client.cli serve`` and its flags."""
+        flags = [f"--{name.replace('_', '-')}={value}" for name, value in self.limits.items()]
+        return [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), *flags]
+
+    async def start(self, timeout_s: float = 30.0) -> None:
+        """Start the server and wait until ``GET /healthz`` answers (at most ``timeout_s``
+        seconds). Raises ServerProcessError if it exits or stays silent."""
+        self.port = _free_port()
+        self._log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log,
+                                        stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout_s
+        while await fetch_health(self.url, 1.0) is None:
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise ServerProcessError(f"the server did not answer within {timeout_s:g} s{self._log_tail()}")
+            await asyncio.sleep(0.05)
+
+    def _check_alive(self) -> None:
+        assert self.process is not None
+        code = self.process.poll()
+        if code is not None:
+            raise ServerProcessError(f"the server exited with code {code}{self._log_tail()}")
+
+    def log_text(self) -> str:
+        """Everything the server has written so far (its log: stdout and stderr)."""
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
+
+    def _log_tail(self, lines: int = 10) -> str:
+        tail = self.log_text().splitlines()[-lines:]
+        return (":\n" + "\n".join(tail)) if tail else ""
+
+    async def health(self) -> dict[str, Any]:
+        """What ``GET /healthz`` answers now (its ``connections`` count this request's own
+        socket). Raises ServerProcessError if the server does not answer."""
+        health = await fetch_health(self.url)
+        if health is None:
+            self._check_alive()
+            raise ServerProcessError(f"the server did not answer GET /healthz{self._log_tail()}")
+        return health
+
+    def cpu_s(self) -> float:
+        """The server's CPU time so far, seconds (`cpu_seconds`)."""
+        self._check_alive()
+        return cpu_seconds(self.pid)
+
+    def rss_mib(self) -> float:
+        """The server's resident memory now, MiB (`rss_mib`)."""
+        self._check_alive()
+        return rss_mib(self.pid)
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after 5 s) and wait for it; harmless twice.
+        The log stays readable until the object is dropped."""
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    async def __aenter__(self) -> ServerProcess:
+        try:
+            await self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.stop()
