@@ -131,8 +131,8 @@ class Race:
     ``idle_timeout_s``: an entrant that makes no move for this long is out of time (None: never),
     so nobody can hold a race open by doing nothing. ``max_moves``: accepted moves per entrant
     (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
-    called after every change of ``status``. Errors are raised as `server.protocol.ProtocolError` with an
-    `ErrorCode`; refused moves are answered, not raised.
+    called after every change of ``status``. Errors are raised as
+    `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
     """
 
     def __init__(
@@ -541,7 +541,7 @@ class Race:
         standings = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
                              move="", standings=self.standings())
         board = self._board(entrant, Audience.SPECTATOR)
-        if not self.spectator_delay_s or board is None:
+        if not self.spectator_delay_s or board is None or self.status == "finished":  # (finished: all public)
             full = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
                             move=move, standings=standings.standings, board=board)
             await self._publish(standings, full)

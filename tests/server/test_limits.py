@@ -75,7 +75,7 @@ async def test_listing_races_costs_one_page_however_many_races_are_open(server, 
     info = Race.info
     monkeypatch.setattr(Race, "info", lambda race: built.append(race.code) or info(race))
     eve = await peers("eve")
-    first = await eve.request(p.ListRaces(req=1, limit=50), p.Races)
+    first = await eve.request(p.ListRaces(req=1), p.Races)  # the default page: 50
     assert len(first.races) == 50 and len(built) == 50, "a listing built every race's description"
     seen, before = [r.code for r in first.races], first.cursor
     while before is not None:
@@ -276,7 +276,7 @@ async def test_only_the_last_answers_are_kept_for_repeated_move_numbers(server, 
 async def test_a_sync_of_a_long_race_comes_in_pages_that_fit_the_queue(make_server):
     """A race with many more events than a client's queue holds: sync answers a page at a time
     (sync_page), the client asks on, and ends with the snapshot, never closed as too slow."""
-    server = await make_server(max_queue_frames=40, sync_page_events=16)
+    server = await make_server(max_queue_frames=40)  # pages of 256 would not fit: they shrink to the room
     ann, sue = await peer(server, "ann"), await peer(server, "sue")
     try:
         code = await started_race(ann, game="klondike")
@@ -292,12 +292,12 @@ async def test_a_sync_of_a_long_race_comes_in_pages_that_fit_the_queue(make_serv
                 reply = await back.request(p.Sync(req=pages, race=code, since=since), (p.Snapshot, p.SyncPage))
                 if isinstance(reply, p.Snapshot):
                     break
-                assert isinstance(reply, p.SyncPage) and reply.until == since + 16
+                assert isinstance(reply, p.SyncPage) and since < reply.until <= since + 40
                 since, pages = reply.until, pages + 1
             versions = [f.version for f in back.frames if isinstance(f, p.Progress)]
             assert versions == list(range(versions[0], reply.race.version + 1)) and len(versions) == 100
-            assert pages == (server.races[code].version) // 16
-            assert back.ws.close_code is None
+            assert pages >= server.races[code].version // 40
+            assert back.ws.close_code is None, "closed as too slow while catching up"
             assert reply.boards[ann.player].moves == 100
         finally:
             await back.close()
