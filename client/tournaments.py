@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from client.bot import run_tournament_bot
-from client.connection import ArenaClient
+from client.connection import ArenaClient, ArenaTimeout
 from server.protocol import TournamentEvent, TournamentInfo, TournamentStanding
 
 __all__ = ["add_tournament_commands", "run_tournament_command", "run_tournament_demo", "tournament_table"]
@@ -149,7 +149,10 @@ async def _show(client: ArenaClient, tournament: str, *, follow: bool, console: 
     snapshot = await client.follow_tournament(tournament)
     info, standings = snapshot.tournament, snapshot.standings
     while follow and info.status not in ("finished", "cancelled"):
-        event = await client.next_event()
+        try:
+            event = await client.next_event(timeout_s=60)
+        except ArenaTimeout:  # a quiet minute (before the start, during a long deal): keep following
+            continue
         if isinstance(event, TournamentEvent) and event.tournament.id == tournament:
             info, standings = event.tournament, event.standings
             if event.kind == "deal_ended":

@@ -366,6 +366,27 @@ async def test_finished_races_and_idle_players_leave_memory_and_records_stay_ver
         await ann.close()
 
 
+async def test_memory_freed_by_a_burst_of_evictions_is_given_back_once_it_is_over(make_server, monkeypatch):
+    from server import service
+
+    trims = []
+    monkeypatch.setattr(service, "_TRIM_MIN", 20)
+    monkeypatch.setattr(service, "_give_back_memory", lambda: trims.append(len(server.races)))
+    server = await make_server(clock=FastClock(1000), open_race_ttl_s=30, race_retention_s=30,
+                               max_open_races_per_player=100, races_per_hour_per_player=100)
+    ann = await peer(server, "ann")
+    try:
+        for req in range(25):
+            await ann.request(p.CreateRace(req=req, game="golf"), p.RaceReply)
+        for _ in range(150):
+            await asyncio.sleep(0.02)
+            if trims:
+                break
+        assert trims and 25 - trims[0] >= 20, "given back once at least _TRIM_MIN races had left, not before"
+    finally:
+        await ann.close()
+
+
 async def test_races_left_alone_leave_no_trace_in_memory(make_server):
     """Hundreds of races created and never started: they expire, then leave memory with every
     index entry and stored event; only the bounded counters of the last hour remain."""
