@@ -47,6 +47,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from client.arguments import bounded
 from client.connection import ArenaClient
 from client.server_process import ServerProcess, ServerProcessError
 
@@ -362,6 +363,11 @@ def _memory_summary(figures: MemoryFigures) -> list[str]:
 # ------------------------------------------------------------------------------- the command
 
 
+_COUNT = bounded(int, low=1)
+_PAGE = bounded(int, low=1, high=100)
+_SECONDS = bounded(float, above=0)
+
+
 def _sizes(text: str) -> list[int]:
     """``"100,30000"`` -> ``[100, 30000]``: race counts, each at least 1."""
     try:
@@ -373,37 +379,10 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
-def _page_size(text: str) -> int:
-    value = _at_least_one(text)
-    if value > 100:
-        raise argparse.ArgumentTypeError(f"a page holds 1 to 100 races, not {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 s: {text!r}")
-    return value
-
-
 def _add_common(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--connections", type=_at_least_one, default=8,
+    sub.add_argument("--connections", type=_COUNT, default=8,
                      help="connections creating races at once, each a different player (default 8)")
-    sub.add_argument("--in-flight", type=_at_least_one, default=8,
+    sub.add_argument("--in-flight", type=_COUNT, default=8,
                      help="create_race requests waiting on each connection at a time (default 8)")
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
 
@@ -417,9 +396,9 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
                     "on a fresh server in its own process; checks that paging lists every race once.")
     sub.add_argument("--races", type=_sizes, default=[100, 30_000], metavar="N,N",
                      help="numbers of open races, separated by commas (default 100,30000)")
-    sub.add_argument("--requests", type=_at_least_one, default=200,
+    sub.add_argument("--requests", type=_COUNT, default=200,
                      help="list_races requests timed at each size (default 200)")
-    sub.add_argument("--limit", type=_page_size, default=50, metavar="N",
+    sub.add_argument("--limit", type=_PAGE, default=50, metavar="N",
                      help="races per page, 1 to 100 (default 50)")
     _add_common(sub)
     sub.set_defaults(bench_run=_run_listing)
@@ -428,15 +407,15 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
         "memory", help="server memory before, during and after many open races",
         description="Resident memory of a server in its own process: idle, after creating many open races, and "
                     "after they expired and left memory; checks that the server empties itself.")
-    sub.add_argument("--races", type=_at_least_one, default=30_000, help="open races to create (default 30000)")
-    sub.add_argument("--open-race-ttl-s", type=_seconds, default=30.0,
+    sub.add_argument("--races", type=_COUNT, default=30_000, help="open races to create (default 30000)")
+    sub.add_argument("--open-race-ttl-s", type=_SECONDS, default=30.0,
                      help="the server's time to live of an open race, seconds (default 30: longer than it takes "
                           "to create 30,000 races, so that every race is in memory at the peak)")
-    sub.add_argument("--race-retention-s", type=_seconds, default=5.0,
+    sub.add_argument("--race-retention-s", type=_SECONDS, default=5.0,
                      help="seconds a finished race stays in the server's memory (default 5)")
-    sub.add_argument("--player-retention-s", type=_seconds, default=5.0,
+    sub.add_argument("--player-retention-s", type=_SECONDS, default=5.0,
                      help="seconds before the server forgets a disconnected player (default 5)")
-    sub.add_argument("--sweep-interval-s", type=_seconds, default=1.0,
+    sub.add_argument("--sweep-interval-s", type=_SECONDS, default=1.0,
                      help="seconds between the server's housekeeping sweeps (default 1)")
     _add_common(sub)
     sub.set_defaults(bench_run=_run_memory)

@@ -61,6 +61,7 @@ from rich.table import Table
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from client.arguments import bounded
 from client.server_process import ServerProcess, ServerProcessError, fetch_health
 
 from engine.core import IllegalCode
@@ -1131,13 +1132,13 @@ async def _bystander_setup(ws: ClientConnection, count: int) -> list[_BystanderR
     wait for each deal. Raises RuntimeError if the server refuses any step."""
     races = []
     events: list[msgspec.Struct] = []
-    for number in range(count):
-        created = await _answer_to(ws, encode(CreateRace(req=2 * number + 1, game="klondike", countdown_s=0,
+    for index in range(count):
+        created = await _answer_to(ws, encode(CreateRace(req=2 * index + 1, game="klondike", countdown_s=0,
                                                         time_limit_s=86_400, join=True)), events)
         if not isinstance(created, RaceReply):
             raise RuntimeError(f"the bystander could not create its race: {created!r}")
         code = created.race.code
-        started = await _answer_to(ws, encode(StartRace(req=2 * number + 2, race=code)), events)
+        started = await _answer_to(ws, encode(StartRace(req=2 * index + 2, race=code)), events)
         if not isinstance(started, RaceReply):
             raise RuntimeError(f"the bystander could not start its race: {started!r}")
         while not any(isinstance(e, RaceStarted) and e.race == code for e in events):
@@ -1342,26 +1343,6 @@ async def _run_tasks(campaign: _Campaign, connections: int, seed: int, server: S
 # ============================================================================ the command
 
 
-def _count_arg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
-    return value
-
-
-def _share_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, not {text!r}")
-    return value
-
-
 def add_fuzz_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags of ``arena fuzz``: --frames, --connections, --seed, --server, --oversize-share, --json.
 
@@ -1371,16 +1352,16 @@ def add_fuzz_arguments(parser: argparse.ArgumentParser) -> None:
     >>> args.frames, args.connections, args.seed, args.server, args.oversize_share
     (500, 8, 7, None, 0.001)
     """
-    parser.add_argument("--frames", type=_count_arg, default=100_000, metavar="N",
+    parser.add_argument("--frames", type=bounded(int, low=1), default=100_000, metavar="N",
                         help="frames to send (default 100000)")
-    parser.add_argument("--connections", type=_count_arg, default=8, metavar="C",
+    parser.add_argument("--connections", type=bounded(int, low=1), default=8, metavar="C",
                         help="fuzzing connections, each in lockstep (default 8)")
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed (default: a new one, printed)")
     parser.add_argument("--server", default=None, metavar="URL",
                         help="fuzz this running server, started with its rate limit raised (`arena serve "
                              "--rate-per-s 1000000 --burst 1000000`) so that frames reach the decoder (default: start "
                              "one like that in a child process, and check its memory, log and survival too)")
-    parser.add_argument("--oversize-share", type=_share_arg, default=0.001, metavar="F",
+    parser.add_argument("--oversize-share", type=bounded(float, low=0, high=1), default=0.001, metavar="F",
                         help="fraction of frames over the size limit; each closes its connection with 1009 "
                              "(default 0.001)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures to FILE as JSON")

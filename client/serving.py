@@ -21,6 +21,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from client.arguments import bounded
 from server.service import ServerConfig
 
 __all__ = ["add_server_arguments", "server_config"]
@@ -31,25 +32,10 @@ def _env_name(name: str) -> str:
 
 
 def _parser_of(limit: dataclasses.Field) -> Callable[[str], object]:
-    """Turn a flag's text into the field's value: int or float, and 'none' where None is allowed."""
+    """Turn a flag's text into the field's value: int or float, never negative, and 'none' where
+    None is allowed."""
     kind = str(limit.type)
-    number: Callable[[str], object] = int if kind.startswith("int") else float
-    nullable = "None" in kind
-
-    def parse(text: str) -> object:
-        if nullable and text.strip().lower() in ("none", "off"):
-            return None
-        try:
-            value = number(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected {'a whole number' if number is int else 'a number'}"
-                f"{' or none' if nullable else ''}, not {text!r}") from None
-        if value < 0:  # type: ignore[operator]
-            raise argparse.ArgumentTypeError(f"a limit cannot be negative: {text!r}")
-        return value
-
-    return parse
+    return bounded(int if kind.startswith("int") else float, low=0, nullable="None" in kind)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
