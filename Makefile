@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test setup clean
+.PHONY: run test setup browser clean
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,19 @@ $(BIN)/arena: pyproject.toml
 setup: $(BIN)/arena
 
 run: setup
+	@echo "Open http://$(HOST):$(PORT)/ in a browser to play (Ctrl-C stops the server)."
 	$(BIN)/arena serve --host $(HOST) --port $(PORT)
 
-test: setup
+test: setup browser
 	$(BIN)/pytest -q
+
+# The browser tests drive Debian's chromium (Playwright's own browser download is not used);
+# as root, install it when it is missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ -n "$$ARENA_CHROMIUM" ] || { \
+	  echo "installing Debian's chromium for the browser tests (tests/web)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 clean:
 	rm -rf $(VENV) *.egg-info

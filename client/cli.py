@@ -242,8 +242,19 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
     else:
         console.print(f"Start it:  arena start {info.code} --token {token} --server {args.server}")
     console.print(f"Watch it:  arena watch {info.code} --server {args.server}")
+    console.print(f"In a browser: {web_url(args.server)}/r/{info.code}", highlight=False)
     print(info.code)
     return 0
+
+
+def web_url(server: str) -> str:
+    """The web client's address on the server at websocket URL ``server`` (same host and port).
+
+    >>> web_url("ws://127.0.0.1:8765"), web_url("wss://arena.example.org/")
+    ('http://127.0.0.1:8765', 'https://arena.example.org')
+    """
+    scheme, _, rest = server.partition("://")
+    return ("https" if scheme == "wss" else "http") + "://" + rest.rstrip("/")
 
 
 async def _cmd_start(args: argparse.Namespace, console: Console) -> int:

@@ -78,6 +78,9 @@ from server.protocol import (
     ListTournaments,
     OpenDeal,
     RegisterTournament,
+    Rematch,
+    Replay,
+    ReplayStep,
     TournamentEvent,
     TournamentInfo,
     Tournaments,
@@ -104,7 +107,7 @@ RaceEvent = (EntrantJoined | RaceStarting | RaceStarted | Progress | DelayedBoar
 
 _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
 _REPLY_TYPES = (RaceReply, Races, Snapshot, SyncPage, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot,
-                Bonus)
+                Bonus, ReplayStep)
 _T = TypeVar("_T")
 
 #: Largest frame the client accepts from the server, in bytes (a race record can be long).
@@ -401,6 +404,21 @@ class ArenaClient:
         (``not_entrant``, ``not_started``, ``done``, ``race_over``)."""
         req = self._new_req()
         return (await self._request(req, Resign(req=req, race=code), RaceReply)).race
+
+    async def rematch(self, code: str) -> RaceInfo:
+        """Accept (or offer, if we ask first) a rematch of the finished race ``code``: returns the
+        rematch race, which we have joined. Raises `ArenaError` (``not_entrant``,
+        ``not_finished``, ``not_allowed``, ``too_many_races``)."""
+        req = self._new_req()
+        info = (await self._request(req, Rematch(req=req, race=code), RaceReply)).race
+        self._entered.add(info.code)
+        return info
+
+    async def replay(self, code: str, player: str, step: int) -> ReplayStep:
+        """Entrant ``player``'s board after ``step`` of its moves in the finished race ``code``.
+        Raises `ArenaError` (``not_finished``, ``not_entrant``, ``bad_field``)."""
+        req = self._new_req()
+        return await self._request(req, Replay(req=req, race=code, player=player, step=step), ReplayStep)
 
     async def watch(self, code: str) -> Snapshot:
         """Follow race ``code`` as a spectator: returns its `Snapshot` (every board); later

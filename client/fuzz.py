@@ -93,6 +93,9 @@ from server.protocol import (
     Races,
     RaceStarted,
     RegisterTournament,
+    Rematch,
+    Replay,
+    ReplayStep,
     Resign,
     Snapshot,
     StartRace,
@@ -425,6 +428,12 @@ def _sync(source: Source, pools: _Pools) -> dict[str, object]:
     return {"req": _req(source), "race": _race_code(source, pools), "since": since}
 
 
+def _replay(source: Source, pools: _Pools) -> dict[str, object]:
+    step = source.integer(0, 40) if source.integer(0, 3) else source.pick((1_000_000, source.integer(0, 1_000_000)))
+    player = source.pick(("p" + "0" * 8, "p1a2b3c4d", "nobody"))
+    return {"req": _req(source), "race": _race_code(source, pools), "player": player, "step": step}
+
+
 def _bonus_move(source: Source, pools: _Pools) -> dict[str, object]:
     return {"req": _req(source), "race": _race_code(source, pools),
             "move": source.pick(("guess r2", "guess r0", "guess r4", "deal", "guess r5", "guess"))}
@@ -477,6 +486,8 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "register_tournament": _tournament_request,
     "withdraw_tournament": _tournament_request,
     "open_deal": _tournament_request,
+    "rematch": _race_request,
+    "replay": _replay,
 }
 _TAGS = tuple(_BUILDERS)
 
@@ -711,7 +722,7 @@ def fuzz_frame(source: Source, *, races: Sequence[str] = (), tournaments: Sequen
 
 #: Server frames that answer a request; every other frame (an event) is not an answer.
 ANSWER_TYPES = (Error, MoveResult, Welcome, RaceReply, Races, Snapshot, SyncPage, RaceRecord, Bonus,
-                TournamentReply, Tournaments, TournamentSnapshot)
+                TournamentReply, Tournaments, TournamentSnapshot, ReplayStep)
 
 #: The reply each request calls for, besides an `Error`.
 _REPLIES: dict[type, tuple[type, ...]] = {
@@ -720,7 +731,7 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     Sync: (Snapshot, SyncPage), GetRecord: (RaceRecord,), CreateTournament: (TournamentReply,),
     CancelTournament: (TournamentReply,), ListTournaments: (Tournaments,), FollowTournament: (TournamentSnapshot,),
     RegisterTournament: (TournamentReply,), WithdrawTournament: (TournamentReply,), OpenDeal: (RaceReply,),
-    DoubleOrNaught: (Bonus,), BonusMove: (Bonus,),
+    DoubleOrNaught: (Bonus,), BonusMove: (Bonus,), Rematch: (RaceReply,), Replay: (ReplayStep,),
 }
 _CODES = frozenset(ErrorCode) | frozenset(IllegalCode)
 

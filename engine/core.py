@@ -221,6 +221,10 @@ class View:
     ``piles`` maps pile id to card codes bottom to top, with ``"??"`` for every card the audience
     may not see (face-down cards, the stock); ``info`` holds the game's public state fields
     (passes through the stock, the current pile...). ``cleared`` and ``total`` count cards.
+    ``legal``: for the player's own view, every legal move in notation, so that a client needs no
+    rules of its own; they depend only on what the player can see (face-down cards and the stock
+    order never change them; tests/engine/test_views.py checks it for every game). Empty for
+    spectators.
     """
 
     game: str
@@ -231,6 +235,7 @@ class View:
     won: bool
     over: bool
     moves: int
+    legal: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,7 +415,9 @@ class Game(abc.ABC):
         return True
 
     def view(self, audience: Audience = Audience.PLAYER) -> View:
-        """The board as ``audience`` may see it: face-down cards and the stock order hidden."""
+        """The board as ``audience`` may see it: face-down cards and the stock order hidden; the
+        player's view also lists the legal moves."""
+        legal = self._legal_list()
         return View(
             game=self.key,
             piles={pid: pile.codes() for pid, pile in self.piles.items()},
@@ -418,8 +425,9 @@ class Game(abc.ABC):
             cleared=self.cleared,
             total=self.total,
             won=self.won,
-            over=self.over,
+            over=not legal,
             moves=len(self.history),
+            legal=tuple(map(str, legal)) if audience is Audience.PLAYER else (),
         )
 
     # -------------------------------------------------------------------- helpers for games

@@ -71,6 +71,10 @@ __all__ = [
     "RaceStarted",
     "RaceStarting",
     "Races",
+    "Rematch",
+    "RematchOffer",
+    "Replay",
+    "ReplayStep",
     "Resign",
     "Revealed",
     "ServerMessage",
@@ -359,10 +363,30 @@ class OpenDeal(_Msg, tag="open_deal"):
     tournament: TournamentId
 
 
+class Rematch(_Msg, tag="rematch"):
+    """An entrant of a finished casual race asks for a rematch: the first to ask creates a new
+    race (same game, options and limits, a new deal) and joins it; each later one joins that
+    race. Answered with `RaceReply` (the new race); every entrant and spectator of the finished
+    race receives a `RematchOffer` saying who has accepted so far."""
+
+    req: Req
+    race: RaceCode
+
+
+class Replay(_Msg, tag="replay"):
+    """Ask for one entrant's board after ``step`` of its moves (0: the deal) in a finished race;
+    answered with `ReplayStep`."""
+
+    req: Req
+    race: RaceCode
+    player: Annotated[str, Meta(min_length=1, max_length=16)]
+    step: Annotated[int, Meta(ge=0, le=1_000_000)]
+
+
 ClientMessage = (
     Hello | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
     | CreateTournament | CancelTournament | ListTournaments | FollowTournament | RegisterTournament
-    | WithdrawTournament | OpenDeal | DoubleOrNaught | BonusMove
+    | WithdrawTournament | OpenDeal | DoubleOrNaught | BonusMove | Rematch | Replay
 )
 
 # ------------------------------------------------------------------------ server -> client
@@ -370,7 +394,9 @@ ClientMessage = (
 
 class Board(Struct, forbid_unknown_fields=True):
     """One entrant's board as the receiving audience may see it (see `engine.core.View`):
-    ``piles`` maps pile id to card codes bottom to top, ``"??"`` for every hidden card."""
+    ``piles`` maps pile id to card codes bottom to top, ``"??"`` for every hidden card;
+    ``legal``: in the entrant's own board, every move it may play now, in notation (empty in
+    spectators' boards)."""
 
     game: str
     piles: dict[str, list[str]]
@@ -380,6 +406,7 @@ class Board(Struct, forbid_unknown_fields=True):
     won: bool
     over: bool
     moves: int
+    legal: list[str] = []
 
 
 def board_of(view: View) -> Board:
@@ -393,6 +420,7 @@ def board_of(view: View) -> Board:
         won=view.won,
         over=view.over,
         moves=view.moves,
+        legal=list(view.legal),
     )
 
 
@@ -420,7 +448,8 @@ class Standing(Struct, forbid_unknown_fields=True):
 class RaceInfo(Struct, forbid_unknown_fields=True):
     """A race's public description. ``seed`` is None while it is secret; ``starts_at_ms`` is the
     server's wall clock (Unix epoch, milliseconds) at which the deal is given;
-    ``spectator_delay_s``: how many seconds late spectators see the boards (standings are live)."""
+    ``spectator_delay_s``: how many seconds late spectators see the boards (standings are live);
+    ``rematch``: the code of the race offered as its rematch, if any."""
 
     code: str
     game: str
@@ -438,6 +467,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     starts_at_ms: int | None
     version: int
     spectator_delay_s: int = 0
+    rematch: str | None = None
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -734,6 +764,30 @@ class TournamentSnapshot(_Msg, tag="tournament_snapshot"):
     standings: list[TournamentStanding]
 
 
+class RematchOffer(_Msg, tag="rematch_offer"):
+    """A rematch of finished race ``race`` is open as race ``rematch``; ``accepted``: the player
+    ids of the entrants who have joined it so far (its creator first)."""
+
+    race: str
+    version: int
+    rematch: str
+    accepted: list[str]
+
+
+class ReplayStep(_Msg, tag="replay_step"):
+    """Entrant ``player``'s board after ``step`` of its ``steps`` moves in a finished race;
+    ``move``: the move that led to it ("" at step 0), ``time_ms``: its race time."""
+
+    req: int
+    race: str
+    player: str
+    step: int
+    steps: int
+    move: str
+    time_ms: int
+    board: Board
+
+
 class TournamentEvent(_Msg, tag="tournament_event"):
     """Event of a followed (or entered) tournament. ``kind``: registration_open, registered,
     withdrawn, starting, deal_started, deal_ended, standings, finished, cancelled. ``deal`` and
@@ -767,6 +821,8 @@ ServerMessage = (
     | Tournaments
     | TournamentSnapshot
     | TournamentEvent
+    | RematchOffer
+    | ReplayStep
 )
 
 # ---------------------------------------------------------------------------- encode/decode

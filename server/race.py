@@ -51,6 +51,7 @@ from server.protocol import (
     RaceRecord,
     RaceStarted,
     RaceStarting,
+    RematchOffer,
     Revealed,
     Snapshot,
     Standing,
@@ -192,6 +193,8 @@ class Race:
         self.starts_at_ms: int | None = None
         self.started_at: float | None = None  # monotonic seconds
         self.finish_reason = ""
+        self.rematch: str | None = None  # the code of this race's rematch, once one is offered
+        self.rematch_of: str | None = None  # the race this one is a rematch of
         self.lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -217,6 +220,7 @@ class Race:
             starts_at_ms=self.starts_at_ms,
             version=self.version,
             spectator_delay_s=self.spectator_delay_s,
+            rematch=self.rematch,
         )
 
     @property
@@ -596,6 +600,14 @@ class Race:
                 task.cancel()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    async def offer_rematch(self, rematch: Race) -> None:
+        """Tell this race's entrants and spectators that ``rematch`` is its rematch, and who has
+        joined it so far (called again whenever that changes)."""
+        async with self.lock:
+            self.rematch = rematch.code
+            await self._publish(RematchOffer(race=self.code, version=self._next_version(), rematch=rematch.code,
+                                             accepted=[e.player for e in rematch._by_order()]))
 
     # ------------------------------------------------------------------ Double or Naught
 

@@ -51,6 +51,7 @@ from server.lobby import Lobby
 from server.limits import TokenBucket, WindowCounter
 from server.logs import limit_repeats
 from server.names import BadName, normal_name
+from server.web import WebClient
 from server.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
@@ -76,6 +77,8 @@ from server.protocol import (
     RaceReply,
     Races,
     RegisterTournament,
+    Rematch,
+    Replay,
     Resign,
     StartRace,
     Sync,
@@ -91,6 +94,7 @@ from server.protocol import (
     request_number,
 )
 from server.race import Clock, Race
+from server.replay import Replays
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
 from server.store import Store
 from server.store.memory import MemoryStore
@@ -379,6 +383,8 @@ class ArenaServer:
         self.schedules: dict[str, CreateTournament] = {}  # recurring: by schedule id
         self._pending: dict[str, str] = {}  # schedule id -> its pending tournament's id
         self.lobby = Lobby()
+        self.replays = Replays()
+        self.web = WebClient()
         self.public_deals = DealSource(self.config.catalog_dir, private=False)
         self.private_deals = DealSource(self.config.private_catalog_dir, private=True)
         self.connections = 0  # accepted sockets, handshake or not
@@ -415,6 +421,7 @@ class ArenaServer:
         )
         self._spawn(self._housekeeping())
         log.info("serving on %s", self.url)
+        log.info("open %s/ in a browser to play, watch and follow tournaments", self.url.replace("ws://", "http://", 1))
 
     def _fit_open_files(self) -> None:
         """Make sure ``max_connections`` sockets fit under the process's open-files limit: raise
@@ -494,17 +501,21 @@ class ArenaServer:
         """At the handshake: ``GET /healthz`` answers the server's counts; a connection through a
         trusted proxy is counted against the client address the proxy forwarded (the last one in
         ``X-Forwarded-For``, or ``X-Real-IP``), and refused with 429 if that address is over its
-        limit."""
-        if getattr(request, "path", "") == "/healthz":
+        limit; any other request that is not a websocket upgrade gets the web client
+        (`server.web`)."""
+        headers = getattr(request, "headers", {})
+        path = getattr(request, "path", "")
+        if path == "/healthz":
             response = connection.respond(200, json.dumps(self.health()) + "\n")
             response.headers["Content-Type"] = "application/json"
             return response
         if isinstance(connection, _Connection) and connection.client in self.config.trusted_proxies:
-            headers = getattr(request, "headers", {})
             chain = headers.get("X-Forwarded-For") or headers.get("X-Real-IP") or ""
             client = chain.split(",")[-1].strip()
             if client and not connection.forwarded(client):
                 return connection.respond(429, "too many connections from your address\n")
+        if headers.get("Upgrade", "").lower() != "websocket":
+            return self.web.respond(path, headers)
         return None
 
     def health(self) -> dict[str, object]:
@@ -623,6 +634,8 @@ class ArenaServer:
                 session.watching.discard(race.code)  # joining ended the watch
                 player.races.add(race.code)
                 session.reply(RaceReply(req=message.req, race=race.info()))
+                if race.rematch_of is not None and (old := self.races.get(race.rematch_of)) is not None:
+                    await old.offer_rematch(race)
             case StartRace():
                 race = self._race(message.race)
                 await race.start(player.id)
@@ -674,6 +687,12 @@ class ArenaServer:
             case OpenDeal():
                 race = await self._tournament(message.tournament).open_deal(player)
                 session.reply(RaceReply(req=message.req, race=race.info()))
+            case Rematch():
+                race = await self._rematch(session, player, self._race(message.race))
+                session.reply(RaceReply(req=message.req, race=race.info()))
+            case Replay():
+                record = await self._record(message.race, message.req)
+                session.reply(self.replays.step(record, message.player, message.step, message.req))
 
     def _hello(self, session: Session, hello: Hello) -> None:
         if session.player is not None:
@@ -722,19 +741,31 @@ class ArenaServer:
             if seed is None and msg.winnable:
                 game_cls(0, **msg.options)  # refuse bad options before a deal is drawn (and used up)
                 seed = self._draw_winnable(game_cls.key, 1, private=not public)[0]
+        except BadNotation as exc:
+            raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
+        race = await self._open_race(session, player, game_cls, seed=seed, seed_public=public, options=msg.options,
+                                     max_entrants=msg.max_entrants, countdown_s=msg.countdown_s,
+                                     time_limit_s=msg.time_limit_s, spectator_delay_s=msg.spectator_delay_s)
+        if msg.join:
+            await race.join(player.id, player.name, player)
+            player.races.add(race.code)
+        session.reply(RaceReply(req=msg.req, race=race.info()))
+
+    async def _open_race(self, session: Session, player: Player, game_cls: type, *, seed: int | None,
+                         seed_public: bool, **settings: object) -> Race:
+        """Create a casual race by ``player`` (``seed`` None: a random secret one) and keep it;
+        raises ProtocolError (too_many_races, bad_option)."""
+        self._check_creation(session, player)
+        try:
             race = Race(
                 self.new_race_code(),
                 game_cls,
-                options=msg.options,
                 seed=seed if seed is not None else random_seed(),
-                seed_public=public,
+                seed_public=seed_public,
                 creator=player.id,
-                max_entrants=msg.max_entrants,
-                countdown_s=msg.countdown_s,
-                time_limit_s=msg.time_limit_s,
                 store=self.store,
                 clock=self.clock,
-                spectator_delay_s=msg.spectator_delay_s,
+                **settings,  # type: ignore[arg-type]
             )
         except BadNotation as exc:
             raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
@@ -744,10 +775,31 @@ class ArenaServer:
         player.open_races.add(race.code)
         self.add_race(race)
         await race._save()
-        if msg.join:
+        return race
+
+    async def _rematch(self, session: Session, player: Player, old: Race) -> Race:
+        """Join the rematch of the finished race ``old``, creating it (same game, options and
+        limits; a new secret deal; ``player`` its creator) if none is open; then tell ``old``'s
+        audience who has accepted. Raises ProtocolError (not_entrant, not_allowed for a
+        tournament's deal, not_finished, too_many_races)."""
+        if player.id not in old.entrants:
+            raise ProtocolError(ErrorCode.NOT_ENTRANT, f"only the entrants of race {old.code} can ask for its rematch")
+        if not old.casual:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "a tournament's deal has no rematch")
+        if old.status != "finished":
+            raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {old.code} is not finished")
+        race = self.races.get(old.rematch) if old.rematch else None
+        if race is None or race.status != "open":
+            race = await self._open_race(session, player, old.game_cls, seed=None, seed_public=False,
+                                         options=old.options, max_entrants=old.max_entrants,
+                                         countdown_s=old.countdown_s, time_limit_s=old.time_limit_s,
+                                         spectator_delay_s=old.spectator_delay_s)
+            race.rematch_of = old.code
+        if player.id not in race.entrants:
             await race.join(player.id, player.name, player)
             player.races.add(race.code)
-        session.reply(RaceReply(req=msg.req, race=race.info()))
+        await old.offer_rematch(race)
+        return race
 
     def _check_creation(self, session: Session, player: Player) -> None:
         """Refuse (too_many_races) a player over its open races, or a player or an address over

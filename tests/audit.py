@@ -146,5 +146,5 @@ class FrameAudit:
                                        f"{'move ' + repr(message.move) if message.move else 'board'}")
             if isinstance(message, p.DelayedBoard) or (isinstance(message, p.Snapshot) and message.boards):
                 self.violations.append(f"{who}, playing race {code}, received the spectators' {kind}")
-            if isinstance(message, p.RaceRecord):
+            if isinstance(message, (p.RaceRecord, p.ReplayStep)):
                 self.violations.append(f"{who}, playing race {code}, received its record before the end")

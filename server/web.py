@@ -1,0 +1,141 @@
+"""The browser client, served over plain HTTP on the websocket's own port.
+
+A request that asks for a websocket upgrade goes on to the handshake; any other ``GET`` is
+answered here, from files read once at start-up (no request touches the disk):
+
+* ``/``, ``/r/CODE`` (a race to join or play), ``/w/CODE`` (a race to watch or replay),
+  ``/t/ID`` (a tournament): the page itself, ``client/web/index.html``;
+* ``/static/NAME``: the page's scripts, style sheet and vendored libraries (``client/web/``);
+* ``/api/games``: every game as JSON (key, name, one-line summary, rule options, pile layout from
+  `engine.layout`, link to its rules page);
+* ``/rules/KEY``: a game's rules page, docs/games/KEY.md rendered to HTML.
+
+Every answer carries an ETag (a conditional request with a matching ``If-None-Match`` gets 304)
+and a content security policy that allows only this origin's scripts, styles and websocket.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import mimetypes
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from websockets.datastructures import Headers
+from websockets.http11 import Response
+
+from engine.games import GAMES
+from engine.layout import layout_of
+
+__all__ = ["WEB_ROOT", "WebClient"]
+
+#: Where the page's files are: client/web/ in this source tree.
+WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
+_RULES = Path(__file__).resolve().parents[1] / "docs" / "games"
+_PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16})?/?")
+_SECURITY = {
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+                               "style-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+          ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml", ".txt": "text/plain; charset=utf-8",
+          ".json": "application/json"}
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    body: bytes
+    content_type: str
+    etag: str
+
+
+def _file(body: bytes, content_type: str) -> _File:
+    return _File(body, content_type, '"' + hashlib.sha256(body).hexdigest()[:20] + '"')
+
+
+class WebClient:
+    """The web client's files and pages, held in memory (a few hundred kilobytes).
+
+    `respond` answers one HTTP request, or returns None for a websocket upgrade (and for
+    anything that is not a path it knows, it answers 404).
+
+    >>> web = WebClient()
+    >>> web.lookup("/r/AB12CD").content_type, web.lookup("/nowhere")
+    ('text/html; charset=utf-8', None)
+    """
+
+    def __init__(self, root: Path = WEB_ROOT) -> None:
+        self._files: dict[str, _File] = {}
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                kind = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+                self._files["/static/" + path.relative_to(root).as_posix()] = _file(path.read_bytes(), kind)
+        self._page = self._files.get("/static/index.html") or _file(
+            b"<!doctype html><title>Patience Arena</title><p>The web client is missing (client/web/).",
+            _TYPES[".html"])
+        self._files["/api/games"] = _file(json.dumps(games_json()).encode(), _TYPES[".json"])
+        self._rules: dict[str, _File] = {}
+        self._markdown = MarkdownIt("commonmark").enable("table")
+
+    def lookup(self, path: str) -> _File | None:
+        """The file answering ``path`` (query string ignored), or None (404)."""
+        path = path.split("?", 1)[0]
+        if _PAGE_ROUTE.fullmatch(path):
+            return self._page
+        if path.startswith("/rules/"):
+            return self._rules_page(path.removeprefix("/rules/"))
+        return self._files.get(path)
+
+    def respond(self, request_path: str, headers: Headers) -> Response:
+        """The HTTP answer to ``GET request_path``: 200 with the body, 304, or 404."""
+        found = self.lookup(request_path)
+        out = Headers(_SECURITY)
+        if found is None:
+            out["Content-Type"] = _TYPES[".txt"]
+            return Response(404, "Not Found", out, b"not found\n")
+        out["ETag"] = found.etag
+        out["Cache-Control"] = "no-cache"
+        if headers.get("If-None-Match") == found.etag:
+            return Response(304, "Not Modified", out, b"")
+        out["Content-Type"] = found.content_type
+        return Response(200, "OK", out, found.body)
+
+    def _rules_page(self, key: str) -> _File | None:
+        if key not in {g.key for g in GAMES}:
+            return None
+        page = self._rules.get(key)
+        if page is None:
+            source = _RULES / f"{key}.md"
+            text = source.read_text() if source.is_file() else f"# {key}\n\nThe rules page is docs/games/{key}.md."
+            title = html.escape(text.splitlines()[0].lstrip("# ").strip())
+            body = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}: rules</title>'
+                    '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                    '<link rel="stylesheet" href="/static/style.css"></head>'
+                    f'<body class="rules"><nav><a href="/">Patience Arena</a></nav><main>'
+                    f'{self._markdown.render(text)}</main></body></html>')
+            page = self._rules[key] = _file(body.encode(), _TYPES[".html"])
+        return page
+
+
+def games_json() -> list[dict[str, object]]:
+    """Every game for the web client: ``key``, ``name``, ``summary``, ``total`` (cards),
+    ``options`` ({name: {default, help}}), ``layout`` (`engine.layout.Layout.as_dict`) and
+    ``rules`` (the rules page's path)."""
+    return [
+        {
+            "key": g.key,
+            "name": g.name,
+            "summary": g.summary,
+            "total": g.total,
+            "options": {name: {"default": o.default, "help": o.help} for name, o in g.options.items()},
+            "layout": layout_of(g).as_dict(),
+            "rules": f"/rules/{g.key}",
+        }
+        for g in GAMES
+    ]

@@ -1,0 +1,312 @@
+"""The web client in a real headless Chromium, against a live server on 127.0.0.1.
+
+People race, watch, replay and follow tournaments the way they would: clicking, dragging and
+typing in the page. What the pages show is checked against the server's own state (its races,
+entrants and games), and every frame the pages receive passes the frame audit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import re
+
+import pytest
+from playwright.async_api import Page, expect
+
+from engine.core import Audience, IllegalMove, Move
+from engine.games import GAMES, find_game
+from server.protocol import CreateTournament
+from server.race import Race
+from tests.web.conftest import Web
+
+pytestmark = pytest.mark.browser
+
+ADMIN = "s3cret-organiser"
+
+
+# --------------------------------------------------------------------------------- helpers
+
+
+def first_transfer_seed(game: str, start: int = 1) -> int:
+    """A seed whose deal offers at least one transfer (a move of cards between piles)."""
+    return next(s for s in range(start, start + 500) if any(m.is_transfer for m in find_game(game)(s).legal_moves()))
+
+
+async def create_race(page: Page, game: str, seed: int | None, *, countdown: int = 0) -> str:
+    """Fill in the lobby's form and create a race; return its code (from the page's address)."""
+    if not re.search(r"/$", page.url):
+        await page.goto(page.url.split("/r/")[0].split("/w/")[0].split("/t/")[0] + "/")
+    await page.select_option("#game", game)
+    await page.fill("input[name=seed]", "" if seed is None else str(seed))
+    await page.fill("input[name=countdown]", str(countdown))
+    await page.click("#create-form button[type=submit]")
+    await page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
+    return page.url.rsplit("/", 1)[1]
+
+
+async def until(predicate, timeout_s: float = 10.0) -> None:
+    """Wait until ``predicate()`` is true (server state polled every 20 ms)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting for the server")
+        await asyncio.sleep(0.02)
+
+
+async def shows(page: Page, expected: dict[str, list[str]], box: str = ".board-box.mine", timeout_s: float = 5.0) -> None:
+    """Wait until the board in ``box`` shows exactly ``expected`` (see `shown_piles`)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while (shown := await shown_piles(page, box)) != expected:
+        if asyncio.get_running_loop().time() > deadline:
+            assert shown == expected
+        await asyncio.sleep(0.05)
+
+
+def entrant(race: Race, name: str):
+    return next(e for e in race.entrants.values() if e.name == name)
+
+
+async def shown_piles(page: Page, box: str = ".board-box.mine") -> dict[str, list[str]]:
+    """The cards each pile of a board shows, bottom to top ("??" face down)."""
+    return await page.eval_on_selector_all(
+        f"{box} .pile",
+        """piles => Object.fromEntries(piles.map(p => [p.dataset.pile,
+             [...p.querySelectorAll('.card')].map(c => c.dataset.card || '??')]))""",
+    )
+
+
+def expected_piles(game, layout_fans: dict[str, str]) -> dict[str, list[str]]:
+    """What the page should show of ``game``: every card of a fanned pile, the top two of a
+    squared one (only the top one is visible, the one under it shows during a drag)."""
+    view = game.view(Audience.PLAYER)
+    out = {}
+    for pid, codes in view.piles.items():
+        codes = list(codes)
+        out[pid] = codes if layout_fans[pid] != "none" else codes[-2:]
+    return out
+
+
+def fans(game_key: str) -> dict[str, str]:
+    from engine.layout import layout_of
+
+    return {slot.pile: str(slot.fan) for slot in layout_of(game_key).slots}
+
+
+async def click_move(page: Page, game, move: Move, box: str = ".board-box.mine") -> None:
+    """Play ``move`` by clicking: the card (or stock, or the action's button), then the target."""
+    if move.is_transfer:
+        pile = game.piles[move.src]
+        card = page.locator(f'{box} .pile[data-pile="{move.src}"] .card[data-index="{len(pile) - move.count}"]')
+        await card.click(position={"x": 12, "y": 3})  # the strip of a fanned card that shows
+        await page.click(f'{box} .pile[data-pile="{move.dst}"]')
+    elif str(move) in ("deal", "redeal") and "s" in game.piles and not any(
+        m == "deal" for m in map(str, game.legal_moves()) if str(move) == "redeal"
+    ):
+        await page.click(f'{box} .pile[data-pile="s"]')
+    else:
+        await page.click(f'button.move[data-move="{move}"]')
+
+
+async def drag_move(page: Page, game, src: str, dst: str, count: int = 1, box: str = ".board-box.mine") -> None:
+    """Drag the card ``count`` from the top of ``src`` onto pile ``dst`` with the mouse."""
+    card = page.locator(f'{box} .pile[data-pile="{src}"] .card[data-index="{len(game.piles[src]) - count}"]')
+    start = await card.bounding_box()
+    target = await page.locator(f'{box} .pile[data-pile="{dst}"]').bounding_box()
+    assert start and target
+    await page.mouse.move(start["x"] + 12, start["y"] + 3)
+    await page.mouse.down()
+    await page.mouse.move(start["x"] + 22, start["y"] + 13, steps=2)
+    await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
+    await page.mouse.up()
+
+
+def accept_dialogs(page: Page) -> None:
+    page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+
+
+# ------------------------------------------------------------------------------------ tests
+
+
+async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
+    seed = first_transfer_seed("klondike")
+    deal = find_game("klondike")(seed)
+    transfers = [m for m in deal.legal_moves() if m.is_transfer]
+
+    alice = await web.page("alice")
+    await expect(alice.locator("#game-summary")).to_contain_text("Seven piles")
+    await web.screenshot(alice, "lobby")
+    code = await create_race(alice, "klondike", seed, countdown=1)
+    link = await alice.input_value("#share-link")
+    assert link == f"{web.base}/r/{code}"
+
+    bob = await web.page("bob", f"/r/{code}")
+    await bob.click("#join")
+    await expect(bob.locator(".actions")).to_contain_text("Waiting for the creator")
+    carol = await web.page("carol", f"/w/{code}")
+    await expect(alice.locator(".standings tbody tr")).to_have_count(2)
+    await alice.click("#start")
+    await expect(alice.locator("#clock")).to_contain_text("/ 15:00", timeout=5000)
+    await expect(alice.locator("#commitment")).to_have_text(web.server.races[code].commitment)
+    race = web.server.races[code]
+
+    # Alice moves by clicking, Bob by dragging; Carol sees both boards change.
+    await click_move(alice, deal, transfers[0])
+    await until(lambda: entrant(race, "alice").moves == 1)
+    drag = transfers[-1]
+    await drag_move(bob, deal, drag.src, drag.dst, drag.count)
+    await until(lambda: entrant(race, "bob").moves == 1)
+    for name, move in (("alice", transfers[0]), ("bob", drag)):
+        player = entrant(race, name)
+        box = f'.board-box[data-player="{player.player}"]'
+        want = list(player.game.view(Audience.SPECTATOR).piles[move.dst])
+        await expect(carol.locator(f'{box} .pile[data-pile="{move.dst}"] .card')).to_have_count(len(want))
+        assert (await shown_piles(carol, box))[move.dst] == want
+    await shows(alice, expected_piles(entrant(race, "alice").game, fans("klondike")))
+
+    # The standings in every page are the server's.
+    rows = carol.locator(".side .standings tbody tr")
+    await expect(rows).to_have_count(2)
+    await expect(carol.locator(".side .standings tbody tr td.moves")).to_have_text(["1", "1"])
+    shown = await rows.evaluate_all("rows => rows.map(r => [...r.cells].slice(1, 4).map(c => c.textContent))")
+    assert shown == [[s.name, f"{s.cleared}/{s.total}", str(s.moves)] for s in race.standings()]
+    await web.screenshot(alice, "race-in-play")
+    await web.screenshot(carol, "watch")
+
+    # Both resign: the end table, the seed checked in the browser, a rematch both accept.
+    accept_dialogs(alice)
+    accept_dialogs(bob)
+    await alice.click("#resign")
+    await bob.click("#resign")
+    await until(lambda: race.status == "finished")
+    for page in (alice, bob, carol):
+        await expect(page.locator("#fairness")).to_contain_text("matches the commitment")
+        await expect(page.locator(".reveal")).to_contain_text(f"Seed {seed}")
+    await alice.click("#rematch")
+    await alice.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
+    rematch = alice.url.rsplit("/", 1)[1]
+    assert rematch != code and race.rematch == rematch
+    await expect(bob.locator("#rematch-accepted")).to_contain_text("alice")
+    await bob.click("#rematch")
+    await bob.wait_for_url(f"**/r/{rematch}")
+    assert {e.name for e in web.server.races[rematch].entrants.values()} == {"alice", "bob"}
+    assert web.server.races[rematch].seed != seed
+    await expect(alice.locator("#start")).to_be_visible()
+    await expect(alice.locator(".standings tbody tr")).to_have_count(2)
+
+    # Carol replays Alice's race move by move.
+    await carol.click("#replay")
+    await expect(carol.locator("#replay-caption")).to_contain_text("the deal")
+    await carol.select_option("#replay-player", entrant(race, "alice").player)
+    await carol.click("#replay-next")
+    await expect(carol.locator("#replay-caption")).to_contain_text(f"move 1/1: {transfers[0]}")
+
+
+async def test_an_illegal_drop_is_refused_with_the_servers_reason_and_the_card_returns(web: Web) -> None:
+    seed = first_transfer_seed("klondike")
+    deal = find_game("klondike")(seed)
+    page = await web.page("dora")
+    code = await create_race(page, "klondike", seed)
+    await page.click("#start")
+    await expect(page.locator(".board-box.mine .card.movable").first).to_be_visible()
+    src, dst = next((f"t{a}", f"t{b}") for a in range(7) for b in range(7)
+                    if a != b and Move.parse(f"t{a}>t{b}") not in deal.legal_moves())
+    with pytest.raises(IllegalMove) as refusal:
+        deal.apply(f"{src}>{dst}")
+    before = await shown_piles(page)
+    await drag_move(page, deal, src, dst)
+    await expect(page.locator("#toast")).to_have_text(refusal.value.reason)
+    await expect(page.locator("#notice")).to_contain_text(refusal.value.reason)
+    await expect(page.locator(".ghost")).to_have_count(0)
+    assert await shown_piles(page) == before
+    assert entrant(web.server.races[code], "dora").moves == 0
+
+
+async def test_going_offline_and_back_resumes_with_no_move_lost_or_doubled(web: Web) -> None:
+    web.allowed = ("WebSocket connection",)
+    seed = first_transfer_seed("klondike")
+    game = find_game("klondike")(seed)
+    page = await web.page("erin")
+    code = await create_race(page, "klondike", seed)
+    await page.click("#start")
+    race = web.server.races[code]
+    first = next(m for m in game.legal_moves() if m.is_transfer)
+    await click_move(page, game, first)
+    await until(lambda: entrant(race, "erin").moves == 1)
+    game.apply(first)
+
+    await page.context.set_offline(True)
+    await expect(page.locator("#offline")).to_be_visible()
+    second = Move.parse("deal")
+    await click_move(page, game, second)  # made while offline: sent when the page is back
+    await asyncio.sleep(0.3)
+    assert entrant(race, "erin").moves == 1
+    await page.context.set_offline(False)
+    await expect(page.locator("#offline")).to_be_hidden()
+    await until(lambda: entrant(race, "erin").moves == 2)
+    game.apply(second)
+    await asyncio.sleep(0.3)  # a doubled move would show up now
+    stored = await web.server.store.moves(code, entrant(race, "erin").player)
+    assert [m.move for m in stored] == [str(first), "deal"]
+    assert entrant(race, "erin").game.position() == game.position()
+    await shows(page, expected_piles(game, fans("klondike")))
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+async def test_every_game_renders_its_deal_and_takes_a_move_by_click(web: Web, phone: bool) -> None:
+    games = GAMES if not phone else [g for g in GAMES if g.key in ("klondike", "pyramid", "besieged_city", "clock")]
+    page = await web.page("fern", phone=phone)
+    for game_cls in games:
+        seed = 7
+        game = game_cls(seed)
+        code = await create_race(page, game_cls.key, seed)
+        await page.click("#start")
+        layout_fans = fans(game_cls.key)
+        await expect(page.locator(".board-box.mine .pile")).to_have_count(len(game.piles))
+        await shows(page, expected_piles(game, layout_fans))
+        if phone:  # the whole table fits the screen's width
+            width = await page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 360, f"{game_cls.key} is {width} px wide on a 360 px phone"
+            await web.screenshot(page, f"phone-{game_cls.key}")
+        legal = list(game.legal_moves())
+        move = next((m for m in legal if m.is_transfer), legal[0])
+        await click_move(page, game, move)
+        race = web.server.races[code]
+        await until(lambda: entrant(race, "fern").moves == 1)
+        game.apply(move)
+        await shows(page, expected_piles(game, layout_fans))
+        if game_cls is games[0]:
+            accept_dialogs(page)
+        if entrant(race, "fern").status == "playing":
+            await page.click("#resign")
+        await until(lambda: race.status == "finished")
+        await page.goto(web.base + "/")
+
+
+async def test_a_tournament_page_registers_plays_a_deal_and_shows_the_standings(web: Web) -> None:
+    web.server.config.admin_token = ADMIN
+    starts = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
+    tournament = web.server.create_tournament(CreateTournament(
+        req=1, admin_token=ADMIN, name="Club night", game="golf", deals=1, starts_at=starts.isoformat(),
+        countdown_s=1, registration_opens_s=600, deal_time_limit_s=120, break_s=0))
+    page = await web.page("gwen", f"/t/{tournament.id}")
+    await expect(page.locator("h1")).to_contain_text("Club night")
+    await page.click("#register")
+    await expect(page.locator(".meta")).to_contain_text("you are registered")
+    await expect(page.locator("#tournament-standings tbody tr")).to_have_count(1)
+    await web.screenshot(page, "tournament")
+    await page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"), timeout=20_000)  # the deal starts: play it
+    code = page.url.rsplit("/", 1)[1]
+    race = web.server.races[code]
+    await expect(page.locator(".board-box.mine .card").first).to_be_visible()
+    game = entrant(race, "gwen").game.copy()
+    move = next(iter(game.legal_moves()))
+    await click_move(page, game, move)
+    await until(lambda: entrant(race, "gwen").moves == 1)
+    accept_dialogs(page)
+    await page.click("#resign")
+    await until(lambda: tournament.status == "finished")
+    await page.goto(f"{web.base}/t/{tournament.id}")
+    await expect(page.locator("#tournament-status")).to_have_text("finished")
+    row = page.locator("#tournament-standings tbody tr")
+    await expect(row).to_contain_text(f"{entrant(race, 'gwen').cleared} · resigned")
