@@ -362,7 +362,9 @@ class BoardView {
       if (this.legalActionOn(slot)) pile.classList.add("actionable");
       frag.append(pile);
     }
+    const focused = node.contains(document.activeElement) ? document.activeElement.closest(".pile")?.dataset.pile : null;
     node.replaceChildren(frag);
+    if (focused) node.querySelector(`.pile[data-pile="${focused}"]`)?.focus({ preventScroll: true });
     node.style.height = `${Math.ceil(bottom) + 4}px`;
   }
 
@@ -383,8 +385,6 @@ class BoardView {
   select(pile, count) {
     this.selected = { pile, count };
     this.draw();
-    const node = this.node.querySelector(`.pile[data-pile="${pile}"]`);
-    if (node && document.activeElement && this.node.contains(document.activeElement)) node.focus();
   }
 
   clear() { if (this.selected) { this.selected = null; this.draw(); } }
@@ -1040,24 +1040,31 @@ class RacePage {
     return text;
   }
 
+  // The boards, in boxes kept from one drawing to the next (moving a focused node would blur it).
   renderBoards() {
+    this.boxes = this.boxes || new Map();
+    const box = (key, make) => { if (!this.boxes.has(key)) this.boxes.set(key, make()); return this.boxes.get(key); };
     const boxes = [];
-    if (this.mode === "entrant" && this.mine) {
-      boxes.push(el("div", { class: "board-box mine" }, this.mine.node));
-      this.mine.draw();
-    } else if (this.mode === "spectator" || this.mode === "replay" || (this.mode === "outsider" && this.boards.size)) {
+    if (this.bonusBox) boxes.push(this.bonusBox);
+    if (this.mode === "replay" && this.replayBox) {
+      boxes.push(this.replayBox);
+    } else if (this.mode === "entrant" && this.mine) {
+      boxes.push(box("mine", () => el("div", { class: "board-box mine" }, this.mine.node)));
+    } else if (this.mode === "spectator" || (this.mode === "outsider" && this.boards.size)) {
       for (const s of this.standings) {
         if (!this.boards.has(s.player)) continue;
         const view = this.boards.get(s.player);
-        boxes.push(el("div", { class: "board-box", dataset: { player: s.player } },
-          el("h3", {}, s.name, el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} moves · ${s.status.replace(/_/g, " ")}` })),
-          view.node));
+        const b = box(s.player, () => el("div", { class: "board-box", dataset: { player: s.player } }, el("h3"), view.node));
+        b.firstChild.replaceChildren(s.name, el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} moves · ${s.status.replace(/_/g, " ")}` }));
+        boxes.push(b);
       }
-      this.tableBox.classList.toggle("many", boxes.length > 1);
     } else if (this.race.status === "open") {
-      boxes.push(el("p", { class: "muted", text: "The deal is dealt when the race starts." }));
+      boxes.push(box("waiting", () => el("p", { class: "muted", text: "The deal is dealt when the race starts." })));
     }
-    this.tableBox.replaceChildren(...boxes);
+    this.tableBox.classList.toggle("many", boxes.length > 1);
+    const current = [...this.tableBox.children];
+    if (current.length !== boxes.length || current.some((node, i) => node !== boxes[i])) this.tableBox.replaceChildren(...boxes);
+    if (this.mine) this.mine.draw();
     for (const view of this.boards.values()) view.draw();
   }
 
@@ -1089,8 +1096,10 @@ class RacePage {
         el("h2", { text: `Double or Naught, round ${reply.round}` }),
         el("p", {}, `Stake ${reply.stake} · points now ${reply.points}` + (reply.outcome ? ` · ${reply.outcome}` : "")),
         el("div", { class: "actions" }, guesses), view.node);
-      $("#bonus")?.remove();
-      this.tableBox.prepend(box);
+      if (this.bonusView) this.bonusView.destroy();
+      this.bonusView = view;
+      this.bonusBox = box;
+      this.renderBoards();
       view.draw();
     } catch (err) {
       toast(err.reason || String(err));
@@ -1100,6 +1109,8 @@ class RacePage {
   // ---------------------------------------------------------------- replay
 
   async replay() {
+    if (this.mode === "replay") return;
+    this.watchedAs = this.mode;
     this.mode = "replay";
     const players = this.standings.map((s) => s.player);
     let player = players.includes(this.me) ? this.me : players[0];
@@ -1125,7 +1136,8 @@ class RacePage {
       slider,
       el("button", { text: "▶", id: "replay-next", "aria-label": "next move", onclick: () => show(Math.min(steps, step + 1)) }),
       el("button", { text: "⏭", "aria-label": "last", onclick: () => show(steps) }), caption);
-    this.tableBox.replaceChildren(el("div", { class: "board-box replay" }, el("h3", { text: "Replay" }), controls, view.node));
+    this.replayBox = el("div", { class: "board-box replay" }, el("h3", { text: "Replay" }), controls, view.node);
+    this.renderAll();
     await show(0);
   }
 }

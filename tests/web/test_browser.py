@@ -16,6 +16,7 @@ from playwright.async_api import Page, expect
 
 from engine.core import Audience, IllegalMove, Move
 from engine.games import GAMES, find_game
+from engine.layout import layout_of
 from server.protocol import CreateTournament
 from server.race import Race
 from tests.web.conftest import Web
@@ -88,8 +89,6 @@ def expected_piles(game, layout_fans: dict[str, str]) -> dict[str, list[str]]:
 
 
 def fans(game_key: str) -> dict[str, str]:
-    from engine.layout import layout_of
-
     return {slot.pile: str(slot.fan) for slot in layout_of(game_key).slots}
 
 
@@ -140,6 +139,9 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     link = await alice.input_value("#share-link")
     assert link == f"{web.base}/r/{code}"
 
+    lobby = await web.page("bob")  # the open race is listed in the lobby too
+    await expect(lobby.locator("#open-races")).to_contain_text(code, timeout=8000)
+    await lobby.context.close()
     bob = await web.page("bob", f"/r/{code}")
     await bob.click("#join")
     await expect(bob.locator(".actions")).to_contain_text("Waiting for the creator")
@@ -149,6 +151,17 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     await expect(alice.locator("#clock")).to_contain_text("/ 15:00", timeout=5000)
     await expect(alice.locator("#commitment")).to_have_text(web.server.races[code].commitment)
     race = web.server.races[code]
+
+    # Picking a card highlights exactly the piles it may go to.
+    picked = transfers[0]
+    src = deal.piles[picked.src]
+    await alice.locator(f'.board-box.mine .pile[data-pile="{picked.src}"] .card[data-index="{len(src) - picked.count}"]'
+                        ).click(position={"x": 12, "y": 3})
+    targets = sorted(m.dst for m in transfers if m.src == picked.src and m.count == picked.count)
+    await expect(alice.locator(".board-box.mine .pile.target")).to_have_count(len(targets))
+    assert sorted(await alice.eval_on_selector_all(".board-box.mine .pile.target", "ps => ps.map(p => p.dataset.pile)")) == targets
+    await alice.keyboard.press("Escape")
+    await expect(alice.locator(".board-box.mine .pile.target")).to_have_count(0)
 
     # Alice moves by clicking, Bob by dragging; Carol sees both boards change.
     await click_move(alice, deal, transfers[0])
@@ -171,6 +184,8 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     shown = await rows.evaluate_all("rows => rows.map(r => [...r.cells].slice(1, 4).map(c => c.textContent))")
     assert shown == [[s.name, f"{s.cleared}/{s.total}", str(s.moves)] for s in race.standings()]
     await web.screenshot(alice, "race-in-play")
+    await carol.check("#four-colour")  # clubs green, diamonds blue
+    assert await carol.locator(".card.suit-D").first.evaluate("c => getComputedStyle(c).color") == "rgb(31, 95, 191)"
     await web.screenshot(carol, "watch")
 
     # Both resign: the end table, the seed checked in the browser, a rematch both accept.
@@ -183,7 +198,7 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
         await expect(page.locator("#fairness")).to_contain_text("matches the commitment")
         await expect(page.locator(".reveal")).to_contain_text(f"Seed {seed}")
     await alice.click("#rematch")
-    await alice.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
+    await alice.wait_for_url(lambda url: "/r/" in url and not url.endswith(code))
     rematch = alice.url.rsplit("/", 1)[1]
     assert rematch != code and race.rematch == rematch
     await expect(bob.locator("#rematch-accepted")).to_contain_text("alice")
@@ -220,6 +235,38 @@ async def test_an_illegal_drop_is_refused_with_the_servers_reason_and_the_card_r
     await expect(page.locator(".ghost")).to_have_count(0)
     assert await shown_piles(page) == before
     assert entrant(web.server.races[code], "dora").moves == 0
+
+
+async def test_a_move_by_keyboard_alone(web: Web) -> None:
+    seed = first_transfer_seed("klondike")
+    deal = find_game("klondike")(seed)
+    move = next(m for m in deal.legal_moves() if m.is_transfer and m.count == 1)
+    page = await web.page("hal")
+    code = await create_race(page, "klondike", seed)
+    await page.click("#start")
+    await expect(page.locator(".board-box.mine .card").first).to_be_visible()
+    await page.focus('.board-box.mine .pile[data-pile="s"]')
+    slots = [slot.pile for slot in layout_of("klondike").slots]
+    for _ in range(40):  # walk with the arrow keys to the source pile
+        here = await page.evaluate("document.activeElement.dataset.pile")
+        if here == move.src:
+            break
+        step = "ArrowRight" if slots.index(move.src) > slots.index(here) else "ArrowLeft"
+        if here in ("s", "w") or here.startswith("f"):
+            step = "ArrowDown"
+        await page.keyboard.press(step)
+    assert await page.evaluate("document.activeElement.dataset.pile") == move.src
+    await page.keyboard.press("Enter")
+    await expect(page.locator(f'.board-box.mine .pile[data-pile="{move.dst}"]')).to_have_class(re.compile("target"))
+    while (here := await page.evaluate("document.activeElement.dataset.pile")) != move.dst:
+        await page.keyboard.press("ArrowRight" if slots.index(move.dst) > slots.index(here) else "ArrowLeft")
+    await page.keyboard.press("Enter")
+    race = web.server.races[code]
+    await until(lambda: entrant(race, "hal").moves == 1)
+    assert str(race.entrants[entrant(race, "hal").player].game.history[0]) == str(move)
+    await expect(page.locator(".table.busy")).to_have_count(0)  # the answer is in
+    await page.keyboard.press("d")  # the stock: deal
+    await until(lambda: entrant(race, "hal").moves == 2)
 
 
 async def test_going_offline_and_back_resumes_with_no_move_lost_or_doubled(web: Web) -> None:
