@@ -250,6 +250,21 @@ function parseTransfer(text) {
   return m ? { src: m[1], dst: m[2], count: m[3] ? Number(m[3]) : 1, text } : null;
 }
 
+// A button's words for a move that is not a transfer ("deal", "choose t0", "exchange t7.0",
+// "guess r2"), naming the card it concerns when the board shows it.
+function moveLabel(move, board) {
+  const [verb, arg] = move.split(" ");
+  const words = { deal: "Deal", redeal: "Redeal", turn: "Turn a card", guess: "Guess", choose: "Base rank from", exchange: "Exchange with" };
+  let text = words[verb] || verb;
+  if (arg) {
+    const [pile, index] = arg.split(".");
+    const cards = board && board.piles[pile];
+    const card = cards && (index !== undefined ? cards[Number(index)] : cards[cards.length - 1]);
+    text += ` ${pile}${index !== undefined ? `.${index}` : ""}` + (card && card !== "??" ? ` (${cardName(card)})` : "");
+  }
+  return text;
+}
+
 function transferText(src, dst, count) { return `${src}>${dst}${count > 1 ? `x${count}` : ""}`; }
 
 // ------------------------------------------------------------------------------ the board
@@ -1027,18 +1042,7 @@ class RacePage {
     this.actions.replaceChildren(...buttons);
   }
 
-  actionLabel(move) {
-    const [verb, arg] = move.split(" ");
-    const words = { deal: "Deal", redeal: "Redeal", turn: "Turn a card", guess: "Guess", choose: "Base rank from", exchange: "Exchange with" };
-    let text = words[verb] || verb;
-    if (arg) {
-      const [pile, index] = arg.split(".");
-      const cards = this.mine && this.mine.board.piles[pile];
-      const card = cards && (index !== undefined ? cards[Number(index)] : cards[cards.length - 1]);
-      text += ` ${pile}${index !== undefined ? `.${index}` : ""}` + (card && card !== "??" ? ` (${cardName(card)})` : "");
-    }
-    return text;
-  }
+  actionLabel(move) { return moveLabel(move, this.mine && this.mine.board); }
 
   // The boards, in boxes kept from one drawing to the next (moving a focused node would blur it).
   renderBoards() {
@@ -1086,16 +1090,20 @@ class RacePage {
 
   // ---------------------------------------------------------------- Double or Naught
 
+  // A winner stakes its points on Double or Naught rounds: guess which face-down card beats the
+  // face-up one (docs/games/double_or_naught.md); the server deals and judges every round.
   async bonus(move) {
     try {
       const reply = await conn.request(move ? { type: "bonus_move", race: this.code, move } : { type: "double_or_naught", race: this.code });
-      const view = new BoardView("double_or_naught", { onMove: (text) => this.bonus(text), label: "Double or Naught" });
+      const view = new BoardView("double_or_naught", { label: "Double or Naught" });
       view.set(reply.board);
-      const guesses = reply.decided ? [] : reply.board.legal.map((m) => el("button", { class: "move", text: `Guess ${m.split(" ")[1]}`, onclick: () => this.bonus(m) }));
+      const choices = reply.decided ? [] : reply.board.legal.map((m) => el("button", { class: "move", dataset: { move: m }, text: moveLabel(m, reply.board), onclick: () => this.bonus(m) }));
+      if (reply.decided && reply.outcome === "win") choices.push(el("button", { id: "double-again", text: "Stake it again", onclick: () => this.bonus(null) }));
+      const said = { win: "won: points doubled", loss: "lost: no points", tie: "a tie: deal again" }[reply.outcome] || "guess a card";
       const box = el("div", { class: "card-box bonus", id: "bonus" },
         el("h2", { text: `Double or Naught, round ${reply.round}` }),
-        el("p", {}, `Stake ${reply.stake} · points now ${reply.points}` + (reply.outcome ? ` · ${reply.outcome}` : "")),
-        el("div", { class: "actions" }, guesses), view.node);
+        el("p", { id: "bonus-state" }, `Stake ${reply.stake} · ${said} · points now `, el("strong", { id: "bonus-points", text: reply.points })),
+        el("div", { class: "actions" }, choices), view.node);
       if (this.bonusView) this.bonusView.destroy();
       this.bonusView = view;
       this.bonusBox = box;

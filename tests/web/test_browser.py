@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import re
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Page, expect
@@ -357,3 +358,36 @@ async def test_a_tournament_page_registers_plays_a_deal_and_shows_the_standings(
     await expect(page.locator("#tournament-status")).to_have_text("finished")
     row = page.locator("#tournament-standings tbody tr")
     await expect(row).to_contain_text(f"{entrant(race, 'gwen').cleared} · resigned")
+
+
+async def test_a_winner_plays_double_or_naught_with_buttons(web: Web) -> None:
+    seed, line = next(
+        (int(s), moves.split(","))
+        for s, _, moves in (row.partition(": ") for row in (Path(__file__).parents[2] / "seeds" / "golf.txt").read_text().splitlines())
+        if s.isdigit()
+    )
+    game = find_game("golf")(seed)
+    page = await web.page("ivy")
+    code = await create_race(page, "golf", seed)
+    await page.click("#start")
+    race = web.server.races[code]
+    for done, text in enumerate(line, 1):  # the catalog's winning line, played by clicking
+        await expect(page.locator(".table.busy")).to_have_count(0)
+        await click_move(page, game, Move.parse(text))
+        await until(lambda done=done: entrant(race, "ivy").moves == done)
+        game.apply(text)
+    await until(lambda: race.status == "finished")
+    assert entrant(race, "ivy").status == "won"
+    await page.click("#double")
+    for _ in range(10):  # guess until the round is decided (a tie deals again)
+        choice = page.locator("#bonus button.move").first
+        await expect(choice).to_be_visible()
+        await choice.click()
+        await until(lambda: entrant(race, "ivy").bonus[-1].moves)
+        rnd = entrant(race, "ivy").bonus[-1]
+        await expect(page.locator("#bonus-state")).to_contain_text({"win": "won", "loss": "lost", "tie": "tie"}.get(
+            rnd.game.outcome, "guess"))
+        if rnd.decided:
+            break
+    await expect(page.locator("#bonus-points")).to_have_text(str(entrant(race, "ivy").points))
+    assert entrant(race, "ivy").points in (0, 2 * game.total)
