@@ -697,11 +697,18 @@ class LobbyPage {
     if (seedText) {
       if (!/^\d{1,19}$/.test(seedText)) { toast("a seed is a whole number"); return; }
       message.seed = BigInt(seedText) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seedText) : BigInt(seedText);
-    } else if (message.winnable) {
-      message.seed_public = true; // practice deals come from the public catalog
     }
     try {
-      const reply = await conn.request(message);
+      let reply;
+      try {
+        reply = await conn.request(message);
+      } catch (err) {
+        // A secret winnable deal needs the server's private catalog; without one, a practice
+        // deal from the public catalog (its seed public from the start) is the next best thing.
+        if (err.code !== "no_private_catalog" || seedText) throw err;
+        reply = await conn.request({ ...message, seed_public: true });
+        toast("no secret winnable deals on this server: a public practice deal instead", "info");
+      }
       navigate(`/r/${reply.race.code}`);
     } catch (err) {
       toast(err.reason || String(err));

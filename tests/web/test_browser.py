@@ -391,3 +391,16 @@ async def test_a_winner_plays_double_or_naught_with_buttons(web: Web) -> None:
             break
     await expect(page.locator("#bonus-points")).to_have_text(str(entrant(race, "ivy").points))
     assert entrant(race, "ivy").points in (0, 2 * game.total)
+
+
+async def test_a_winnable_deal_without_a_private_catalog_is_a_public_practice_deal(web: Web) -> None:
+    page = await web.page("jay")
+    await page.select_option("#game", "golf")
+    await page.check("input[name=winnable]")
+    await page.click("#create-form button[type=submit]")
+    await page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
+    await expect(page.locator("#toast")).to_contain_text("public practice deal")
+    race = web.server.races[page.url.rsplit("/", 1)[1]]
+    catalog = (Path(__file__).parents[2] / "seeds" / "golf.txt").read_text()
+    assert race.seed_public and f"\n{race.seed}: " in catalog
+    await expect(page.locator(".meta")).to_contain_text(f"Seed {race.seed}")
