@@ -242,7 +242,7 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
     else:
         console.print(f"Start it:  arena start {info.code} --token {token} --server {args.server}")
     console.print(f"Watch it:  arena watch {info.code} --server {args.server}")
-    console.print(f"In a browser: {web_url(args.server)}/r/{info.code}", highlight=False)
+    console.print(f"Join or watch it in a browser: {web_url(args.server)}/r/{info.code}", highlight=False)
     print(info.code)
     return 0
 
