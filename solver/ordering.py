@@ -1,0 +1,84 @@
+"""Per-game knowledge for the search: which moves to try first, and which piles are alike.
+
+`ordered_moves` sorts a position's legal moves so that a depth-first search meets wins early:
+a card to a foundation (clearing is always progress), then a move that turns a face-down card
+up (new information is progress too), then a build onto another card, then anything else (a move
+into an empty pile, a reserve or a cell), then dealing from the stock, and turning the waste
+back into the stock last of all. The sort is stable, so the engine's own order breaks ties.
+
+`canonical` writes a position in a form where piles the rules treat alike are sorted, so that
+the transposition table sees two positions that differ only by a swap of such piles as one.
+Piles are alike when every rule treats them the same and no rule names them by number: the
+tableau of Klondike, Eight Off, Penguin, Canfield and Chameleon (the stock feeds only the waste),
+the reserve columns of Golf, the waste piles of Calculation and Strategy, and the cells of Eight
+Off and Penguin. Games whose stock deals onto piles in order (Scorpion, Idiot's Delight, Little
+Spider...) or whose piles have places (Clock, Pyramid, The Besieged City...) keep every pile as
+it is.
+"""
+
+from __future__ import annotations
+
+from engine.core import Game, Move
+
+__all__ = ["ALIKE", "canonical", "ordered_moves"]
+
+#: For each game, the pile letters whose piles are interchangeable.
+ALIKE: dict[str, tuple[str, ...]] = {
+    "klondike": ("t",),
+    "eight_off": ("t", "c"),
+    "penguin": ("t", "c"),
+    "canfield": ("t",),
+    "chameleon": ("t",),
+    "golf": ("r",),
+    "calculation": ("t",),
+    "strategy": ("t",),
+}
+
+
+def _rank(game: Game, move: Move) -> int:
+    if move.is_transfer:
+        if move.dst.startswith("f"):
+            return 0
+        src = game.piles.get(move.src)
+        if src is not None and src.down and move.count == src.up:
+            return 1
+        dst = game.piles.get(move.dst)
+        if dst is not None and dst.cards:
+            return 2
+        return 3
+    if move.action == "redeal":
+        return 6
+    if move.action == "deal":
+        return 5
+    return 4
+
+
+def ordered_moves(game: Game) -> list[Move]:
+    """The legal moves of ``game``, most promising first (see the module docstring)."""
+    return sorted(game.legal_moves(), key=lambda move: _rank(game, move))
+
+
+def canonical(game: Game) -> str:
+    """``game``'s position as text, with interchangeable piles (`ALIKE`) sorted by content.
+
+    >>> from engine.games import find_game
+    >>> a, b = find_game("eight_off")(3), find_game("eight_off")(3)
+    >>> b.piles["t0"].cards, b.piles["t1"].cards = b.piles["t1"].cards, b.piles["t0"].cards
+    >>> canonical(a) == canonical(b) and a.position() != b.position()
+    True
+    """
+    letters = ALIKE.get(game.key)
+    words = game.position().split(" ")
+    if not letters:
+        return " ".join(words)
+    groups: dict[str, list[str]] = {letter: [] for letter in letters}
+    kept = []
+    for word in words:
+        pid, colon, cards = word.partition(":")
+        if colon and pid[:1] in groups and pid[1:].isdigit():
+            groups[pid[:1]].append(cards)
+        else:
+            kept.append(word)
+    for letter in letters:
+        kept.append(letter + "=" + "|".join(sorted(groups[letter])))
+    return " ".join(kept)
