@@ -37,6 +37,7 @@ from client.bench import add_bench_arguments, run_bench
 from client.connection import ArenaClient, ArenaError
 from client.fuzz import add_fuzz_arguments, run_fuzz
 from client.serving import add_server_arguments
+from client.solve import add_solve_arguments, run_solve
 from client.tournaments import add_tournament_commands, run_tournament_command, run_tournament_demo
 from client.verify import VerifyReport
 from engine.games import GAMES, UnknownGame, find_game
@@ -494,6 +495,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="build a private catalog in DIR instead, from fresh secret seeds (for tournaments and "
                           "secret winnable races: `arena serve --private-catalog DIR`)")
 
+    sub = command("solve", "the solver: one deal's verdict and solution, or a win rate over many deals",
+                  server=False)
+    add_solve_arguments(sub)
+
     sub = command("demo", "a server, bots and a spectator in this process: one whole race", server=False)
     sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")
     sub.add_argument("--seed", type=int, default=42, help="the deal's public seed (default 42)")
@@ -522,6 +527,7 @@ _COMMANDS = {
     "demo": _cmd_demo,
     "simulate": _cmd_simulate,
     "catalog": _cmd_catalog,
+    "solve": run_solve,
     "tournament": run_tournament_command,
     "bench": run_bench,
     "fuzz": run_fuzz,
@@ -538,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=120)  # wide tables in logs too
     handler = _COMMANDS[args.command]
     try:
-        if args.command in ("serve", "games", "simulate", "catalog"):
+        if args.command in ("serve", "games", "simulate", "catalog", "solve"):
             return handler(args, console)  # type: ignore[return-value]
         if args.command == "create":
             for text in args.option:

@@ -4,7 +4,8 @@
 a card to a foundation (clearing is always progress), then a move that turns a face-down card
 up (new information is progress too), then a build onto another card, then anything else (a move
 into an empty pile, a reserve or a cell), then dealing from the stock, and turning the waste
-back into the stock last of all. The sort is stable, so the engine's own order breaks ties.
+back into the stock last of all. In games that build up from the Ace onto piles that take any
+card (`BLOCKERS`), a card put on one of lower rank comes after a move into an empty pile. The sort is stable, so the engine's own order breaks ties.
 
 `canonical` writes a position in a form where piles the rules treat alike are sorted, so that
 the transposition table sees two positions that differ only by a swap of such piles as one.
@@ -20,7 +21,12 @@ from __future__ import annotations
 
 from engine.core import Game, Move
 
-__all__ = ["ALIKE", "canonical", "ordered_moves"]
+__all__ = ["ALIKE", "BLOCKERS", "SAFE_UP", "canonical", "ordered_moves", "safe_move"]
+
+#: Games whose foundations build up from the Ace and whose piles take cards in any order: the
+#: search prefers positions where fewer cards lie on a card of lower rank.
+BLOCKERS = frozenset({"strategy", "try_again", "queens_quadrille", "little_spider",
+                      "bristol", "besieged_city", "generals_patience", "tournament"})
 
 #: For each game, the pile letters whose piles are interchangeable.
 ALIKE: dict[str, tuple[str, ...]] = {
@@ -35,6 +41,33 @@ ALIKE: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Games where a card sent to a foundation stays there, each card has one foundation, and the
+#: tableau builds by the rule in the game's ``t`` declaration: there a card that no card left in
+#: play could ever be built on may go up at once, without trying anything else (`safe_move`).
+SAFE_UP = frozenset({"klondike", "eight_off", "penguin", "canfield", "chameleon", "dutchess", "four_seasons",
+                     "kings_clover"})
+
+
+def safe_move(game: Game, legal: list[Move]) -> Move | None:
+    """A move to a foundation that cannot hurt, if ``game`` (one of `SAFE_UP`) has one: the card
+    can go to exactly one foundation, and no card outside the foundations could ever be built on
+    it in the tableau (so keeping it in play could only block the cards under it)."""
+    if game.key not in SAFE_UP:
+        return None
+    ups: dict[object, list[Move]] = {}
+    for move in legal:
+        if move.is_transfer and move.count == 1 and move.dst.startswith("f"):
+            ups.setdefault(game.piles[move.src].cards[-1], []).append(move)
+    if not ups:
+        return None
+    build = type(game)._specs()["t"].build  # type: ignore[attr-defined]
+    outside = [card for pid, pile in game.piles.items() if not pid.startswith("f") for card in pile.cards]
+    for card, moves in ups.items():
+        if len(moves) == 1 and not any(build(card, other) for other in outside if other is not card):
+            return moves[0]
+    return None
+
+
 def _rank(game: Game, move: Move) -> int:
     if move.is_transfer:
         if move.dst.startswith("f"):
@@ -44,13 +77,16 @@ def _rank(game: Game, move: Move) -> int:
             return 1
         dst = game.piles.get(move.dst)
         if dst is not None and dst.cards:
+            if game.key in BLOCKERS and src is not None and src.cards:
+                # onto a card of lower rank: the moved card will block it
+                return 2 if dst.cards[-1].rank >= src.cards[-move.count].rank else 4
             return 2
         return 3
     if move.action == "redeal":
-        return 6
+        return 7
     if move.action == "deal":
-        return 5
-    return 4
+        return 6
+    return 5
 
 
 def ordered_moves(game: Game) -> list[Move]:

@@ -4,7 +4,11 @@
 `legal_moves` and `apply`, so every solution it returns is a list of moves the engine accepts.
 The search:
 
-* tries moves in a per-game order that finds wins early (`solver.ordering`): cards to a
+* plays a safe move alone where a game has one (a card to a foundation that no card left in
+  play could be built on: `solver.ordering.safe_move`), without trying the others;
+* otherwise tries positions best first (most cards cleared, fewest face down, fewest cards
+  blocking a lower one), and, if that decides nothing within half the budget, depth first with
+  moves in a per-game order that finds wins early (`solver.ordering`): cards to a
   foundation first, then moves that turn a face-down card up, then builds on other cards, then
   the rest, and dealing from the stock or turning it over last;
 * never expands a position twice: a transposition table holds a 128-bit digest of every position
@@ -25,15 +29,17 @@ only a lower bound.
 from __future__ import annotations
 
 import hashlib
+import heapq
+import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.core import Game, Move
-from solver.ordering import canonical, ordered_moves
+from solver.ordering import BLOCKERS, canonical, ordered_moves, safe_move
 
-__all__ = ["Budget", "Verdict", "solve"]
+__all__ = ["Budget", "Verdict", "solve", "solve_best_first", "solve_depth_first"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +83,59 @@ def _digest(game: Game) -> bytes:
     return hashlib.blake2b(canonical(game).encode(), digest_size=16).digest()
 
 
+def _choices(game: Game) -> Iterator[Move]:
+    moves = ordered_moves(game)
+    safe = safe_move(game, moves) if moves and moves[0].is_transfer and moves[0].dst.startswith("f") else None
+    return iter([safe] if safe is not None else moves)
+
+
+def _inversions(game: Game) -> int:
+    """Cards lying above a card of lower rank in the same pile (outside foundations and stock):
+    each one must move again before the lower card can go up."""
+    count = 0
+    for pid, pile in game.piles.items():
+        if pid[0] in "fs":
+            continue
+        low = 99
+        for card in pile.cards:
+            if card.rank > low:
+                count += 1
+            low = min(low, card.rank)
+    return count
+
+
+def _score(game: Game) -> int:
+    """How promising a position looks: cards cleared count most, then cards turned face up, and
+    (in games that build up from the Ace) the fewer cards blocking a lower one the better."""
+    down = sum(pile.down for pid, pile in game.piles.items() if pid != "s")
+    score = 4 * game.cleared - 2 * down
+    if game.key in BLOCKERS:
+        score -= 2 * _inversions(game)
+    return score
+
+
 def solve(game: Game, budget: Budget = Budget()) -> Verdict:
     """Search ``game`` from its current position (it is not changed) with full knowledge of the
-    deal. Returns a `Verdict`; never raises for a legal position."""
+    deal: best first (`solve_best_first`) with half the budget, then, if that decided nothing,
+    depth first (`solve_depth_first`) with the other half; the two find different deals easy.
+    Returns a `Verdict` (nodes, positions and seconds added up over both); never raises for a
+    legal position."""
+    half = Budget(nodes=max(1, budget.nodes // 2), seconds=budget.seconds / 2, positions=budget.positions)
+    first = solve_best_first(game, half)
+    if first.result != "unknown":
+        return first
+    second = solve_depth_first(game, half)
+    second.best_cleared = max(first.best_cleared, second.best_cleared)
+    second.nodes += first.nodes
+    second.positions = max(first.positions, second.positions)
+    second.seconds = round(first.seconds + second.seconds, 3)
+    if second.result == "unknown":
+        second.reason = f"{first.reason}, then {second.reason}"
+    return second
+
+
+def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Search best first (`_score`), then deepest first among equals; as `solve`."""
     began = time.monotonic()
     deadline = began + budget.seconds
     start = game.copy()
@@ -91,7 +147,65 @@ def solve(game: Game, budget: Budget = Budget()) -> Verdict:
         verdict.result = "won"
         return verdict
     seen = {_digest(start)}
-    stack: list[tuple[Game, Iterator[Move]]] = [(start, iter(ordered_moves(start)))]
+    order = itertools.count()
+    # (-score, -depth, tie, position, path as a linked list (move, rest))
+    frontier: list[tuple[int, int, int, Game, tuple | None]] = [(-_score(start), 0, next(order), start, None)]
+    nodes = 0
+    while frontier:
+        if nodes >= budget.nodes:
+            verdict.reason = f"node budget ({budget.nodes:,} moves) spent"
+            break
+        if time.monotonic() > deadline:
+            verdict.reason = f"time budget ({budget.seconds:g} s) spent"
+            break
+        _, depth, _, position, path = heapq.heappop(frontier)
+        for move in _choices(position):
+            child = position.copy()
+            child.apply(move)
+            nodes += 1
+            if child.won:
+                verdict.result = "won"
+                line = [str(move)]
+                while path is not None:
+                    line.append(str(path[0]))
+                    path = path[1]
+                verdict.solution = line[::-1]
+                verdict.best_cleared = child.total
+                break
+            key = _digest(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            if child.cleared > verdict.best_cleared:
+                verdict.best_cleared = child.cleared
+            heapq.heappush(frontier, (-_score(child), depth - 1, next(order), child, (move, path)))
+        if verdict.result == "won":
+            break
+        if len(seen) > budget.positions:
+            verdict.reason = f"memory budget ({budget.positions:,} positions) spent"
+            break
+    else:
+        verdict.result = "lost"
+    verdict.nodes = nodes
+    verdict.positions = len(seen)
+    verdict.seconds = round(time.monotonic() - began, 3)
+    return verdict
+
+
+def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Search ``game`` depth first (see the module docstring); as `solve`."""
+    began = time.monotonic()
+    deadline = began + budget.seconds
+    start = game.copy()
+    start.history = []
+    start._legal_cache = None  # type: ignore[attr-defined]
+    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
+                      total=game.total, best_cleared=start.cleared)
+    if start.won:
+        verdict.result = "won"
+        return verdict
+    seen = {_digest(start)}
+    stack: list[tuple[Game, Iterator[Move]]] = [(start, _choices(start))]
     path: list[Move] = []
     nodes = 0
     while stack:
@@ -126,7 +240,7 @@ def solve(game: Game, budget: Budget = Budget()) -> Verdict:
         if child.cleared > verdict.best_cleared:
             verdict.best_cleared = child.cleared
         path.append(move)
-        stack.append((child, iter(ordered_moves(child))))
+        stack.append((child, _choices(child)))
     else:
         verdict.result = "lost"
     verdict.nodes = nodes

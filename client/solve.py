@@ -1,0 +1,158 @@
+"""``arena solve``: the solver (`solver.solve`) on one deal, or on many to estimate a win rate.
+
+``arena solve GAME SEED`` prints the verdict (won with its solution, lost, or unknown within the
+budget), the most cards cleared in any position reached, and the search's figures.
+``arena solve GAME --deals N`` solves seeds ``--first-seed`` onwards on every core (``--jobs``)
+and prints the share won with a 95% confidence interval (Wilson's, over the deals decided),
+the share left unknown, and the time per deal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from client.arguments import bounded
+from engine.games import find_game
+from solver import Budget, Verdict, solve
+
+__all__ = ["add_solve_arguments", "run_solve", "solve_seed", "wilson", "win_rate"]
+
+_DEFAULT = Budget()
+
+
+def solve_seed(game: str, seed: int, budget: Budget) -> Verdict:
+    """Solve the deal ``seed`` of ``game`` (a key) from its start (for worker processes)."""
+    return solve(find_game(game)(seed), budget)
+
+
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a share (95% for ``z`` 1.96), as (low, high) in 0..1.
+
+    >>> [round(x, 4) for x in wilson(45, 100)]
+    [0.3561, 0.5476]
+    >>> wilson(0, 0)
+    (0.0, 1.0)
+    """
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    scale = 1 + z * z / trials
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+
+
+def win_rate(verdicts: list[Verdict]) -> dict[str, object]:
+    """The figures of many verdicts: deals, won, lost, unknown, the share won among the deals
+    decided with its 95% interval, the bounds if every unknown were lost or won, the mean
+    seconds per deal, and the seeds won."""
+    won = sum(v.result == "won" for v in verdicts)
+    lost = sum(v.result == "lost" for v in verdicts)
+    unknown = len(verdicts) - won - lost
+    low, high = wilson(won, won + lost)
+    deals = len(verdicts)
+    return {
+        "deals": deals, "won": won, "lost": lost, "unknown": unknown,
+        "share_won_of_decided": won / (won + lost) if won + lost else None,
+        "interval_95": [low, high],
+        "unknown_share": unknown / deals if deals else 0.0,
+        "bounds": [won / deals if deals else 0.0, (won + unknown) / deals if deals else 1.0],
+        "seconds_per_deal": sum(v.seconds for v in verdicts) / deals if deals else 0.0,
+        "won_seeds": [v.seed for v in verdicts if v.result == "won"],
+    }
+
+
+def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``arena solve``.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_solve_arguments(parser)
+    >>> args = parser.parse_args(["golf", "12", "--nodes", "5000"])
+    >>> args.game, args.seed, args.nodes, args.deals
+    ('golf', 12, 5000, None)
+    """
+    parser.add_argument("game", help="game key or alias")
+    parser.add_argument("seed", nargs="?", type=bounded(int, low=0, high=2**63 - 1), help="the deal to solve")
+    parser.add_argument("--deals", type=bounded(int, low=1, high=10_000_000), help="solve this many deals instead "
+                        "(seeds --first-seed onwards) and estimate the win rate")
+    parser.add_argument("--first-seed", type=bounded(int, low=0, high=2**63 - 1), default=0,
+                        help="first seed (default 0)")
+    parser.add_argument("--jobs", type=bounded(int, low=1, high=1024), default=os.cpu_count() or 1,
+                        help="worker processes for --deals (default: one per core)")
+    parser.add_argument("--nodes", type=bounded(int, low=1, high=10**9), default=_DEFAULT.nodes,
+                        help=f"moves tried per deal before giving up (default {_DEFAULT.nodes:,})")
+    parser.add_argument("--seconds", type=bounded(float, low=0.01, high=86_400), default=_DEFAULT.seconds,
+                        help=f"seconds per deal before giving up (default {_DEFAULT.seconds:g})")
+    parser.add_argument("--positions", type=bounded(int, low=1, high=10**9), default=_DEFAULT.positions,
+                        help=f"positions remembered per deal, about 60 bytes each (default {_DEFAULT.positions:,})")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _solve_many(key: str, seeds: range, budget: Budget, jobs: int) -> Iterator[Verdict]:
+    if jobs == 1:
+        for seed in seeds:
+            yield solve_seed(key, seed, budget)
+        return
+    with ProcessPoolExecutor(jobs) as pool:
+        yield from pool.map(solve_seed, [key] * len(seeds), seeds, [budget] * len(seeds), chunksize=1)
+
+
+def run_solve(args: argparse.Namespace, console: Console) -> int:
+    """Run ``arena solve``; 0 on success, 2 on bad usage."""
+    key = find_game(args.game).key
+    budget = Budget(nodes=args.nodes, seconds=args.seconds, positions=args.positions)
+    if args.deals is None:
+        if args.seed is None:
+            console.print("[red]error:[/] give a SEED, or --deals N to estimate the win rate")
+            return 2
+        verdict = solve_seed(key, args.seed, budget)
+        if args.json:
+            print(json.dumps(verdict.as_dict()))
+            return 0
+        said = {"won": "[green]won[/]", "lost": "[red]lost[/] (proved: no reachable position is won)",
+                "unknown": f"[yellow]unknown[/] ({escape(verdict.reason)})"}[verdict.result]
+        console.print(f"{key} seed {args.seed}: {said}")
+        console.print(f"most cleared: {verdict.best_cleared}/{verdict.total}"
+                      f"{' (at least: the search was cut short)' if verdict.result == 'unknown' else ''}")
+        console.print(f"search: {verdict.nodes:,} moves tried, {verdict.positions:,} positions, {verdict.seconds:.2f} s")
+        if verdict.solution:
+            console.print(f"solution ({len(verdict.solution)} moves): {','.join(verdict.solution)}", highlight=False,
+                          soft_wrap=True)
+        return 0
+    seeds = range(args.first_seed, args.first_seed + args.deals)
+    verdicts: list[Verdict] = []
+    columns = (TextColumn(f"solving {key}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[won]} won, {task.fields[unknown]} unknown"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True, disable=args.json) as progress:
+        task = progress.add_task(key, total=len(seeds), won=0, unknown=0)
+        for verdict in _solve_many(key, seeds, budget, args.jobs):
+            verdicts.append(verdict)
+            progress.update(task, advance=1, won=sum(v.result == "won" for v in verdicts),
+                            unknown=sum(v.result == "unknown" for v in verdicts))
+    figures = win_rate(verdicts) | {"game": key, "first_seed": args.first_seed,
+                                    "budget": {"nodes": budget.nodes, "seconds": budget.seconds,
+                                               "positions": budget.positions}}
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    table = Table(title=f"{key}: {len(verdicts)} deals from seed {args.first_seed}, "
+                        f"budget {budget.nodes:,} moves or {budget.seconds:g} s a deal")
+    for column in ("won", "lost", "unknown", "won of decided", "95% interval", "unknown share", "s/deal"):
+        table.add_column(column, justify="right")
+    share = figures["share_won_of_decided"]
+    low, high = figures["interval_95"]  # type: ignore[misc]
+    table.add_row(str(figures["won"]), str(figures["lost"]), str(figures["unknown"]),
+                  "-" if share is None else f"{share:.1%}", f"{low:.1%} .. {high:.1%}",
+                  f"{figures['unknown_share']:.1%}", f"{figures['seconds_per_deal']:.2f}")
+    console.print(table)
+    return 0
