@@ -9,15 +9,22 @@ Rules text: 001_1b1f3c1dc9fc716f.txt. In the project's words:
 * An empty foundation takes only a card of its label's rank, and only once every foundation to
   its left holds at least one card (``w>f4`` plays a Two onto the Two foundation).
 * On a foundation any card goes that is one rank higher than its top card, whatever the suits
-  (``w>f3`` plays a Two on an Ace).
+  (``w>f3`` plays a Two on an Ace), and the ranks go round the corner: an Ace goes on a King
+  (``w>f2`` plays an Ace on the King foundation's King).
 * When the stock is used up, ``redeal`` turns the waste back into the stock, once.
 * The game is won when all 52 cards are on the foundations and every foundation holds at least one.
   Cleared: the cards on the foundations, except that 52 cards with a foundation still empty (all
   four cards of its rank went elsewhere: a lost game) count 51.
 
+Rules version 2 (version 1 stopped every foundation at the King, so that an Ace could never go on
+a King. The pack has four Aces and one Ace foundation, so three Aces must go on Kings for "all the
+cards" to reach the foundations, as the text's object asks; under version 1 at most 49 cards could
+be cleared and no deal could be won).
+
 Choices where the text is unclear:
 
-* "Upwards" stops at the King: nothing goes on a King (an Ace is not played on a King).
+* "Upwards" goes round the corner, King to Ace (the text's foundations run "from the Jack
+  through the 10", past the King, and a full clear needs it). A foundation has no card limit.
 * The four opening cards are the first Jack, Queen, King and Ace in the shuffle, taken out of the
   pack before the stock is formed.
 * The text plays stock cards "to be played", else to the waste; here every stock card goes to the
@@ -39,15 +46,17 @@ _FOUNDATIONS = tuple(f"f{i}" for i in range(len(LABELS)))
 
 class Friday13(PileGame):
     """Friday 13: thirteen foundations Jack..Ten, each started in order from the left, built up
-    regardless of suit; one redeal (001_1b1f3c1dc9fc716f.txt)."""
+    regardless of suit, an Ace on a King; one redeal (001_1b1f3c1dc9fc716f.txt)."""
 
     key = "friday_13"
     name = "Friday 13"
     aliases = ("friday_the_13th",)
     summary = "Thirteen foundations from Jack to Ten, started left to right, built up in any suit; one redeal."
     rules_text = "001_1b1f3c1dc9fc716f.txt"
+    #: 2: foundations build round the corner (an Ace on a King); 1 stopped them at the King.
+    rules_version = 2
     layout = (
-        Foundations(13, base=None, build=build(UP), start=LABELS[:4]),
+        Foundations(13, base=None, build=build(UP, wrap=True), start=LABELS[:4]),
         Stock(turn=1, redeals=1),
     )
 

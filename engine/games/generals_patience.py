@@ -21,13 +21,20 @@ Rules text: 000_9969d46f4a8b5ed6.txt. In the project's words:
   discarded any more: ``deal`` turns the next card only when the waste is empty, that is once the
   card turned before has been played; and if a turned card can go nowhere, the game ends.
 * Cleared: cards on the foundations (104 to win).
+* Any top card of the base rank may start an empty foundation, wherever it lies: the waste, the
+  reserve or a tableau pile, a pile's only card included (``t3>f1`` then leaves a space).
+
+Rules version 2 (version 1 refused a tableau pile's only card to an empty foundation, taking the
+move for a pointless shift of a whole pile into a space; a base-rank card left alone on a pile
+could then never start its foundation, and deals that the text wins were lost).
 
 Choices where the text is unclear:
 
 * The four cards stay where they were dealt; the chosen one leaves a space that the first of the
   six new cards fills.
-* A whole pile is never moved into a space: the move would change nothing (and could be played
-  back and forth for ever).
+* A whole tableau pile is never moved into an empty tableau pile: the move would change nothing
+  (and could be played back and forth for ever). This applies to tableau spaces only: an empty
+  foundation is not a space, and a lone card that fits it may always go up.
 * The reserve lies spread, face up: the text asks the player to examine its cards before choosing.
 * "Each empty pile doubles the number of cards you can move": ``2 ** e`` cards, and a run moved
   into a space counts the other spaces only.
@@ -67,6 +74,8 @@ class GeneralsPatience(Game):
     aliases = ("thirteen",)
     summary = "Two packs: choose the base rank, build eight foundations up in suit round the corner; one redeal."
     rules_text = "000_9969d46f4a8b5ed6.txt"
+    #: 2: a tableau pile's only card may start an empty foundation (1 refused it).
+    rules_version = 2
     packs = 2
     total = 104
     state_fields = ("redeals",)
@@ -208,7 +217,7 @@ class GeneralsPatience(Game):
                     f"with these spaces at most {self._capacity(dst.id)} cards move together",
                     move,
                 )
-        if src.id[0] == "t" and not dst.cards and move.count == len(src):
+        if src.id[0] == "t" and dst.id[0] == "t" and not dst.cards and move.count == len(src):
             raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"moving all of {src.id} to a space changes nothing", move)
         card = src.cards[-move.count]
         if not self._fits(dst.id, card):

@@ -89,6 +89,46 @@ def test_spaces_are_filled_from_the_layout_as_well_as_from_the_waste():
     assert refused(game, "t1>t3") == "does_not_fit"  # a whole one-card pile would change nothing
 
 
+def test_a_piles_only_card_of_the_base_rank_starts_an_empty_foundation():
+    """"Move out the other 7 cards of the same rank when you can": a card of the base rank alone
+    on a pile goes up to an empty foundation, leaving a space (rules version 2)."""
+    assert GeneralsPatience.rules_version == 2
+    game = board(f0="7H", **{**QUIET, "t3": "7C"})
+    assert {"t3>f1", "t3>f7"} <= set(moves(game))
+    game.apply("t3>f1")
+    assert game.view().piles["f1"] == ("7C",)
+    assert not game.piles["t3"].cards and game.cleared == 2
+    game = board(f0="7H", **{**QUIET, "t0": "7S", "t3": ""})
+    assert "t0>f1" in moves(game)  # with a space elsewhere too
+    assert refused(game, "t0>t3") == "does_not_fit"  # but the pile still does not move to a space
+
+
+def test_a_piles_only_card_goes_up_onto_a_started_foundation():
+    game = board(f0="7H", f1="7C", **{**QUIET, "t3": "8C"})
+    game.apply("t3>f1")
+    assert not game.piles["t3"].cards and len(game.piles["f1"]) == 2
+
+
+def test_an_endgame_the_text_wins_is_won():
+    """Seven foundations are full, the last is empty and its base card lies alone on a pile; the
+    text's "Move out the other 7 cards of the same rank when you can" lets it go up, and the
+    reserve's "top card available for play only to the foundation piles" then finishes it."""
+    def full(suit, mark=""):
+        return "".join(f"{rank}{suit}{mark}" for rank in "789TJQKA23456")
+
+    foundations = {
+        "f0": full("H"), "f1": full("H", "'"), "f2": full("D"), "f3": full("D", "'"),
+        "f4": full("C"), "f5": full("C", "'"), "f6": full("S"),
+    }
+    reserve = "".join(f"{rank}S'" for rank in reversed("89TJQKA23456"))  # the Eight on top
+    game = board(r=reserve, **foundations, t0="7S'")
+    assert game.cleared == 91
+    game.apply("t0>f7")
+    while not game.won:
+        game.apply("r>f7")
+    assert game.cleared == game.total == 104 and game.over
+
+
 def test_each_empty_pile_doubles_the_cards_that_move_together():
     run = "8S7H6C5D"
     piles = {**QUIET, "t0": "9H" + run, "t1": "9D", "t2": "", "t3": ""}

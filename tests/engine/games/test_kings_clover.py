@@ -13,7 +13,20 @@ PILES = tuple(KingsClover(0).piles)
 def board(**piles):
     """A King's Clover position: the named piles as given (bottom to top), every other pile empty."""
     assert set(piles) <= set(PILES)
-    return Game.from_position("kings_clover - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0")
+    return Game.from_position(
+        "kings_clover - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0 reshuffles=0"
+    )
+
+
+def fans_of(order):
+    """The sixteen fans that a shuffled order deals, the Aces taken out first (as codes)."""
+    rest = [c.code for c in order if c.rank != Rank.ACE]
+    return [rest[3 * i : 3 * i + 3] for i in range(16)]
+
+
+def first_deal_stuck(seed):
+    """Whether the seed's first shuffle puts no Two on top of any fan (rules version 1 kept it)."""
+    return not any(fan[-1][0] == "2" for fan in fans_of(shuffled("kings_clover", seed)))
 
 
 def test_the_aces_start_the_foundations_and_sixteen_fans_of_three_hold_the_rest():
@@ -53,6 +66,64 @@ def test_only_the_king_of_clubs_fills_an_empty_fan():
     game.apply("t1>t3")
 
 
-def test_a_deal_with_no_free_deuce_and_full_fans_is_over_at_once():
+def test_a_position_with_no_free_deuce_and_full_fans_is_over():
     game = board(f0="AC", f1="AD", t0="2C9H8D", t1="7S6S5S")
     assert game.over and not game.won
+
+
+STUCK_SEEDS = [seed for seed in range(200) if first_deal_stuck(seed)]
+
+
+def test_a_deal_with_no_free_deuce_is_reshuffled_by_the_seed():
+    """"If no Deuces are available on the fans, reshuffle - play cannot proceed": a seed whose first
+    shuffle shows no Two gets a new deal, the same every time, that offers a move (rules version 2).
+    """
+    assert KingsClover.rules_version == 2
+    assert len(STUCK_SEEDS) > 20 and 42 in STUCK_SEEDS
+    for seed in STUCK_SEEDS:
+        game = KingsClover(seed)
+        assert game.position() == KingsClover(seed).position()  # deterministic
+        first = fans_of(shuffled("kings_clover", seed))
+        fans = [[c.code for c in game.piles[f"t{i}"].cards] for i in range(16)]
+        assert fans != first
+        assert game.reshuffles >= 1 and game.view().info["reshuffles"] == game.reshuffles
+        assert any(fan[-1][0] == "2" for fan in fans)
+        assert game.legal_moves() and not game.over and game.cleared == 4 and not game.history
+        assert sorted(c.rank for i in range(4) for c in game.piles[f"f{i}"].cards) == [Rank.ACE] * 4
+        # the documented function of the seed: reshuffle n shuffles under "kings_clover/reshuffle/n"
+        assert fans == fans_of(shuffled(f"kings_clover/reshuffle/{game.reshuffles}", seed))
+        for n in range(1, game.reshuffles):  # every reshuffle before the kept one was stuck too
+            assert not any(fan[-1][0] == "2" for fan in fans_of(shuffled(f"kings_clover/reshuffle/{n}", seed)))
+
+
+def test_a_deal_with_a_free_deuce_is_not_reshuffled():
+    for seed in (0, 1, 11):
+        assert not first_deal_stuck(seed)
+        game = KingsClover(seed)
+        assert game.reshuffles == 0
+        fans = [[c.code for c in game.piles[f"t{i}"].cards] for i in range(16)]
+        assert fans == fans_of(shuffled("kings_clover", seed))
+
+
+def test_a_reshuffled_deal_round_trips_and_replays():
+    game = KingsClover(42)
+    assert game.reshuffles == 1 and "reshuffles=1" in game.position()
+    assert Game.from_position(game.position()).position() == game.position()
+    assert Game.from_position(game.position()).reshuffles == 1
+    move = next(iter(game.legal_moves()))
+    game.apply(move)
+    assert game.reshuffles == 1 and game.copy().position() == game.position()
+    replay = KingsClover(42)
+    replay.apply(str(move))
+    assert replay.position() == game.position()
+
+
+def test_no_deal_is_over_at_once():
+    """Over 500 seeds, no deal starts without a move (version 1: about one in six was lost with
+    only the four Aces cleared); about a sixth of the seeds were reshuffled."""
+    games = [KingsClover(seed) for seed in range(500)]
+    assert not [g.seed for g in games if g.over or not g.legal_moves()]
+    assert all(any(g.piles[f"t{i}"].top.rank == Rank.TWO for i in range(16)) for g in games)
+    reshuffled = sum(g.reshuffles > 0 for g in games)
+    assert reshuffled == sum(first_deal_stuck(seed) for seed in range(500))
+    assert 50 < reshuffled < 130
