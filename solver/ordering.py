@@ -25,7 +25,7 @@ __all__ = ["ALIKE", "BLOCKERS", "SAFE_UP", "canonical", "ordered_moves", "safe_m
 
 #: Games whose foundations build up from the Ace and whose piles take cards in any order: the
 #: search prefers positions where fewer cards lie on a card of lower rank.
-BLOCKERS = frozenset({"strategy", "try_again", "queens_quadrille", "little_spider",
+BLOCKERS = frozenset({"strategy", "try_again", "queens_quadrille", "little_spider", "eight_off", "penguin",
                       "bristol", "besieged_city", "generals_patience", "tournament"})
 
 #: For each game, the pile letters whose piles are interchangeable.
@@ -68,6 +68,12 @@ def safe_move(game: Game, legal: list[Move]) -> Move | None:
     return None
 
 
+#: Games whose rules look at more of a foundation than its length and top card.
+WHOLE_FOUNDATIONS = frozenset({"osmosis"})
+#: Pile letters whose piles are interchangeable once they hold a card (empty ones keep their place).
+ALIKE_ONCE_STARTED: dict[str, tuple[str, ...]] = {"friday_13": ("f",)}
+
+
 def _rank(game: Game, move: Move) -> int:
     if move.is_transfer:
         if move.dst.startswith("f"):
@@ -95,7 +101,11 @@ def ordered_moves(game: Game) -> list[Move]:
 
 
 def canonical(game: Game) -> str:
-    """``game``'s position as text, with interchangeable piles (`ALIKE`) sorted by content.
+    """``game``'s position as text for the transposition table: interchangeable piles (`ALIKE`)
+    sorted by content, and each foundation written as its length and top card, since cards on a
+    foundation never leave it and no rule looks under its top card (except in Osmosis:
+    `WHOLE_FOUNDATIONS`). In Friday 13 (`ALIKE_ONCE_STARTED`) only an empty foundation's place
+    matters (it takes its label's rank, left to right), so started ones are sorted too.
 
     >>> from engine.games import find_game
     >>> a, b = find_game("eight_off")(3), find_game("eight_off")(3)
@@ -103,18 +113,22 @@ def canonical(game: Game) -> str:
     >>> canonical(a) == canonical(b) and a.position() != b.position()
     True
     """
-    letters = ALIKE.get(game.key)
-    words = game.position().split(" ")
-    if not letters:
-        return " ".join(words)
-    groups: dict[str, list[str]] = {letter: [] for letter in letters}
-    kept = []
-    for word in words:
-        pid, colon, cards = word.partition(":")
-        if colon and pid[:1] in groups and pid[1:].isdigit():
-            groups[pid[:1]].append(cards)
+    alike = ALIKE.get(game.key, ())
+    once_started = ALIKE_ONCE_STARTED.get(game.key, ())
+    whole = game.key in WHOLE_FOUNDATIONS
+    groups: dict[str, list[str]] = {}
+    parts = []
+    for pid, pile in game.piles.items():
+        letter = pid[:1]
+        if letter == "f" and not whole:
+            text = f"{len(pile.cards)}{pile.cards[-1] if pile.cards else ''}"
         else:
-            kept.append(word)
-    for letter in letters:
-        kept.append(letter + "=" + "|".join(sorted(groups[letter])))
-    return " ".join(kept)
+            text = pile.text()
+        if pid[1:].isdigit() and (letter in alike or (letter in once_started and pile.cards)):
+            groups.setdefault(letter, []).append(text)
+        else:
+            parts.append(f"{pid}:{text}")
+    for letter, texts in groups.items():
+        parts.append(letter + "=" + "|".join(sorted(texts)))
+    parts += [f"{name}={getattr(game, name)}" for name in game.state_fields]
+    return " ".join(parts)

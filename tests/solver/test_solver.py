@@ -145,3 +145,19 @@ def test_arena_solve_deals_estimates_a_win_rate_as_json():
 def test_arena_solve_without_a_seed_or_deals_says_what_to_give():
     done = _arena("solve", "golf")
     assert done.returncode == 2 and "give a SEED" in done.stdout
+
+
+def test_playouts_find_a_near_win_reproducibly_and_never_claim_a_proof():
+    from solver.search import solve_by_playouts
+
+    near = Game.from_position(
+        "klondike - f0:AS2S3S4S5S6S7S8S9STSJS f1:AH2H3H4H5H6H7H8H9HTHJHQH f2:AD2D3D4D5D6D7D8D9DTDJDQD "
+        "f3:AC2C3C4C5C6C7C8C9CTCJCQC t0:KC t1:KD t2:KH t3:KSQS t4: t5: t6: s: w: redeals=0")
+    first, again = solve_by_playouts(near, BUDGET), solve_by_playouts(near, BUDGET)
+    assert first.result == "won" and first.solution == again.solution
+    replay = near.copy()
+    for move in first.solution:
+        replay.apply(move)
+    assert replay.won
+    stuck = Game.from_position("golf queen_on_king=0 f0:5C r0:9D4S r1:3H6D r2: r3: r4: r5: r6: s: redeals=0")
+    assert solve_by_playouts(stuck, Budget(nodes=200)).result == "unknown"
