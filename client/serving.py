@@ -58,7 +58,8 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
             type=_parser_of(limit),
             default=argparse.SUPPRESS,  # absent unless given: None may be a value ('none')
             metavar="N",
-            help=f"{limit.metadata['help']} (default {limit.default}; ${_env_name(limit.name)})",
+            help=f"{limit.metadata['help']} (default {limit.metadata.get('serve', limit.default)}; "
+                 f"${_env_name(limit.name)})",
         )
 
 
@@ -76,6 +77,8 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
                 values[limit.name] = _parser_of(limit)(text)
             except argparse.ArgumentTypeError as exc:
                 raise ValueError(f"{_env_name(limit.name)}: {exc}") from None
+        elif "serve" in limit.metadata:  # `arena serve` has a default of its own (e.g. par on)
+            values[limit.name] = limit.metadata["serve"]
     config = ServerConfig(**values)  # type: ignore[arg-type]
     config.admin_token = args.admin_token or environ.get("ARENA_ADMIN_TOKEN") or None
     if catalog := args.catalog or environ.get("ARENA_CATALOG"):

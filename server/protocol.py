@@ -71,6 +71,8 @@ __all__ = [
     "RaceStarted",
     "RaceStarting",
     "Races",
+    "Par",
+    "RacePar",
     "Rematch",
     "RematchOffer",
     "Replay",
@@ -445,11 +447,25 @@ class Standing(Struct, forbid_unknown_fields=True):
     points: int = 0
 
 
+class Par(Struct, forbid_unknown_fields=True):
+    """What a finished race's deal allowed, by the solver within its budget: ``result`` ``won``
+    (a win was possible), ``lost`` (proved impossible) or ``unknown``; ``best_cleared``: the
+    most cards cleared in any position the search reached, of ``total`` (exact unless unknown);
+    ``nodes`` and ``seconds``: the search's size."""
+
+    result: str
+    best_cleared: int
+    total: int
+    nodes: int
+    seconds: float
+
+
 class RaceInfo(Struct, forbid_unknown_fields=True):
     """A race's public description. ``seed`` is None while it is secret; ``starts_at_ms`` is the
     server's wall clock (Unix epoch, milliseconds) at which the deal is given;
     ``spectator_delay_s``: how many seconds late spectators see the boards (standings are live);
-    ``rematch``: the code of the race offered as its rematch, if any."""
+    ``rematch``: the code of the race offered as its rematch, if any; ``par``: what the deal
+    allowed, once the server has worked it out after the finish (`server.par`)."""
 
     code: str
     game: str
@@ -468,6 +484,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     version: int
     spectator_delay_s: int = 0
     rematch: str | None = None
+    par: Par | None = None
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -774,6 +791,14 @@ class RematchOffer(_Msg, tag="rematch_offer"):
     accepted: list[str]
 
 
+class RacePar(_Msg, tag="race_par"):
+    """A finished race's par, when the server has worked it out (`server.par`)."""
+
+    race: str
+    version: int
+    par: Par
+
+
 class ReplayStep(_Msg, tag="replay_step"):
     """Entrant ``player``'s board after ``step`` of its ``steps`` moves in a finished race;
     ``move``: the move that led to it ("" at step 0), ``time_ms``: its race time."""
@@ -823,6 +848,7 @@ ServerMessage = (
     | TournamentEvent
     | RematchOffer
     | ReplayStep
+    | RacePar
 )
 
 # ---------------------------------------------------------------------------- encode/decode

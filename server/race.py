@@ -51,6 +51,8 @@ from server.protocol import (
     RaceRecord,
     RaceStarted,
     RaceStarting,
+    Par,
+    RacePar,
     RematchOffer,
     Revealed,
     Snapshot,
@@ -195,6 +197,7 @@ class Race:
         self.finish_reason = ""
         self.rematch: str | None = None  # the code of this race's rematch, once one is offered
         self.rematch_of: str | None = None  # the race this one is a rematch of
+        self.par: Par | None = None  # what the deal allowed, once worked out after the finish
         self.lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -221,6 +224,7 @@ class Race:
             version=self.version,
             spectator_delay_s=self.spectator_delay_s,
             rematch=self.rematch,
+            par=self.par,
         )
 
     @property
@@ -600,6 +604,12 @@ class Race:
                 task.cancel()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    async def set_par(self, par: Par) -> None:
+        """Keep the finished race's par and tell its audience (`server.par`)."""
+        async with self.lock:
+            self.par = par
+            await self._publish(RacePar(race=self.code, version=self._next_version(), par=par))
 
     async def offer_rematch(self, rematch: Race) -> None:
         """Tell this race's entrants and spectators that ``rematch`` is its rematch, and who has

@@ -93,6 +93,7 @@ from server.protocol import (
     encode,
     request_number,
 )
+from server.par import ParService
 from server.race import Clock, Race
 from server.replay import Replays
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
@@ -135,9 +136,11 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return getattr(libc, "malloc_trim", None)
 
 
-def _limit(default: object, help_text: str) -> object:
-    """A `ServerConfig` limit: its default and the line `arena serve --help` shows for it."""
-    return field(default=default, metadata={"help": help_text})
+def _limit(default: object, help_text: str, *, serve: object = None) -> object:
+    """A `ServerConfig` limit: its default, the line `arena serve --help` shows for it, and
+    (``serve``) another default for `arena serve` where the library's differs."""
+    metadata = {"help": help_text} | ({"serve": serve} if serve is not None else {})
+    return field(default=default, metadata=metadata)
 
 
 @dataclass
@@ -197,6 +200,11 @@ class ServerConfig:
     Logs:
       ``log_repeat_s``: the same log message is written at most once per this many seconds, with
       a count of the ones left out (default 10).
+    Par (`server.par`):
+      ``par_workers``: worker processes in which the solver works out each finished race's par
+      (default 0 here, 1 under `arena serve`; 0: no par).
+      ``par_nodes`` / ``par_seconds``: the solver's budget for one race (defaults 20,000 moves and
+      10 s).
     """
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
@@ -223,6 +231,9 @@ class ServerConfig:
     max_events_per_race: int = _limit(10_000, "events kept per race for catching up")
     sweep_interval_s: float = _limit(1.0, "seconds between housekeeping sweeps")
     log_repeat_s: float = _limit(10.0, "the same log message is written at most once per this many seconds")
+    par_workers: int = _limit(0, "worker processes that work out each finished race's par (0: none)", serve=1)
+    par_nodes: int = _limit(20_000, "moves the solver may try for one race's par")
+    par_seconds: float = _limit(10.0, "seconds the solver may spend on one race's par")
     admin_token: str | None = None
     catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
     private_catalog_dir: Path | None = None
@@ -384,6 +395,7 @@ class ArenaServer:
         self._pending: dict[str, str] = {}  # schedule id -> its pending tournament's id
         self.lobby = Lobby()
         self.replays = Replays()
+        self.par = ParService(self.config.par_workers, self.config.par_nodes, self.config.par_seconds)
         self.web = WebClient()
         self.public_deals = DealSource(self.config.catalog_dir, private=False)
         self.private_deals = DealSource(self.config.private_catalog_dir, private=True)
@@ -449,10 +461,11 @@ class ArenaServer:
         return f"ws://{host}:{port}"
 
     async def close(self) -> None:
-        """Stop listening, close every connection and cancel every race timer."""
+        """Stop listening, close every connection, cancel every race timer and stop the par workers."""
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        self.par.close()
         for tournament in self.tournaments.values():
             if tournament.task is not None:
                 tournament.task.cancel()
@@ -882,6 +895,14 @@ class ArenaServer:
                 creator.open_races.discard(race.code)
         if race.status == "finished":
             self._retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
+            if self.par.workers and race.revealed and race.entrants:
+                self._spawn(self._work_out_par(race))
+
+    async def _work_out_par(self, race: Race) -> None:
+        """Ask the solver, in a worker process, what the finished race's deal allowed."""
+        par = await self.par.compute(race.game_cls.key, race.seed, race.options)
+        if par is not None:
+            await race.set_par(par)
 
     def tournament_ended(self, tournament: Tournament) -> None:
         """A tournament finished or was cancelled: it leaves memory after ``race_retention_s``."""

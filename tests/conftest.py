@@ -9,6 +9,10 @@ import pytest
 
 from tests.audit import FrameAudit
 
+#: `arena serve` works out each finished race's par in a worker process; servers the tests start
+#: as child processes leave it off (tests/server/test_par.py turns it on where it is tested).
+os.environ.setdefault("ARENA_PAR_WORKERS", "0")
+
 #: One millisecond of test time, in seconds; ARENA_TEST_TIME_SCALE=3 makes every wait 3x longer.
 MS = 0.001 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
 

@@ -873,6 +873,9 @@ class RacePage {
         if (this.mine) this.mine.setBusy(false);
         this.verify().then(() => this.renderAll());
         break;
+      case "race_par":
+        this.race.par = m.par;
+        break;
       case "rematch_offer":
         this.rematch = m.rematch;
         this.rematchAccepted = m.accepted;
@@ -1086,6 +1089,12 @@ class RacePage {
     if (f) {
       parts.push(el("p", { class: "reveal" }, f.seed !== null && f.seed !== undefined ? `Seed ${String(f.seed)}` : "The seed is revealed when the tournament ends.",
         f.salt ? el("span", {}, ", salt ", el("code", { text: f.salt })) : null));
+      const par = this.race.par;
+      if (par) {
+        const said = { won: `a win was possible (${par.total}/${par.total})`, lost: `no win was possible: at most ${par.best_cleared}/${par.total}`,
+          unknown: `at least ${par.best_cleared}/${par.total} could be cleared (the solver stopped after ${par.nodes.toLocaleString()} moves)` }[par.result];
+        parts.push(el("p", { id: "par", class: "par" }, el("strong", { text: "Par: " }), said));
+      }
       if (this.verdict) {
         parts.push(el("p", { id: "fairness", class: this.verdict.ok ? "fair ok" : "fair bad" },
           this.verdict.ok ? "✔ Checked in your browser: SHA-256(seed:salt) matches the commitment published at the start. The deal was fixed before anyone played."

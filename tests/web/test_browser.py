@@ -404,3 +404,14 @@ async def test_a_winnable_deal_without_a_private_catalog_is_a_public_practice_de
     catalog = (Path(__file__).parents[2] / "seeds" / "golf.txt").read_text()
     assert race.seed_public and f"\n{race.seed}: " in catalog
     await expect(page.locator(".meta")).to_contain_text(f"Seed {race.seed}")
+
+
+async def test_the_end_table_shows_the_deals_par(web: Web) -> None:
+    web.server.par.workers, web.server.par.nodes = 1, 5000  # par on, as under `arena serve`
+    page = await web.page("kit")
+    code = await create_race(page, "golf", 12)
+    await page.click("#start")
+    accept_dialogs(page)
+    await page.click("#resign")
+    await expect(page.locator("#par")).to_contain_text("a win was possible (35/35)", timeout=60_000)
+    assert web.server.races[code].par.result == "won"
