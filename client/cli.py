@@ -239,9 +239,9 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
     console.print(f"Join it:   arena bot --race {info.code} --server {args.server}")
     if args.join:
         console.print(f"Play it and start it when the others are in:\n"
-                      f"           arena bot --race {info.code} --token {token} --start --server {args.server}")
+                      f"           arena bot --race {info.code} --token={token} --start --server {args.server}")
     else:
-        console.print(f"Start it:  arena start {info.code} --token {token} --server {args.server}")
+        console.print(f"Start it:  arena start {info.code} --token={token} --server {args.server}")
     console.print(f"Watch it:  arena watch {info.code} --server {args.server}")
     console.print(f"Join or watch it in a browser: {web_url(args.server)}/r/{info.code}", highlight=False)
     print(info.code)
