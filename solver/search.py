@@ -84,6 +84,26 @@ def _digest(game: Game) -> bytes:
     return hashlib.blake2b(canonical(game).encode(), digest_size=16).digest()
 
 
+def _start(game: Game) -> tuple[Game, Verdict]:
+    """A copy of ``game`` to search from (its own history empty, so a solution starts there) and
+    the verdict to fill in (already won if the position is won)."""
+    start = game.copy()
+    start.history = []
+    start._legal_cache = None  # type: ignore[attr-defined]
+    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
+                      total=game.total, best_cleared=start.cleared)
+    if start.won:
+        verdict.result = "won"
+    return start, verdict
+
+
+def _finish(verdict: Verdict, nodes: int, positions: int, began: float) -> Verdict:
+    verdict.nodes = nodes
+    verdict.positions = positions
+    verdict.seconds = round(time.monotonic() - began, 3)
+    return verdict
+
+
 def _choices(game: Game) -> Iterator[Move]:
     moves = ordered_moves(game)
     safe = safe_move(game, moves) if moves and moves[0].is_transfer and moves[0].dst.startswith("f") else None
@@ -148,10 +168,9 @@ def solve_by_playouts(game: Game, budget: Budget = Budget()) -> Verdict:
     from a generator seeded by the deal's seed, so a verdict is reproducible."""
     began = time.monotonic()
     deadline = began + budget.seconds
-    start = game.copy()
-    start.history = []
-    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
-                      total=game.total, best_cleared=start.cleared)
+    start, verdict = _start(game)
+    if start.won:
+        return verdict
     rng = random.Random(game.seed)
     nodes = lines = 0
     while nodes < budget.nodes and time.monotonic() < deadline:
@@ -186,23 +205,15 @@ def solve_by_playouts(game: Game, budget: Budget = Budget()) -> Verdict:
             break
     if verdict.result == "unknown":
         verdict.reason = f"no win in {lines:,} lines ({nodes:,} moves)"
-    verdict.nodes = nodes
-    verdict.positions = 0
-    verdict.seconds = round(time.monotonic() - began, 3)
-    return verdict
+    return _finish(verdict, nodes, 0, began)
 
 
 def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
     """Search best first (`_score`), then deepest first among equals; as `solve`."""
     began = time.monotonic()
     deadline = began + budget.seconds
-    start = game.copy()
-    start.history = []
-    start._legal_cache = None  # type: ignore[attr-defined]
-    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
-                      total=game.total, best_cleared=start.cleared)
+    start, verdict = _start(game)
     if start.won:
-        verdict.result = "won"
         return verdict
     seen = {_digest(start)}
     order = itertools.count()
@@ -244,23 +255,15 @@ def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
             break
     else:
         verdict.result = "lost"
-    verdict.nodes = nodes
-    verdict.positions = len(seen)
-    verdict.seconds = round(time.monotonic() - began, 3)
-    return verdict
+    return _finish(verdict, nodes, len(seen), began)
 
 
 def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
     """Search ``game`` depth first (see the module docstring); as `solve`."""
     began = time.monotonic()
     deadline = began + budget.seconds
-    start = game.copy()
-    start.history = []
-    start._legal_cache = None  # type: ignore[attr-defined]
-    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
-                      total=game.total, best_cleared=start.cleared)
+    start, verdict = _start(game)
     if start.won:
-        verdict.result = "won"
         return verdict
     seen = {_digest(start)}
     stack: list[tuple[Game, Iterator[Move]]] = [(start, _choices(start))]
@@ -301,7 +304,4 @@ def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
         stack.append((child, _choices(child)))
     else:
         verdict.result = "lost"
-    verdict.nodes = nodes
-    verdict.positions = len(seen)
-    verdict.seconds = round(time.monotonic() - began, 3)
-    return verdict
+    return _finish(verdict, nodes, len(seen), began)
