@@ -282,6 +282,7 @@ async def test_going_offline_and_back_resumes_with_no_move_lost_or_doubled(web: 
     await click_move(page, game, first)
     await until(lambda: entrant(race, "erin").moves == 1)
     game.apply(first)
+    await expect(page.locator(".table.busy")).to_have_count(0)  # the page has the answer too
 
     await page.context.set_offline(True)
     await expect(page.locator("#offline")).to_be_visible()
