@@ -385,9 +385,22 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
                 "Public: every deal here is known to anyone, so it serves only races whose seed is public "
                 "(practice deals).\nSecret winnable deals come from a private catalog "
                 "(`arena catalog GAME --private DIR`).")
-    with console.status(f"the bot looks for {args.count} winnable {key} deals among {where}..."):
-        found = winning_deals(key, args.count, seeds=seeds)
-    entries.update({o.seed: CatalogEntry(o.seed, o.history) for o in found})
+    if args.solver:
+        from client.solve import solver_deals
+        from solver import Budget
+
+        note = note.replace(f"`arena catalog {key}", f"`arena catalog {key} --solver").replace(
+            "the bot played", "the solver (full knowledge of each deal) searched").replace(
+            "kept those it won", "kept those it won, with its solution")
+        budget = Budget(nodes=args.nodes, seconds=args.seconds)
+        with console.status(f"the solver looks for {args.count} winnable {key} deals among {where}..."):
+            solved = solver_deals(key, args.count, seeds, budget, jobs=args.jobs)
+        entries.update({v.seed: CatalogEntry(v.seed, tuple(v.solution)) for v in solved if v.seed is not None})
+        found: list = solved
+    else:
+        with console.status(f"the bot looks for {args.count} winnable {key} deals among {where}..."):
+            found = winning_deals(key, args.count, seeds=seeds)
+        entries.update({o.seed: CatalogEntry(o.seed, o.history) for o in found})
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{key}.txt"
     path.write_text(format_catalog(key, sorted(entries.values(), key=lambda e: e.seed), note))
@@ -485,7 +498,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--first-seed", type=int, default=0, help="seed of the first deal (default 0)")
     sub.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
 
-    sub = command("catalog", "build or extend a game's catalog of winnable deals (the bot finds them)",
+    sub = command("catalog", "build or extend a game's catalog of winnable deals (the bot, or --solver, finds them)",
                   server=False)
     sub.add_argument("game", help="game key or alias")
     sub.add_argument("--count", type=int, default=20, help="winnable deals to add (default 20)")
@@ -494,6 +507,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--private", metavar="DIR",
                      help="build a private catalog in DIR instead, from fresh secret seeds (for tournaments and "
                           "secret winnable races: `arena serve --private-catalog DIR`)")
+    sub.add_argument("--solver", action="store_true",
+                     help="find the deals with the solver (full knowledge of the deal) instead of the bot")
+    sub.add_argument("--nodes", type=int, default=4000, help="with --solver: moves tried per deal (default 4000)")
+    sub.add_argument("--seconds", type=float, default=10.0, help="with --solver: seconds per deal (default 10)")
+    sub.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                     help="with --solver: worker processes (default: one per core)")
 
     sub = command("solve", "the solver: one deal's verdict and solution, or a win rate over many deals",
                   server=False)

@@ -25,7 +25,7 @@ from client.arguments import bounded
 from engine.games import find_game
 from solver import Budget, Verdict, solve
 
-__all__ = ["add_solve_arguments", "run_solve", "solve_seed", "wilson", "win_rate"]
+__all__ = ["add_solve_arguments", "run_solve", "solve_seed", "solver_deals", "wilson", "win_rate"]
 
 _DEFAULT = Budget()
 
@@ -33,6 +33,20 @@ _DEFAULT = Budget()
 def solve_seed(game: str, seed: int, budget: Budget) -> Verdict:
     """Solve the deal ``seed`` of ``game`` (a key) from its start (for worker processes)."""
     return solve(find_game(game)(seed), budget)
+
+
+def solver_deals(game: str, count: int, seeds: Iterator[int], budget: Budget, jobs: int = 1,
+                 max_tries: int = 20_000) -> list[Verdict]:
+    """Deals of ``game`` (a key) that the solver wins within ``budget``, with their solutions:
+    seeds taken from ``seeds`` in batches over ``jobs`` processes until ``count`` are won or
+    ``max_tries`` were tried (then fewer are returned)."""
+    found: list[Verdict] = []
+    tried = 0
+    while len(found) < count and tried < max_tries:
+        batch = [next(seeds) for _ in range(min(max(jobs * 4, 1), max_tries - tried))]
+        tried += len(batch)
+        found += [v for v in _solve_many(game, batch, budget, jobs) if v.result == "won"]
+    return found[:count]
 
 
 def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -98,7 +112,7 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _solve_many(key: str, seeds: range, budget: Budget, jobs: int) -> Iterator[Verdict]:
+def _solve_many(key: str, seeds: range | list[int], budget: Budget, jobs: int) -> Iterator[Verdict]:
     if jobs == 1:
         for seed in seeds:
             yield solve_seed(key, seed, budget)

@@ -160,3 +160,18 @@ def test_playouts_find_a_near_win_reproducibly_and_never_claim_a_proof():
     assert replay.won
     stuck = Game.from_position("golf queen_on_king=0 f0:5C r0:9D4S r1:3H6D r2: r3: r4: r5: r6: s: redeals=0")
     assert solve_by_playouts(stuck, Budget(nodes=200)).result == "unknown"
+
+
+def test_arena_catalog_with_the_solver_writes_solutions_that_win(tmp_path):
+    from server.catalog import load_catalog
+
+    done = _arena("catalog", "golf", "--solver", "--count", "1", "--first-seed", "12", "--nodes", "2000",
+                  "--jobs", "1", "--dir", str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (tmp_path / "golf.txt").read_text()
+    assert "`arena catalog golf --solver`" in text and "the solver" in text
+    [entry] = load_catalog(tmp_path, "golf")
+    game = find_game("golf")(entry.seed)
+    for move in entry.moves:
+        game.apply(move)
+    assert entry.seed == 12 and game.won
