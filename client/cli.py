@@ -22,6 +22,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import errno
+import importlib.metadata
 import os
 import signal
 import sys
@@ -181,6 +183,13 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
         asyncio.run(run())
     except (ScheduleError, ProtocolError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
+        return 2
+    except OSError as exc:  # the address is taken, or not this machine's: one line, no traceback
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            why += " (is another server running there? pick another --port)"
+        console.print(f"[red]error:[/] cannot listen on {escape(args.host)}:{args.port}: {escape(why)}", highlight=False,
+                      soft_wrap=True)
         return 2
     log.info("stopped")
     return 0
@@ -429,14 +438,25 @@ def _option(text: str) -> tuple[str, bool]:
 # ---------------------------------------------------------------------------------- main
 
 
+def _version() -> str:
+    """The installed distribution's version (the source tree's own when not installed)."""
+    try:
+        return importlib.metadata.version("patience-arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+source"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arena", description="Patience Arena: race friends on the same deal.")
+    parser.add_argument("--version", action="version", version=f"arena {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    default_server = os.environ.get("ARENA_URL") or DEFAULT_SERVER
 
     def command(name: str, help_text: str, *, server: bool = True, name_default: str = "") -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         if server:
-            sub.add_argument("--server", default=DEFAULT_SERVER, help=f"server URL (default {DEFAULT_SERVER})")
+            sub.add_argument("--server", default=default_server,
+                             help=f"server URL (default {default_server}: $ARENA_URL, else {DEFAULT_SERVER})")
         if name_default:
             sub.add_argument("--name", default=name_default, help=f"display name (default {name_default})")
         return sub
@@ -530,7 +550,7 @@ def _parser() -> argparse.ArgumentParser:
     add_fuzz_arguments(sub)
     sub = command("bench", "benchmarks, each against a server process of its own", server=False)
     add_bench_arguments(sub.add_subparsers(dest="bench", required=True, metavar="BENCHMARK"))
-    add_tournament_commands(commands, DEFAULT_SERVER)
+    add_tournament_commands(commands, default_server)
     return parser
 
 

@@ -24,3 +24,21 @@ def test_every_limit_is_listed_with_its_flag_and_variable(limit):
 @pytest.mark.parametrize("code", list(ErrorCode), ids=str)
 def test_every_error_code_is_in_the_protocol_reference(code):
     assert f"| `{code}` |" in (DOCS / "protocol.md").read_text()
+
+
+def test_the_readme_is_valid_markdown_whose_sections_and_games_table_render():
+    """A code fence left open swallows everything after it (it once did: the sections and the
+    games table rendered as one code block); CommonMark, as markdown-it-py reads it, must see
+    every section as a heading and the games table as a table of every game."""
+    from markdown_it import MarkdownIt
+
+    from engine.games import GAMES
+
+    tokens = MarkdownIt("commonmark").enable("table").parse((DOCS.parent / "README.md").read_text())
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    for wanted in ("Patience Arena", "A tour", "How it fits together", "Games"):
+        assert wanted in headings, f"{wanted!r} is not a heading: {headings}"
+    fences = [t for t in tokens if t.type == "fence"]
+    assert fences and all(t.map and "\n## " not in t.content for t in fences)
+    rows = [tokens[i + 2].content for i, t in enumerate(tokens) if t.type == "tr_open" and tokens[i + 1].type == "td_open"]
+    assert {f"`{g.key}`" for g in GAMES} <= set(rows)

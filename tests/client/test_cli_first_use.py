@@ -1,0 +1,41 @@
+"""First use, typed in a shell: `arena --version`, the server URL from ARENA_URL, and a one-line
+error when `arena serve` cannot listen."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+
+def _arena(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "client.cli", *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+
+
+def test_version():
+    done = _arena("--version")
+    assert done.returncode == 0 and done.stdout.startswith("arena ") and done.stdout.split()[1][0].isdigit()
+
+
+def test_a_busy_port_is_one_line_not_a_traceback():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _arena("serve", "--port", str(port))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.stdout.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use "
+        "(is another server running there? pick another --port)"]
+
+
+def test_the_server_url_comes_from_arena_url():
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens there once the socket is closed
+    done = _arena("races", env={"ARENA_URL": f"ws://127.0.0.1:{port}"})
+    assert done.returncode == 2 and f"cannot connect to ws://127.0.0.1:{port}" in done.stdout
+    assert f"ws://127.0.0.1:{port}" in _arena("races", "--help", env={"ARENA_URL": f"ws://127.0.0.1:{port}"}).stdout
