@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test setup browser clean
+.PHONY: run test test-quick setup browser clean
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,12 @@ run: setup
 
 test: setup browser
 	$(BIN)/pytest -q
+
+# The day-to-day loop (about 80 s on two cores): everything but the browser tests, the engine's
+# random playouts, the solver's searches and the benchmarks, which `make test` runs too.
+test-quick: setup
+	$(BIN)/pytest -q --ignore=tests/web --ignore=tests/engine/test_properties.py --ignore=tests/solver \
+	  --ignore=tests/client/test_bench.py -k "not campaign"
 
 # The browser tests drive Debian's chromium (Playwright's own browser download is not used);
 # as root, install it when it is missing.
