@@ -105,8 +105,6 @@ class Connection {
     this.open();
   }
 
-  get connected() { return this.ws && this.ws.readyState === WebSocket.OPEN && this.player !== null; }
-
   serverNow() { return Date.now() + this.serverOffset; }
 
   // `ready` resolves at the next welcome; requests made while offline wait for it.
@@ -1022,7 +1020,7 @@ class RacePage {
         } }));
       }
     }
-    if (race.status === "finished" && this.mode === "entrant" && (!this.record || true)) {
+    if (race.status === "finished" && this.mode === "entrant") {
       const accepted = this.rematchAccepted || [];
       const joined = accepted.includes(this.me);
       if (this.rematch && joined) {
@@ -1041,12 +1039,8 @@ class RacePage {
     if (race.status === "finished") {
       buttons.push(el("button", { id: "replay", text: "Replay", onclick: () => this.replay() }));
     }
-    if (this.mode === "entrant" && race.status !== "open") {
-      if (race.status === "finished" || (mine && mine.status !== "playing" && mine.status !== "waiting")) {
-        if (this.watchOnly === false && race.status !== "finished") {
-          buttons.push(el("a", { class: "button", href: `/w/${race.code}`, "data-link": true, text: "Watch the others" }));
-        }
-      }
+    if (this.mode === "entrant" && race.status === "running" && mine && mine.status !== "playing") {
+      buttons.push(el("a", { class: "button", href: `/w/${race.code}`, "data-link": true, text: "Watch the others" }));
     }
     buttons.push(el("a", { class: "button quiet", href: "/", "data-link": true, text: "Lobby" }));
     this.actions.replaceChildren(...buttons);
@@ -1134,7 +1128,6 @@ class RacePage {
 
   async replay() {
     if (this.mode === "replay") return;
-    this.watchedAs = this.mode;
     this.mode = "replay";
     const players = this.standings.map((s) => s.player);
     let player = players.includes(this.me) ? this.me : players[0];
