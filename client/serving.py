@@ -3,9 +3,12 @@
 Every field of `server.service.ServerConfig` that is a limit or a timing becomes a flag
 (``max_moves`` -> ``--max-moves``) and an environment variable (``ARENA_MAX_MOVES``); a flag
 wins over the variable, and the variable over the default. Limits that can be switched off take
-``none``. The folders, the admin token and the trusted proxies have flags of their own
-(``--catalog``, ``--private-catalog``, ``--admin-token``, ``--trusted-proxy``) and variables
-(``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``, ``ARENA_TRUSTED_PROXIES``).
+``none``. The folders, the admin token, the trusted proxies and the addresses that may read
+``/metrics`` have flags of their own (``--catalog``, ``--private-catalog``, ``--admin-token``,
+``--trusted-proxy``, ``--metrics-from``) and variables (``ARENA_CATALOG``,
+``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``, ``ARENA_TRUSTED_PROXIES``,
+``ARENA_METRICS_FROM``); so do the log's level and format (``--log-level``, ``--log-format``;
+``ARENA_LOG_LEVEL``, ``ARENA_LOG_FORMAT``: `log_settings`).
 
 >>> parser = argparse.ArgumentParser()
 >>> add_server_arguments(parser)
@@ -18,13 +21,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from client.arguments import bounded
+from server.logs import LOG_FORMATS, LOG_LEVELS
 from server.service import ServerConfig
 
-__all__ = ["add_server_arguments", "server_config"]
+__all__ = ["add_server_arguments", "log_settings", "server_config"]
 
 
 def _env_name(name: str) -> str:
@@ -50,6 +55,13 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--private-catalog", metavar="DIR",
                         help="private catalog of winnable deals, for secret ones: tournaments and races "
                              "(default: none; $ARENA_PRIVATE_CATALOG)")
+    parser.add_argument("--metrics-from", action="append", default=None, metavar="ADDR", dest="metrics_from",
+                        help="an address or network (10.0.0.0/8) that may GET /metrics (repeatable; default "
+                             "127.0.0.1 and ::1; 'none': nobody; $ARENA_METRICS_FROM, comma-separated)")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
+                        help="least severe log lines written (default info; $ARENA_LOG_LEVEL)")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, default=None,
+                        help="text lines, or one JSON object per line (default text; $ARENA_LOG_FORMAT)")
     limits = parser.add_argument_group("limits", "Every limit also reads ARENA_<NAME> from the environment.")
     for limit in ServerConfig.limits():
         limits.add_argument(
@@ -87,4 +99,33 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
         config.private_catalog_dir = Path(private)
     proxies = args.trusted_proxies or environ.get("ARENA_TRUSTED_PROXIES", "").split(",")
     config.trusted_proxies = tuple(a.strip() for a in proxies if a.strip())
+    readers = args.metrics_from or (environ["ARENA_METRICS_FROM"].split(",") if environ.get("ARENA_METRICS_FROM")
+                                    else None)
+    if readers is not None:
+        config.metrics_from = tuple(a.strip() for a in readers if a.strip() and a.strip().lower() != "none")
+        for address in config.metrics_from:
+            try:
+                ipaddress.ip_network(address, strict=False)
+            except ValueError:
+                raise ValueError(f"--metrics-from / ARENA_METRICS_FROM: not an address or network: {address!r}") from None
     return config
+
+
+def log_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:
+    """The log's level and format (`server.logs.configure_logging`) from ``--log-level`` and
+    ``--log-format``, else ``ARENA_LOG_LEVEL`` and ``ARENA_LOG_FORMAT``, else info and text.
+    Raises ValueError naming the variable when an environment value is not one of the choices.
+
+    >>> log_settings(argparse.Namespace(log_level=None, log_format="json"), {"ARENA_LOG_LEVEL": "debug"})
+    ('debug', 'json')
+    """
+    chosen = []
+    for name, choices, default in (("log_level", LOG_LEVELS, "info"), ("log_format", LOG_FORMATS, "text")):
+        value = getattr(args, name, None)
+        if value is None:
+            variable = "ARENA_" + name.upper()
+            value = environ.get(variable, default).strip().lower()
+            if value not in choices:
+                raise ValueError(f"{variable}: {value!r} is not one of {', '.join(choices)}")
+        chosen.append(value)
+    return chosen[0], chosen[1]

@@ -147,6 +147,7 @@ class ErrorCode(enum.StrEnum):
     MOVE_LIMIT = "move_limit"  # an entrant's moves in one race reached the server's cap
     OLD_SEQ = "old_seq"  # a repeated move number older than the answers the server keeps
     RATE_LIMITED = "rate_limited"
+    UNAVAILABLE = "unavailable"  # the server is shutting down: a request other than reading a record
     INTERNAL = "internal"
 
 

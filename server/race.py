@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections import deque
@@ -60,6 +61,8 @@ from server.protocol import (
     board_of,
     encode,
 )
+from server.logs import fields
+from server.metrics import Tally
 from server.names import name_key
 from server.store import MoveEntry, Store, StoredEvent
 
@@ -68,6 +71,12 @@ __all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race"]
 #: Answers kept per entrant for repeated move numbers: the last this many moves (a client resends
 #: only the moves still waiting for their answer); an older repeat gets ``old_seq``.
 RESULTS_KEPT = 64
+#: Standings in a ``race_finished`` log line: the first this many entrants.
+_LOGGED_PLACES = 10
+
+log = logging.getLogger("arena.races")
+#: Where a race counts its moves until a server gives it its own tally.
+_UNCOUNTED = Tally()
 
 
 class Listener(Protocol):
@@ -134,7 +143,8 @@ class Race:
     ``idle_timeout_s``: an entrant that makes no move for this long is out of time (None: never),
     so nobody can hold a race open by doing nothing. ``max_moves``: accepted moves per entrant
     (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
-    called after every change of ``status``. Errors are raised as
+    called after every change of ``status``. ``tally``: where accepted and refused moves are
+    counted (the server's `server.metrics.Tally`). Errors are raised as
     `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
     """
 
@@ -184,6 +194,7 @@ class Race:
         self.idle_timeout_s = idle_timeout_s
         self.max_moves = max_moves
         self.on_status = on_status
+        self.tally = _UNCOUNTED
         self.status = "open"
         self.version = 0
         self.entrants: dict[str, Entrant] = {}
@@ -335,6 +346,8 @@ class Race:
             entrant = Entrant(player, name, len(self.entrants), listener)
             self.entrants[player] = entrant
             self._names.add(key)
+            log.info("%s joined race %s", name, self.code,
+                     extra=fields("player_joined", race=self.code, player=player, player_name=name, order=entrant.order))
             await self._save()
             await self._publish(
                 EntrantJoined(race=self.code, version=self._next_version(), player=player, name=name, order=entrant.order)
@@ -377,6 +390,9 @@ class Race:
                 entrant.status = "playing"
                 entrant.active_at = self.started_at
             self._become("running")
+            log.info("race %s started", self.code,
+                     extra=fields("race_started", race=self.code, game=self.game_cls.key, entrants=len(self.entrants),
+                                  time_limit_s=self.time_limit_s))
             first = next(iter(self.entrants.values()))
             board = self._board(first, Audience.PLAYER)
             assert board is not None
@@ -441,6 +457,11 @@ class Race:
                 return entrant.results[request.seq]
             refusal = self._refusal(entrant, request)
             if refusal is not None:
+                self.tally.moves_refused[refusal[0]] += 1
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("move %d of %s in race %s refused: %s", request.seq, player, self.code, refusal[1],
+                              extra=fields("move_refused", race=self.code, player=player, seq=request.seq,
+                                           code=refusal[0]))
                 return encode(MoveResult(race=self.code, seq=request.seq, move=request.move, ok=False,
                                          code=refusal[0], reason=refusal[1], elapsed_ms=self.elapsed_ms()))
             game = entrant.game
@@ -451,6 +472,7 @@ class Race:
             revealed = game.apply(move)
             entrant.last_seq = request.seq
             entrant.moves += 1
+            self.tally.moves_accepted += 1
             entrant.active_at = self.clock.monotonic()
             if game.cleared != entrant.cleared:
                 entrant.cleared = game.cleared
@@ -591,6 +613,7 @@ class Race:
         self.finish_reason = reason
         for entrant in self.entrants.values():
             entrant.points = entrant.cleared
+        self._log_finish()
         await self._save()
         await self._publish(
             RaceFinished(race=self.code, version=self._next_version(), reason=reason, standings=self.standings(),
@@ -604,6 +627,20 @@ class Race:
                 task.cancel()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    def _log_finish(self) -> None:
+        standings = self.standings()
+        summary = "; ".join(f"{s.place}. {s.name} {s.cleared}/{s.total} {s.status} {s.time_ms / 1000:.1f} s"
+                            for s in standings[:_LOGGED_PLACES])
+        if len(standings) > _LOGGED_PLACES:
+            summary += f"; {len(standings) - _LOGGED_PLACES} more"
+        leader = standings[0] if standings else None
+        log.info("race %s finished (%s)", self.code, self.finish_reason,
+                 extra=fields("race_finished", race=self.code, game=self.game_cls.key, reason=self.finish_reason,
+                              entrants=len(standings), winner=leader.player if leader else None,
+                              winner_name=leader.name if leader else None, standings=summary or None,
+                              seed=self.seed if self.revealed else None,
+                              tournament=None if self.casual else self.creator))
 
     async def set_par(self, par: Par) -> None:
         """Keep the finished race's par and tell its audience (`server.par`)."""

@@ -11,6 +11,11 @@ Every request costs bounded work, whatever the number of races, players and conn
 answered a page at a time, and everything kept in memory has a limit or a retention time, applied
 by one housekeeping task (`ArenaServer.sweep`). docs/security.md lists every limit.
 
+Operations: ``GET /healthz`` (anyone) and ``GET /metrics`` (Prometheus, `server.metrics`; only
+from ``metrics_from`` addresses) are answered on the websocket port; the log has one structured
+line per race, player and tournament event (`server.logs`); `ArenaServer.shutdown` drains the
+server within ``shutdown_grace_s`` (`serve` calls it when asked to stop: SIGTERM, SIGINT).
+
 >>> ServerConfig().max_frame_bytes
 4096
 """
@@ -25,6 +30,7 @@ import dataclasses
 import functools
 import gc
 import hmac
+import ipaddress
 import itertools
 import json
 import logging
@@ -40,7 +46,9 @@ import msgspec
 
 import websockets
 from websockets.asyncio.server import Server, ServerConnection
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Response
 from websockets.protocol import State
 
 from engine.core import BadNotation
@@ -49,7 +57,8 @@ from engine.games import UnknownGame, find_game
 from server.catalog import CatalogError, DealSource
 from server.lobby import Lobby
 from server.limits import TokenBucket, WindowCounter
-from server.logs import limit_repeats
+from server.logs import fields, iso_time, limit_repeats
+from server.metrics import CONTENT_TYPE, Metrics, Tally
 from server.names import BadName, normal_name
 from server.web import WebClient
 from server.protocol import (
@@ -93,7 +102,7 @@ from server.protocol import (
     encode,
     request_number,
 )
-from server.par import ParService
+from server.par import ParService, WinnableSearch
 from server.race import Clock, Race
 from server.replay import Replays
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
@@ -103,7 +112,12 @@ from server.tournament import Tournament, TournamentPlan
 
 __all__ = ["ArenaServer", "Player", "ServerConfig", "Session", "serve"]
 
-log = logging.getLogger("arena.server")
+log = logging.getLogger("arena.server")  # the server's own life and its warnings (rate-limited)
+_players_log = logging.getLogger("arena.players")  # hello, resumed, left
+_requests_log = logging.getLogger("arena.requests")  # refused requests (rate-limited per error code)
+_connections_log = logging.getLogger("arena.connections")  # sockets opened and closed (debug)
+_races_log = logging.getLogger("arena.races")
+_tournaments_log = logging.getLogger("arena.tournaments")
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 #: File descriptors the server needs besides its connections (listening sockets, logs, catalogs).
@@ -113,6 +127,20 @@ _HOUR_S = 3600.0
 #: players left memory, or at the first sweep that evicts nothing after ``_TRIM_MIN`` of them.
 _TRIM_EVERY = 10_000
 _TRIM_MIN = 1_000
+#: Seconds between two measurements of the event loop's lag (`server.metrics`).
+_LAG_INTERVAL_S = 0.5
+#: During a shutdown, a connection stays open until it has been quiet (no frame received, nothing
+#: left to send) this many seconds after its races ended: time to ask for their records; but no
+#: connection is kept open longer than ``_LINGER_S`` after that.
+_QUIET_S = 0.5
+_LINGER_S = 2.0
+#: Seconds the closing handshakes of a shutdown may take, at most (kept out of the grace's
+#: earlier steps); a peer that has not answered by then is cut off.
+_CLOSE_S = 2.0
+#: The close reason every client gets (code 1001) when the server shuts down.
+SHUTDOWN_REASON = "server shutting down"
+#: What a client may still ask while the server drains: to be itself again and read records.
+_WHILE_DRAINING = (Hello, Sync, GetRecord, Replay)
 
 
 def _give_back_memory() -> None:
@@ -127,6 +155,17 @@ def _give_back_memory() -> None:
         gc.collect()  # races in reference cycles are free only once the collector has run
         trim(0)
         log.info("gave freed memory back to the system in %.1f ms", (time.perf_counter() - began) * 1000)
+
+
+async def _until(condition: Callable[[], bool], deadline: float, step_s: float = 0.02) -> bool:
+    """Wait until ``condition()`` holds (True) or the loop time ``deadline`` passes (False),
+    looking every ``step_s`` seconds."""
+    loop = asyncio.get_running_loop()
+    while not condition():
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(step_s)
+    return True
 
 
 @functools.cache
@@ -197,14 +236,24 @@ class ServerConfig:
       they serve races whose seed is public anyway.
       ``private_catalog_dir``: a private catalog of winnable deals (default None: none); the only
       source of secret winnable deals (tournaments, races asking for one with a secret seed).
-    Logs:
+    Logs and operations:
       ``log_repeat_s``: the same log message is written at most once per this many seconds, with
       a count of the ones left out (default 10).
+      ``shutdown_grace_s``: seconds a shutdown may take (default 10): the requests in hand are
+      answered, unfinished races end, clients may fetch the records, then every connection is
+      closed with 1001 (`ArenaServer.shutdown`).
+      ``metrics_from``: addresses or networks (``10.0.0.0/8``) that may ``GET /metrics`` (default
+      the loopback addresses; empty: nobody). Behind a trusted proxy, the address that counts is
+      the one it forwards.
     Par (`server.par`):
       ``par_workers``: worker processes in which the solver works out each finished race's par
       (default 0 here, 1 under `arena serve`; 0: no par).
       ``par_nodes`` / ``par_seconds``: the solver's budget for one race (defaults 20,000 moves and
       10 s).
+      ``winnable_nodes`` / ``winnable_seconds``: the solver's budget for each fresh secret deal it
+      tries when a race or tournament asks for winnable deals (defaults 4,000 moves and 2 s);
+      ``winnable_wait_s``: how long such a request may wait for the solver in all (default 10 s)
+      before the private catalog makes up the rest (`server.par.WinnableSearch`).
     """
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
@@ -231,13 +280,18 @@ class ServerConfig:
     max_events_per_race: int = _limit(10_000, "events kept per race for catching up")
     sweep_interval_s: float = _limit(1.0, "seconds between housekeeping sweeps")
     log_repeat_s: float = _limit(10.0, "the same log message is written at most once per this many seconds")
+    shutdown_grace_s: float = _limit(10.0, "seconds a shutdown (SIGTERM, SIGINT) may take before the process exits")
     par_workers: int = _limit(0, "worker processes that work out each finished race's par (0: none)", serve=1)
     par_nodes: int = _limit(20_000, "moves the solver may try for one race's par")
     par_seconds: float = _limit(10.0, "seconds the solver may spend on one race's par")
+    winnable_nodes: int = _limit(4_000, "moves the solver may try on each fresh deal it tries to prove winnable")
+    winnable_seconds: float = _limit(2.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
+    winnable_wait_s: float = _limit(10.0, "seconds a request for winnable secret deals waits for the solver in all")
     admin_token: str | None = None
     catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
     private_catalog_dir: Path | None = None
     trusted_proxies: tuple[str, ...] = ()
+    metrics_from: tuple[str, ...] = ("127.0.0.1", "::1")
 
     @classmethod
     def limits(cls) -> list[dataclasses.Field]:
@@ -291,9 +345,14 @@ class Session:
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
+            tally = self.server.tally
+            tally.queue_drops += 1
             if self.closing:
                 return
-            log.warning("closing a slow client (%s frames queued)", self.queue.qsize())
+            log.warning("closing a slow client (%s frames queued)", self.queue.qsize(),
+                        extra=fields("slow_client_closed", remote=self.address,
+                                     player=self.player.id if self.player else None))
+            tally.slow_closes += 1
             self.closing = True
             self.server._spawn(self.ws.close(1008, "too slow: outgoing queue full"))
 
@@ -303,14 +362,21 @@ class Session:
         return self.queue.maxsize - self.queue.qsize()
 
     async def _write(self) -> None:
+        tally = self.server.tally
         with contextlib.suppress(ConnectionClosed):
             while True:
                 frame = await self.queue.get()
                 await self.ws.send(frame)
+                tally.frames_sent += 1
+                tally.bytes_sent += len(frame)
 
     def reply(self, message: object) -> None:
         """Encode and queue one reply."""
         self.send(encode(message))  # type: ignore[arg-type]
+
+    def quiet_since(self, instant: float) -> float:
+        """Seconds (loop time) since the later of ``instant`` and the last frame received."""
+        return asyncio.get_running_loop().time() - max(instant, self.bucket.last)
 
     def allow(self) -> bool:
         """Take one frame from the token bucket; False (a strike) when over the rate."""
@@ -409,6 +475,11 @@ class ArenaServer:
         self._freed = 0  # races and players that left memory since it was last given back
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[object]] = set()
+        self.tally = Tally()
+        self.metrics = Metrics(self.tally, self._counts)
+        self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
+        self.draining = False  # shutting down: new requests are refused (`shutdown`)
+        self._busy = 0  # requests being carried out now
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -416,7 +487,7 @@ class ArenaServer:
         """Listen on ``host``:``port`` (0 picks a free port; see `url`). Raises OSError if the
         address cannot be used (e.g. the port is taken)."""
         cfg = self.config
-        limit_repeats("arena.server", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
+        limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
         self._fit_open_files()
         self._server = await websockets.serve(
             self._handle,
@@ -432,7 +503,11 @@ class ArenaServer:
             create_connection=functools.partial(_Connection, arena=self),  # type: ignore[arg-type]
         )
         self._spawn(self._housekeeping())
-        log.info("serving on %s", self.url)
+        self._spawn(self._measure_lag())
+        log.info("serving on %s", self.url,
+                 extra=fields("server_started", url=self.url, store=type(self.store).__name__,
+                              durable=self.store.durable, max_connections=cfg.max_connections,
+                              shutdown_grace_s=cfg.shutdown_grace_s))
         log.info("open %s/ in a browser to play, watch and follow tournaments", self.url.replace("ws://", "http://", 1))
 
     def _fit_open_files(self) -> None:
@@ -459,6 +534,95 @@ class ArenaServer:
         assert self._server is not None, "start() first"
         host, port = list(self._server.sockets)[0].getsockname()[:2]
         return f"ws://{host}:{port}"
+
+    async def shutdown(self) -> None:
+        """Stop gracefully, within ``config.shutdown_grace_s`` seconds, in this order:
+
+        1. stop listening (a handshake in progress gets 503), answer ``GET /healthz`` with 503,
+           and refuse every new request with ``unavailable`` but hello, sync, get_record and
+           replay;
+        2. let the requests already being carried out finish: every move in flight gets its
+           answer, and one that was accepted is in its race's log;
+        3. over a store that is not durable (the memory store: nothing survives the process), end
+           every unfinished tournament and race with reason ``server_shutdown``, seeds and salts
+           revealed as at any end, so that every entrant and spectator holds the final standings;
+        4. keep the connections open until each has been quiet for half a second (no frame from
+           it, nothing left to send it), two seconds at most: time to ask for the records;
+        5. close every connection with 1001 "server shutting down", and cut off a peer that has
+           not answered within two seconds;
+        6. `close`: timers, tasks and the par workers.
+
+        Steps 2 to 4 end when the grace, less the time kept for step 5, is over. Usually it all
+        takes about half a second; with peers that keep talking or never answer, about four plus
+        what the requests in hand take. Calling it again does nothing.
+        """
+        if self.draining:
+            return
+        self.draining = True
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        grace = self.config.shutdown_grace_s
+        deadline = began + grace
+        closing_at = deadline - min(_CLOSE_S, grace / 4)
+        log.info("shutting down within %g s", grace,
+                 extra=fields("server_stopping", grace_s=grace, sessions=len(self.sessions),
+                              races=sum(self.race_counts.values()), durable=self.store.durable))
+        if self._server is not None:
+            self._server.server.close()  # no new sockets; websockets answers a handshake in progress 503
+        await _until(lambda: self._busy == 0, closing_at)
+        races = tournaments = 0
+        if not self.store.durable:
+            try:
+                async with asyncio.timeout_at(closing_at):
+                    races, tournaments = await self._end_all("server_shutdown")
+            except TimeoutError:
+                log.warning("shutdown: the grace ran out while ending races")
+        ended_at = loop.time()
+        await _until(lambda: all(s.closing or s.ws.state is not State.OPEN
+                                 or (s.queue.empty() and s.quiet_since(ended_at) >= _QUIET_S)
+                                 for s in self.sessions), min(closing_at, ended_at + _LINGER_S))
+        closed = await self._close_connections(min(deadline, loop.time() + _CLOSE_S))
+        await self.close()
+        log.info("stopped after %.2f s: %d races and %d tournaments ended, %d connections closed",
+                 loop.time() - began, races, tournaments, closed,
+                 extra=fields("server_stopped", took_s=round(loop.time() - began, 3), races_ended=races,
+                              tournaments_ended=tournaments, connections_closed=closed))
+
+    async def _end_all(self, reason: str) -> tuple[int, int]:
+        """End every unfinished tournament and race with ``reason``, seeds revealed (an arena
+        tournament's deals included); the numbers of races and tournaments ended."""
+        tournaments = [t for t in self.tournaments.values() if t.status not in ("finished", "cancelled")]
+        races = [r for r in self.races.values() if r.status != "finished"]
+        for tournament in tournaments:
+            for race in tournament.races:
+                race.reveal()  # the tournament ends here: nothing is left to hold its seeds for
+            await tournament.cancel(reason)
+        for race in races:
+            race.reveal()
+            await race.stop(reason)
+        return len(races), len(tournaments)
+
+    async def _close_connections(self, deadline: float) -> int:
+        """Close every connection with 1001 and wait for them (and their handlers) until
+        ``deadline`` (loop time); cut off those still open then. The number closed."""
+        if self._server is None:
+            return 0
+        connections = list(self._server.connections)
+        for connection in connections:
+            self._spawn(connection.close(1001, SHUTDOWN_REASON))
+        self._server.close()  # and wait for the handlers to return
+        try:
+            async with asyncio.timeout_at(max(deadline, asyncio.get_running_loop().time() + 0.1)):
+                await self._server.wait_closed()
+        except TimeoutError:
+            stuck = list(self._server.all_connections)
+            log.warning("shutdown: cutting off %d connections that did not close in time", len(stuck))
+            for connection in stuck:
+                connection.transport.abort()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1):
+                    await self._server.wait_closed()
+        return len(connections)
 
     async def close(self) -> None:
         """Stop listening, close every connection, cancel every race timer and stop the par workers."""
@@ -511,15 +675,17 @@ class ArenaServer:
             del self.by_address[address]
 
     def _http(self, connection: ServerConnection, request: object) -> object:
-        """At the handshake: ``GET /healthz`` answers the server's counts; a connection through a
-        trusted proxy is counted against the client address the proxy forwarded (the last one in
-        ``X-Forwarded-For``, or ``X-Real-IP``), and refused with 429 if that address is over its
-        limit; any other request that is not a websocket upgrade gets the web client
-        (`server.web`)."""
+        """At the handshake: ``GET /healthz`` answers the server's counts (200, or 503 while it
+        shuts down); a connection through a trusted proxy is counted against the client address
+        the proxy forwarded (the last one in ``X-Forwarded-For``, or ``X-Real-IP``), and refused
+        with 429 if that address is over its limit; ``GET /metrics`` answers the metrics
+        (`server.metrics`) to the ``metrics_from`` addresses and 403 to the others; any other
+        request that is not a websocket upgrade gets the web client (`server.web`)."""
         headers = getattr(request, "headers", {})
         path = getattr(request, "path", "")
-        if path == "/healthz":
-            response = connection.respond(200, json.dumps(self.health()) + "\n")
+        route = path.split("?", 1)[0]
+        if route == "/healthz":
+            response = connection.respond(503 if self.draining else 200, json.dumps(self.health()) + "\n")
             response.headers["Content-Type"] = "application/json"
             return response
         if isinstance(connection, _Connection) and connection.client in self.config.trusted_proxies:
@@ -527,15 +693,51 @@ class ArenaServer:
             client = chain.split(",")[-1].strip()
             if client and not connection.forwarded(client):
                 return connection.respond(429, "too many connections from your address\n")
+        if route == "/metrics":
+            client = connection.client if isinstance(connection, _Connection) else ""
+            if not self._may_read_metrics(client):
+                return connection.respond(403, "metrics are served to the addresses of --metrics-from only\n")
+            return Response(200, "OK", Headers({"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"}),
+                            self.metrics.render())
         if headers.get("Upgrade", "").lower() != "websocket":
             return self.web.respond(path, headers)
         return None
 
-    def health(self) -> dict[str, object]:
-        """What ``GET /healthz`` reports: connections (accepted sockets), sessions (said hello or
-        not), players, races by status, tournaments, and the store's live races."""
+    def _may_read_metrics(self, client: str) -> bool:
+        try:
+            address = ipaddress.ip_address(client)
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self._metrics_from)
+
+    def _counts(self) -> dict[str, object]:
+        """The counts `server.metrics.Metrics` reads at each scrape (tournaments: a count by
+        status over the tournaments in memory, which their retention keeps few)."""
         return {
-            "status": "ok",
+            "connections": self.connections,
+            "sessions": len(self.sessions),
+            "players": len(self.players),
+            "races": self.race_counts,
+            "tournaments": Counter(t.status for t in self.tournaments.values()),
+            "shutting_down": self.draining,
+        }
+
+    async def _measure_lag(self) -> None:
+        """Feed the event-loop lag histogram: how late a sleep of ``_LAG_INTERVAL_S`` wakes up."""
+        loop = asyncio.get_running_loop()
+        while True:
+            began = loop.time()
+            await asyncio.sleep(_LAG_INTERVAL_S)
+            self.metrics.observe_lag(loop.time() - began - _LAG_INTERVAL_S)
+
+    def health(self) -> dict[str, object]:
+        """What ``GET /healthz`` reports: ``status`` (``ok``, or ``shutting_down`` with HTTP 503),
+        connections (accepted sockets), sessions (said hello or not), players, races by status,
+        tournaments."""
+        return {
+            "status": "shutting_down" if self.draining else "ok",
             "connections": self.connections,
             "sessions": len(self.sessions),
             "players": len(self.players),
@@ -548,6 +750,9 @@ class ArenaServer:
     async def _handle(self, ws: ServerConnection) -> None:
         session = Session(self, ws)
         self.sessions.add(session)
+        if _connections_log.isEnabledFor(logging.DEBUG):
+            _connections_log.debug("connection from %s opened", session.address,
+                                   extra=fields("connection_opened", remote=session.address))
         loop = asyncio.get_running_loop()
         hello_timer = loop.call_later(self.config.hello_timeout_s, self._hello_overdue, session)
         try:
@@ -555,11 +760,14 @@ class ArenaServer:
                 if session.closing:
                     continue  # keep reading, so that the client's close frame is seen
                 if not session.allow():
+                    self.tally.refused[ErrorCode.RATE_LIMITED] += 1  # counted, not logged (the close is)
                     session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down",
                                         req=request_number(frame)))
                     if session.strikes > self.config.max_strikes:
                         session.closing = True
-                        log.warning("closing %s: rate limit exceeded", session.address)
+                        log.warning("closing %s: rate limit exceeded", session.address,
+                                    extra=fields("rate_limit_closed", remote=session.address,
+                                                 player=session.player.id if session.player else None))
                         await session.flush()
                         self._spawn(ws.close(1008, "rate limit exceeded"))
                     continue
@@ -573,6 +781,16 @@ class ArenaServer:
         finally:
             hello_timer.cancel()
             self.sessions.discard(session)
+            player = session.player
+            if player is not None and player.session is session:
+                _players_log.info("%s left", player.name,
+                                  extra=fields("player_left", player=player.id, player_name=player.name,
+                                               remote=session.address, races=len(player.races) or None))
+            if _connections_log.isEnabledFor(logging.DEBUG):
+                _connections_log.debug("connection from %s closed", session.address,
+                                       extra=fields("connection_closed", remote=session.address,
+                                                    player=player.id if player else None, code=ws.close_code,
+                                                    reason=ws.close_reason or None))
             self._forget(session)
             await session.close()
 
@@ -580,16 +798,37 @@ class ArenaServer:
         """Decode one frame and carry it out; a refusal is answered with its code (a move's
         refusal as a `MoveResult`, anything else as an `Error` with the request's ``req``)."""
         message: ClientMessage | None = None
+        self._busy += 1
         try:
             message = decode(frame)
+            requests = self.tally.requests
+            requests[type(message)] = requests.get(type(message), 0) + 1
             await self._dispatch(session, message)
         except ProtocolError as exc:
+            self._refused(session, message, exc)
             if isinstance(message, MoveRequest):
                 session.reply(MoveResult(race=message.race, seq=message.seq, move=message.move, ok=False,
                                          code=exc.code, reason=exc.reason))
             else:
                 req = getattr(message, "req", None) if message is not None else exc.req
                 session.reply(Error(code=exc.code, reason=exc.reason, req=req))
+        finally:
+            self._busy -= 1
+
+    def _refused(self, session: Session, message: ClientMessage | None, exc: ProtocolError) -> None:
+        """Count a refusal by its code and log it (a line per code at most every
+        ``log_repeat_s``). A refused move counts among the moves refused; the others among the
+        requests refused. The reason never quotes a token."""
+        if isinstance(message, MoveRequest):
+            self.tally.moves_refused[exc.code] += 1
+        else:
+            self.tally.refused[exc.code] += 1
+        kind = type(message).__struct_config__.tag if message is not None else None
+        player = session.player
+        _requests_log.info("refused %s: %s", kind or "a frame", exc.reason,
+                           extra=fields("request_refused", code=exc.code, type=kind, remote=session.address,
+                                        player=player.id if player else None,
+                                        race=getattr(message, "race", None)))
 
     def _hello_overdue(self, session: Session) -> None:
         if session.player is None and not session.closing:
@@ -627,6 +866,9 @@ class ArenaServer:
     # --------------------------------------------------------------------------- dispatch
 
     async def _dispatch(self, session: Session, message: ClientMessage) -> None:
+        if self.draining and not isinstance(message, _WHILE_DRAINING):
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is shutting down: it answers only hello, sync, "
+                                                       "get_record and replay until it closes the connection")
         if isinstance(message, Hello):
             self._hello(session, message)
             return
@@ -669,7 +911,7 @@ class ArenaServer:
                 session.reply(await self._record(message.race, message.req))
             case CreateTournament():
                 self._check_admin(message.admin_token)
-                tournament = self.create_tournament(message)
+                tournament = await self._create_tournament(message)
                 session.reply(TournamentReply(req=message.req, tournament=tournament.info()))
             case CancelTournament():
                 self._check_admin(message.admin_token)
@@ -724,6 +966,9 @@ class ArenaServer:
                 self._forget(old)  # from now on nothing reaches the old connection
                 old.closing = True
                 self._spawn(old.ws.close(1008, "session resumed on another connection"))
+            _players_log.info("%s resumed", player.name,
+                              extra=fields("player_resumed", player=player.id, player_name=player.name,
+                                           remote=session.address, replaced=old is not None and old is not session))
         else:
             try:
                 name = normal_name(hello.name)
@@ -734,6 +979,9 @@ class ArenaServer:
                 player.id = "p" + secrets.token_hex(4)
             self.players[player.token] = player
             self.players_by_id[player.id] = player
+            _players_log.info("%s said hello", player.name,
+                              extra=fields("player_hello", player=player.id, player_name=player.name,
+                                           remote=session.address))
         player.session = session
         session.player = player
         self._listen(player, player)
@@ -753,7 +1001,10 @@ class ArenaServer:
         try:
             if seed is None and msg.winnable:
                 game_cls(0, **msg.options)  # refuse bad options before a deal is drawn (and used up)
-                seed = self._draw_winnable(game_cls.key, 1, private=not public)[0]
+                if public:
+                    seed = self._draw_winnable(game_cls.key, 1, private=False)[0]
+                else:
+                    seed = (await self._winnable_secret_seeds(game_cls.key, 1, msg.options))[0]
         except BadNotation as exc:
             raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
         race = await self._open_race(session, player, game_cls, seed=seed, seed_public=public, options=msg.options,
@@ -876,7 +1127,14 @@ class ArenaServer:
         race.idle_timeout_s = self.config.idle_timeout_s
         race.max_moves = self.config.max_moves
         race.on_status = self._race_status
+        race.tally = self.tally
         self.races[race.code] = race
+        _races_log.info("race %s created", race.code,
+                        extra=fields("race_created", race=race.code, game=race.game_cls.key,
+                                     creator=race.creator if race.casual else None,
+                                     tournament=None if race.casual else race.creator,
+                                     seed=race.seed if race.seed_public else None, seed_public=race.seed_public,
+                                     max_entrants=race.max_entrants, time_limit_s=race.time_limit_s))
         self.race_counts[race.status] += 1
         self.lobby.add(race.code, "open" if race.casual and race.status == "open" else None)
         if race.casual and race.status == "open":
@@ -895,7 +1153,7 @@ class ArenaServer:
                 creator.open_races.discard(race.code)
         if race.status == "finished":
             self._retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
-            if self.par.workers and race.revealed and race.entrants:
+            if self.par.workers and race.revealed and race.entrants and not self.draining:
                 self._spawn(self._work_out_par(race))
 
     async def _work_out_par(self, race: Race) -> None:
@@ -925,8 +1183,8 @@ class ArenaServer:
         while self._expiring and self._expiring[0][0] <= now:
             _, code = self._expiring.popleft()
             race = self.races.get(code)
-            if race is not None and await race.expire():
-                log.info("race %s expired: nobody started it within %g s", code, self.config.open_race_ttl_s)
+            if race is not None:
+                await race.expire()  # logged as race_finished, reason expired
         while self._retiring and self._retiring[0][0] <= now:
             _, kind, ident = self._retiring.popleft()
             if kind == "race":
@@ -1024,9 +1282,45 @@ class ArenaServer:
                 ) from None
             raise ProtocolError(ErrorCode.NO_CATALOG, f"no winnable {game} deals to draw: {exc}") from None
 
+    async def _winnable_secret_seeds(self, game: str, count: int, options: dict[str, bool]) -> list[int]:
+        """``count`` secret seeds of ``game`` known to be winnable: fresh ones the solver proves
+        winnable within the ``winnable_*`` budgets (in the par workers, never on the event loop),
+        and the rest from the private catalog. Raises ProtocolError (no_private_catalog) when
+        the solver found too few and the catalog cannot make up the rest; then the solver's
+        finds are dropped (they were never shown to anyone)."""
+        search = WinnableSearch(nodes=self.config.winnable_nodes, seconds=self.config.winnable_seconds,
+                                wait_s=self.config.winnable_wait_s)
+        proved = await self.par.winnable_seeds(game, count, options, search)
+        try:
+            drawn = self._draw_winnable(game, count - len(proved), private=True) if len(proved) < count else []
+        except ProtocolError as exc:
+            raise ProtocolError(exc.code, f"the solver proved {len(proved)} of {count} fresh {game} deals winnable "
+                                          f"within {search.wait_s:g} s, and {exc.reason}") from None
+        log.info("%d winnable secret %s deals: %d proved by the solver, %d from the private catalog", count, game,
+                 len(proved), len(drawn))
+        return proved + drawn
+
+    async def _create_tournament(self, msg: CreateTournament) -> Tournament:
+        """An organiser's request: check it, then, for winnable deals with no seeds given, let the
+        solver find fresh secret ones (`_winnable_secret_seeds`: the private catalog makes up the
+        rest), and schedule the tournament. Raises ProtocolError and creates nothing if any part
+        is wrong."""
+        game_cls, starts_at = self._check_tournament(msg)
+        seeds = None
+        if msg.winnable and msg.seeds is None:
+            seeds = await self._winnable_secret_seeds(game_cls.key, msg.deals, dict(msg.options))
+        return self._create_checked(msg, game_cls, starts_at, seeds)
+
     def create_tournament(self, msg: CreateTournament) -> Tournament:
         """Check an organiser's request and schedule the tournament (or the first occurrence of a
-        recurring one); raises ProtocolError and creates nothing if any part is wrong."""
+        recurring one), winnable deals from the private catalog; raises ProtocolError and creates
+        nothing if any part is wrong."""
+        game_cls, starts_at = self._check_tournament(msg)
+        return self._create_checked(msg, game_cls, starts_at, None)
+
+    def _check_tournament(self, msg: CreateTournament) -> tuple[type, int]:
+        """The game and the start instant (epoch ms) of a tournament request; raises
+        ProtocolError naming what is wrong with it."""
         try:
             game_cls = find_game(msg.game)
         except UnknownGame as exc:
@@ -1054,16 +1348,25 @@ class ArenaServer:
                 starts_at = parse_start(msg.starts_at or "", now_ms=now)
         except ScheduleError as exc:
             raise ProtocolError(ErrorCode.BAD_SCHEDULE, str(exc)) from None
-        if msg.winnable and msg.seeds is None and self.private_deals.available(game_cls.key) < msg.deals:
+        return game_cls, starts_at
+
+    def _create_checked(self, msg: CreateTournament, game_cls: type, starts_at: int,
+                        seeds: list[int] | None) -> Tournament:
+        """Schedule a checked tournament request (``seeds``: winnable ones already found)."""
+        if (seeds is None and msg.winnable and msg.seeds is None
+                and self.private_deals.available(game_cls.key) < msg.deals):
             self._draw_winnable(game_cls.key, msg.deals, private=True)  # raises: too few secret deals
         schedule_id = None
         if msg.cron is not None:
             schedule_id = "S" + secrets.token_hex(3).upper()
             self.schedules[schedule_id] = msg
-        return self._schedule(msg, game_cls, starts_at, schedule_id)
+        return self._schedule(msg, game_cls, starts_at, schedule_id, seeds)
 
-    def _schedule(self, msg: CreateTournament, game_cls: type, starts_at: int, schedule_id: str | None) -> Tournament:
-        if msg.seeds is not None:
+    def _schedule(self, msg: CreateTournament, game_cls: type, starts_at: int, schedule_id: str | None,
+                  found: list[int] | None = None) -> Tournament:
+        if found is not None:
+            seeds = tuple(found)
+        elif msg.seeds is not None:
             seeds = tuple(msg.seeds)
         elif msg.winnable:
             seeds = tuple(self._draw_winnable(game_cls.key, msg.deals, private=True))
@@ -1083,6 +1386,14 @@ class ArenaServer:
             self._pending[schedule_id] = tournament.id
         self.tournaments[tournament.id] = tournament
         tournament.start()
+        _tournaments_log.info("tournament %s %r created, starting at %s", tournament.id, plan.name,
+                              iso_time(plan.starts_at_ms),
+                              extra=fields("tournament_created", tournament=tournament.id, tournament_name=plan.name,
+                                           game=game_cls.key, format=plan.format, deals=len(plan.seeds),
+                                           starts_at=iso_time(plan.starts_at_ms),
+                                           registration_opens_at=iso_time(tournament.registration_opens_ms),
+                                           status=tournament.status, schedule=plan.schedule,
+                                           timezone=plan.timezone))
         return tournament
 
     def _next_occurrence(self, schedule_id: str, after_ms: int) -> None:
@@ -1138,15 +1449,20 @@ class ArenaServer:
 
 
 async def serve(host: str = "127.0.0.1", port: int = 8765, config: ServerConfig | None = None,
-                *, tournaments: str | Path | None = None) -> None:
-    """Run a server until cancelled (Ctrl-C in `arena serve`); ``tournaments``: a TOML schedule
-    file whose tournaments are scheduled at start."""
+                *, tournaments: str | Path | None = None, stop: asyncio.Event | None = None) -> None:
+    """Run a server until ``stop`` is set, then shut it down gracefully within its
+    ``shutdown_grace_s`` (`ArenaServer.shutdown`; `arena serve` sets it on SIGTERM and SIGINT);
+    if cancelled instead, it closes at once. ``tournaments``: a TOML schedule file whose
+    tournaments are scheduled at start (each is logged as ``tournament_created``)."""
     server = ArenaServer(config)
     if tournaments is not None:
-        for tournament in server.load_schedule(tournaments):
-            log.info("scheduled %s %r at %s", tournament.id, tournament.plan.name, tournament.plan.starts_at_ms)
+        server.load_schedule(tournaments)
     await server.start(host, port)
     try:
-        await asyncio.Future()
+        if stop is None:
+            await asyncio.Future()  # until cancelled
+        else:
+            await stop.wait()
+            await server.shutdown()
     finally:
         await server.close()

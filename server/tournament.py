@@ -42,6 +42,7 @@ from server.protocol import (
     TournamentStanding,
     encode,
 )
+from server.logs import fields, iso_time
 from server.names import name_key
 from server.race import Clock, Listener, Race
 from server.store import Store
@@ -49,6 +50,7 @@ from server.store import Store
 __all__ = ["TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan"]
 
 log = logging.getLogger("arena.server")
+events = logging.getLogger("arena.tournaments")
 
 
 class TournamentHost(Protocol):
@@ -234,6 +236,9 @@ class Tournament:
             self.entrants[player.id] = TournamentEntrant(player, len(self.entrants))
             self._names[key] = player.id
             self._announce("registered")
+            events.info("%s registered for tournament %s", player.name, self.id,
+                        extra=fields("tournament_registered", tournament=self.id, player=player.id,
+                                     player_name=player.name))
 
     async def withdraw(self, player: Player) -> None:
         """Leave: before the start, off the list; later, the deal in play counts as resigned and no
@@ -251,6 +256,9 @@ class Tournament:
                 entrant.withdrawn = True
             racing = [r for r in self.races if r.status == "running" and player.id in r.entrants]
             self._announce("withdrawn")
+            events.info("%s withdrew from tournament %s", player.name, self.id,
+                        extra=fields("tournament_withdrawn", tournament=self.id, player=player.id,
+                                     player_name=player.name))
         for race in racing:
             with contextlib.suppress(ProtocolError):
                 await race.resign(player.id)
@@ -277,22 +285,25 @@ class Tournament:
             race = self._new_race(deal, [entrant], min(self.plan.deal_time_limit_s, left_s), hold_seed=True)
             entrant.current = race
             race.on_finish = lambda r, d=deal: self._scored(r, d)
+            self._log_deal(deal, race, player.id)
         await race.join(player.id, player.name, player)
         await race.start(self.id)
         return race
 
-    async def cancel(self) -> None:
-        """Stop the tournament: running deals end, nothing more is played; results so far stand."""
+    async def cancel(self, reason: str = "cancelled") -> None:
+        """Stop the tournament: running deals end (their races finish with ``reason``), nothing
+        more is played; results so far stand."""
         async with self.lock:
             if self.status in ("finished", "cancelled"):
                 return
             self.status = "cancelled"
             self._announce("cancelled")
+            self._log_status(reason)
             self.host.tournament_ended(self)
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
         for race in self.races:
-            await race.stop("cancelled")
+            await race.stop(reason)
             race.reveal()
 
     # ------------------------------------------------------------------------- running
@@ -339,6 +350,7 @@ class Tournament:
                 raise asyncio.CancelledError
             self.status = status
             self._announce(kind)
+            self._log_status()
 
     async def _play_rounds(self) -> None:
         for deal in range(len(self.plan.seeds)):
@@ -355,6 +367,7 @@ class Tournament:
             await race.start(self.id)
             async with self.lock:
                 self._announce("deal_started", deal=deal, race=race.code)
+                self._log_deal(deal, race)
             await done.wait()
             if deal + 1 < len(self.plan.seeds):
                 await self.host.clock.sleep_until(self.host.clock.monotonic() + self.plan.break_s)
@@ -396,6 +409,28 @@ class Tournament:
                                              status=line.status)
             entrant.moved = entrant.moved or line.moves > 0 or line.status == "resigned"
         self._announce("deal_ended", deal=deal, race=race.code)
+
+    # ---------------------------------------------------------------------------- logs
+
+    def _log_status(self, reason: str | None = None) -> None:
+        """Log the tournament's new status (``tournament_registration``, ``tournament_starting``,
+        ``tournament_running``, ``tournament_finished`` with the leader, ``tournament_cancelled``)."""
+        leader = None
+        if self.status in ("finished", "cancelled"):
+            leader = next(iter(self.standings()), None)
+        events.info("tournament %s: %s", self.id, self.status,
+                    extra=fields(f"tournament_{self.status}", tournament=self.id, tournament_name=self.plan.name,
+                                 status=self.status, reason=reason,
+                                 entrants=sum(not e.withdrawn for e in self.entrants.values()),
+                                 starts_at=iso_time(self.plan.starts_at_ms),
+                                 ends_at=iso_time(self.ends_at_ms) if self.ends_at_ms is not None else None,
+                                 winner=leader.player if leader else None,
+                                 winner_name=leader.name if leader else None))
+
+    def _log_deal(self, deal: int, race: Race, player: str | None = None) -> None:
+        events.info("tournament %s: deal %d started in race %s", self.id, deal + 1, race.code,
+                    extra=fields("tournament_deal_started", tournament=self.id, deal=deal, race=race.code,
+                                 player=player, entrants=len(race.entrants) or None))
 
     # ---------------------------------------------------------------------- publishing
 

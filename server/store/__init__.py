@@ -37,6 +37,12 @@ class Store(abc.ABC):
     """Storage for races. Every method may raise `OSError` if the storage is unreachable; the
     caller then refuses the request (nothing is acknowledged that was not stored)."""
 
+    #: True when races outlive the server process (another node, or the same one restarted,
+    #: resumes them from the store); False when they live and die with it, as in memory. A
+    #: server shutting down over a store that is not durable ends every unfinished race
+    #: (reason ``server_shutdown``) and tells its entrants, rather than leave them waiting.
+    durable: bool = False
+
     @abc.abstractmethod
     async def save_race(self, code: str, meta: dict[str, object]) -> None:
         """Create or update a race's description (a flat dict of str, int, bool or None)."""

@@ -23,6 +23,8 @@ class MemoryStore(Store):
     `time.monotonic`; the server passes its own).
     """
 
+    durable = False  # the process's memory: its races end with it
+
     def __init__(self, *, max_events: int = 10_000, max_records: int = 100_000,
                  now: Callable[[], float] = time.monotonic) -> None:
         self._races: dict[str, dict[str, object]] = {}

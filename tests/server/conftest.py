@@ -97,13 +97,14 @@ class Peer:
                         return self._unread.pop(i)
                 await self._arrived.wait()
 
-    async def request(self, message: msgspec.Struct, kind: type) -> msgspec.Struct:
-        """Send ``message`` and wait for its reply (``kind``) or an Error with the same req."""
+    async def request(self, message: msgspec.Struct, kind: type, timeout_ms: int = 3000) -> msgspec.Struct:
+        """Send ``message`` and wait (``timeout_ms``) for its reply (``kind``) or an Error with the
+        same req."""
         await self.send(message)
         req = getattr(message, "req", None)
         return await self._take(
             lambda m: (isinstance(m, p.Error) and m.req == req) or (isinstance(m, kind) and getattr(m, "req", req) == req),
-            3000,
+            timeout_ms,
         )
 
     async def hello(self, name: str, token: str | None = None) -> p.Welcome:
