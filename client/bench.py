@@ -474,10 +474,10 @@ async def _run_memory(args: argparse.Namespace, console: Console) -> int:
 
 async def run_bench(args: argparse.Namespace, console: Console) -> int:
     """Run the benchmark that ``args`` (parsed with `add_bench_arguments`) names, print its
-    figures on ``console``; return 0, or 1 when a check failed or the server failed."""
+    figures on ``console``; return 0, 1 when a check failed, or 2 when the server failed."""
     run: Callable[[argparse.Namespace, Console], Awaitable[int]] = args.bench_run
     try:
         return await run(args, console)
     except ServerProcessError as exc:
         console.print(f"[red]error:[/] {escape(exc.reason)}", highlight=False)
-        return 1
+        return 2

@@ -1,18 +1,26 @@
 """The ``arena`` command: run a server, list games, create, play, watch and verify races, or a demo.
 
-    arena serve [--host 127.0.0.1] [--port 8765]
-    arena games
-    arena races [--server URL]
+    arena serve [--host 127.0.0.1] [--port 8765] [limits...]
+    arena games [--json]
+    arena races [--live] [--json] [--server URL]
     arena create --game G [--seed N] [--option NAME=true|false] [--max-entrants N]
                  [--countdown S] [--time-limit S] [--join] [--name N] [--server URL]
     arena start CODE --token T [--server URL]
     arena bot --race CODE [--server URL] [--name N] [--token T] [--start] [--delay-ms N]
-    arena watch CODE [--server URL]
+    arena play CODE [--server URL] [--name N] [--token T] [--double]
+    arena watch CODE [--json] [--server URL]
     arena verify CODE [--server URL]
+    arena tournament create|list|show|register|cancel ...
+    arena simulate|catalog|solve ... (offline: the bot and the solver)
     arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20]
 
-Exit codes: 0 success; 1 a verification failed; 2 bad usage or a request the server refused;
-130 interrupted. Times on screen are race times in seconds, from the start instant.
+Output (`client.output`): a table on a terminal; one tab-separated line per row when stdout is
+not a terminal (titles and hints on stderr); one JSON document with ``--json``. ``watch`` and
+``tournament show --follow`` print one line (or JSON object) per event as it happens.
+
+Exit codes (`EXIT_CODES`): 0 success; 1 a check failed (a verification, a fuzz or benchmark
+check); 2 bad usage, bad input, an unreachable server or a request the server refused; 130
+interrupted. Times on screen are race times in seconds, from the start instant.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import importlib.metadata
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from rich.console import Console
 from rich.live import Live
@@ -36,8 +44,10 @@ from rich.progress import Progress
 from rich.table import Table
 
 from client.bench import add_bench_arguments, run_bench
-from client.connection import ArenaClient, ArenaError
+from client.connection import ArenaClient, ArenaError, RaceEvent
 from client.fuzz import add_fuzz_arguments, run_fuzz
+from client.output import Listing, add_json_flag, json_line, print_line, show
+from client.play import add_play_arguments, run_play
 from client.serving import add_server_arguments
 from client.solve import add_solve_arguments, run_solve
 from client.tournaments import add_tournament_commands, run_tournament_command, run_tournament_demo
@@ -45,6 +55,7 @@ from client.verify import VerifyReport
 from engine.games import GAMES, UnknownGame, find_game
 from server.protocol import (
     DelayedBoard,
+    EntrantJoined,
     Progress as ProgressEvent,
     ProtocolError,
     RaceFinished,
@@ -52,11 +63,20 @@ from server.protocol import (
     RaceStarting,
     Snapshot,
     Standing,
+    TournamentEvent,
 )
 
-__all__ = ["follow_race", "main", "report_table", "standings_table"]
+__all__ = ["event_line", "follow_race", "main", "race_events", "report_table", "standings_listing", "standings_table"]
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
+
+#: What each exit code of ``arena`` means (printed by ``arena --help``).
+EXIT_CODES = {
+    0: "success",
+    1: "a check failed: arena verify found the record wrong, or a fuzz or benchmark check failed",
+    2: "bad usage or input, the server unreachable, or a request the server refused (the error line says which)",
+    130: "interrupted (Ctrl-C)",
+}
 
 _STATUS_STYLE = {
     "won": "bold green",
@@ -93,6 +113,14 @@ def standings_table(standings: Sequence[Standing], *, title: str = "", caption: 
     return table
 
 
+def standings_listing(standings: Sequence[Standing], *, title: str = "", notes: Sequence[str] = ()) -> Listing:
+    """Standings as a `client.output.Listing` (the columns of `standings_table`)."""
+    rows = [[str(s.place), s.name, s.status, f"{s.cleared}/{s.total}", f"{s.time_ms / 1000:.3f} s", str(s.moves)]
+            for s in standings]
+    return Listing(title, ["#", "player", "status", "cleared", "time", "moves"], rows, list(standings),
+                   notes=list(notes), right=frozenset({"#", "cleared", "time", "moves"}))
+
+
 def report_table(report: VerifyReport) -> Table:
     """A rich table of a `client.verify.VerifyReport`: one row per check."""
     verdict = "[bold green]verified[/]" if report.ok else "[bold red]FAILED[/]"
@@ -105,47 +133,84 @@ def report_table(report: VerifyReport) -> Table:
     return table
 
 
+async def race_events(client: ArenaClient, snapshot: Snapshot) -> AsyncIterator[RaceEvent]:
+    """The events of the watched race ``snapshot.race.code`` (reconnect snapshots of it
+    included), as they arrive, until its `RaceFinished` (yielded last). Yields nothing if the
+    race had already finished."""
+    code = snapshot.race.code
+    if snapshot.race.status == "finished":
+        return
+    async with contextlib.aclosing(client.events()) as events:
+        async for event in events:
+            if isinstance(event, Snapshot):
+                if event.race.code == code:
+                    yield event
+                continue
+            if isinstance(event, TournamentEvent) or event.race != code:
+                continue
+            yield event
+            if isinstance(event, RaceFinished):
+                return
+
+
+def event_line(event: RaceEvent, standings: Sequence[Standing], snapshot: Snapshot) -> str:
+    """One line of text for a race event (race time in seconds first where it has one), given
+    the standings it leaves."""
+    if isinstance(event, Snapshot):
+        return f"{event.race.game} race {event.race.code}: {event.race.status}"
+    if isinstance(event, EntrantJoined):
+        return f"{event.name} joined"
+    if isinstance(event, RaceStarting):
+        return f"starting in {event.countdown_ms / 1000:.0f} s; commitment {event.commitment}"
+    if isinstance(event, RaceStarted):
+        return f"running; time limit {event.time_limit_ms // 1000} s"
+    if isinstance(event, ProgressEvent):
+        s = next((s for s in standings if s.player == event.player), None)
+        text = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}"
+        if event.move:  # spectators of a race without a delay get the move here
+            text += f": {event.move}"
+        if s is not None:
+            text += f"  ({s.cleared}/{s.total} cleared, {s.moves} moves, {s.status})"
+        return text
+    if isinstance(event, DelayedBoard):
+        return (f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move} "
+                f"(shown {snapshot.race.spectator_delay_s} s late)")
+    if isinstance(event, RaceFinished):
+        return f"finished: {event.reason}; seed {event.seed} revealed"
+    return event.__struct_config__.tag  # type: ignore[attr-defined]  # an event this client does not describe
+
+
 async def follow_race(client: ArenaClient, snapshot: Snapshot, console: Console) -> RaceFinished | None:
     """Show the live standings of a watched race until it finishes; return its `RaceFinished`.
 
-    ``snapshot``: what `ArenaClient.watch` returned. Redraws on every event (rich `Live`,
-    transient: the caller prints the final table). Returns None at once if the race had
-    already finished (the snapshot's standings are final then).
+    ``snapshot``: what `ArenaClient.watch` returned. On a terminal it redraws on every event
+    (rich `Live`, transient: the caller prints the final table); elsewhere it prints one line per
+    event as it comes (`event_line`). Returns None at once if the race had already finished
+    (the snapshot's standings are final then).
     """
     code = snapshot.race.code
-    if snapshot.race.status == "finished":
-        return None
     standings = snapshot.standings
-    line = f"{snapshot.race.game} race {code}: {snapshot.race.status}"
+    line = event_line(snapshot, standings, snapshot)
+    finished: RaceFinished | None = None
 
     def view() -> Table:
         return standings_table(standings, title=f"Race {code} ({snapshot.race.game})", caption=line)
 
-    with Live(view(), console=console, refresh_per_second=8, transient=True) as live:
-        async with contextlib.aclosing(client.events()) as events:
-            async for event in events:
-                if isinstance(event, Snapshot):
-                    if event.race.code == code:
-                        standings = event.standings
-                elif event.race != code:
-                    continue
-                elif isinstance(event, RaceStarting):
-                    line = f"starting in {event.countdown_ms / 1000:.0f} s; commitment {event.commitment[:16]}..."
-                elif isinstance(event, RaceStarted):
-                    line = f"running; time limit {event.time_limit_ms // 1000} s"
-                elif isinstance(event, ProgressEvent):
-                    standings = event.standings
-                    if event.move:  # spectators of a race without a delay get the move here
-                        line = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move}"
-                elif isinstance(event, DelayedBoard):
-                    line = (f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move} "
-                            f"(shown {snapshot.race.spectator_delay_s} s late)")
-                elif isinstance(event, RaceFinished):
-                    standings = event.standings
-                    live.update(view())
-                    return event
+    live = Live(view(), console=console, refresh_per_second=8, transient=True) if console.is_terminal else None
+    if live is None and snapshot.race.status != "finished":
+        print_line(line, console)
+    with live or contextlib.nullcontext():
+        async for event in race_events(client, snapshot):
+            if isinstance(event, (Snapshot, ProgressEvent, RaceFinished)):
+                standings = event.standings
+            line = event_line(event, standings, snapshot)
+            if isinstance(event, RaceFinished):
+                finished = event
+            if live is not None:
                 live.update(view())
-    return None
+            else:
+                print_line(line, console)
+    return finished
 
 
 def _name_of(standings: Sequence[Standing], player: str) -> str:
@@ -156,27 +221,40 @@ def _name_of(standings: Sequence[Standing], player: str) -> str:
 
 
 def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
-    from client.serving import server_config
+    from client.serving import log_settings, server_config
+    from server.logs import configure_logging
     from server.schedule import ScheduleError
     from server.service import serve
 
     try:
         config = server_config(args, os.environ)
+        configure_logging(*log_settings(args, os.environ))
     except ValueError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("arena.cli")
 
     async def run() -> None:
+        """Serve until SIGTERM or SIGINT, then drain within the grace (`ArenaServer.shutdown`);
+        a second signal during the drain stops at once."""
         task = asyncio.current_task()
         assert task is not None
         loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+
+        def on_signal(signum: signal.Signals) -> None:
+            if stop.is_set():
+                log.warning("%s again: stopping at once", signum.name)
+                task.cancel()
+                return
+            log.info("%s: shutting down", signum.name)
+            stop.set()
+
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
-                loop.add_signal_handler(signum, task.cancel)
+                loop.add_signal_handler(signum, on_signal, signum)
         with contextlib.suppress(asyncio.CancelledError):
-            await serve(args.host, args.port, config, tournaments=args.tournaments)
+            await serve(args.host, args.port, config, tournaments=args.tournaments, stop=stop)
 
     log.info("starting on ws://%s:%d", args.host, args.port)
     try:
@@ -196,13 +274,12 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_games(args: argparse.Namespace, console: Console) -> int:
-    table = Table(title="Games")
-    table.add_column("key")
-    table.add_column("name")
-    table.add_column("summary")
-    for game in GAMES:
-        table.add_row(game.key, escape(game.name), escape(game.summary))
-    console.print(table)
+    rows = [[game.key, game.name, game.summary] for game in GAMES]
+    data = [{"key": g.key, "name": g.name, "aliases": list(g.aliases), "summary": g.summary, "packs": g.packs,
+             "cards": g.total, "rules_version": g.rules_version, "rules_text": g.rules_text,
+             "options": {name: option.default for name, option in g.options.items()},
+             "quoted_odds": g.quoted_odds or None} for g in GAMES]
+    show(Listing("Games", ["key", "name", "summary"], rows, data), console, as_json=args.json)
     return 0
 
 
@@ -210,19 +287,21 @@ async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
     status = "live" if args.live else "open"
     async with await ArenaClient.connect(args.server, args.name) as client:
         page = await client.list_races(status, before=args.before, limit=args.limit)
+    rows = [[info.code, info.game, f"{len(info.entrants)}/{info.max_entrants}",
+             "secret" if info.seed is None else str(info.seed), f"{info.countdown_s} s", f"{info.time_limit_s} s",
+             info.status] for info in page.races]
+    notes = []
     if not page.races:
-        console.print("No race is open to join." if status == "open" else "No race is running.")
-        return 0
-    table = Table(title="Open races" if status == "open" else "Live races")
-    for column in ("code", "game", "entrants", "seed", "countdown", "time limit", "status"):
-        table.add_column(column)
-    for info in page.races:
-        table.add_row(info.code, info.game, f"{len(info.entrants)}/{info.max_entrants}",
-                      "secret" if info.seed is None else str(info.seed),
-                      f"{info.countdown_s} s", f"{info.time_limit_s} s", info.status)
-    console.print(table)
+        notes.append("No race is open to join." if status == "open" else "No race is running.")
     if page.cursor is not None:
-        console.print(f"More: arena races{' --live' if args.live else ''} --before {page.cursor}", highlight=False)
+        notes.append(f"More: arena races{' --live' if args.live else ''} --before {page.cursor}")
+    listing = Listing("Open races" if status == "open" else "Live races",
+                      ["code", "game", "entrants", "seed", "countdown", "time limit", "status"], rows,
+                      data={"races": page.races, "cursor": page.cursor}, notes=notes)
+    if not page.races and console.is_terminal and not args.json:
+        console.print(notes[0], highlight=False)  # a sentence, not an empty table
+        return 0
+    show(listing, console, as_json=args.json)
     return 0
 
 
@@ -309,15 +388,26 @@ async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
     code = args.code.upper()
     async with await ArenaClient.connect(args.server, args.name) as client:
         snapshot = await client.watch(code)
+        if args.json:
+            json_line(snapshot)
+            async for event in race_events(client, snapshot):
+                json_line(event)
+            return 0
         finished = await follow_race(client, snapshot, console)
     standings = finished.standings if finished else snapshot.standings
     caption = (f"seed {finished.seed} revealed; {finished.reason}" if finished
                else f"race {code} is {snapshot.race.status}")
-    console.print(standings_table(standings, title=f"Race {code}: final standings", caption=caption))
+    notes = []
     if code in client.commitments:
-        console.print(f"Commitment published at the start: {client.commitments[code]}\n"
-                      f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
-                      highlight=False, soft_wrap=True)
+        notes.append(f"Commitment published at the start: {client.commitments[code]}\n"
+                     f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}")
+    if console.is_terminal:
+        console.print(standings_table(standings, title=f"Race {code}: final standings", caption=caption))
+        for note in notes:
+            console.print(note, highlight=False, soft_wrap=True)
+    else:
+        show(standings_listing(standings, title=f"Race {code}: final standings; {caption}", notes=notes),
+             console, as_json=False)
     return 0
 
 
@@ -350,20 +440,24 @@ def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     from client.simulate import odds_share, simulate
 
     keys = [g.key for g in GAMES] if args.games == ["all"] else [find_game(g).key for g in args.games]
-    table = Table(title=f"The bot over {args.deals} seeded deals (seeds {args.first_seed}..)")
-    for column in ("game", "rules text", "won", "share", "cleared", "text's odds", "as share"):
-        table.add_column(column, justify="left" if column in ("game", "rules text") else "right")
-    with Progress(console=console, transient=True) as progress:
+    rows, data = [], []
+    with Progress(console=console, transient=True, disable=args.json or not console.is_terminal) as progress:
         for key in keys:
             game_cls = find_game(key)
             task = progress.add_task(key, total=args.deals)
             result = simulate(key, args.deals, first_seed=args.first_seed, workers=args.workers or None,
                               progress=lambda n, task=task: progress.advance(task, n))
             share = odds_share(game_cls.quoted_odds)
-            table.add_row(key, game_cls.rules_text, f"{result.wins}/{args.deals}", f"{result.win_share:.1%}",
-                          f"{result.mean_cleared:.1f}/{result.total}", game_cls.quoted_odds or "-",
-                          f"{share:.1%}" if share is not None else "-")
-    console.print(table)
+            rows.append([key, game_cls.rules_text, f"{result.wins}/{args.deals}", f"{result.win_share:.1%}",
+                         f"{result.mean_cleared:.1f}/{result.total}", game_cls.quoted_odds or "-",
+                         f"{share:.1%}" if share is not None else "-"])
+            data.append({"game": key, "deals": args.deals, "first_seed": args.first_seed, "wins": result.wins,
+                         "win_share": result.win_share, "mean_cleared": result.mean_cleared, "cards": result.total,
+                         "quoted_odds": game_cls.quoted_odds or None, "quoted_share": share})
+    show(Listing(f"The bot over {args.deals} seeded deals (seeds {args.first_seed}..)",
+                 ["game", "rules text", "won", "share", "cleared", "text's odds", "as share"], rows, data,
+                 right=frozenset({"won", "share", "cleared", "text's odds", "as share"})),
+         console, as_json=args.json)
     return 0
 
 
@@ -415,8 +509,18 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
     path.write_text(format_catalog(key, sorted(entries.values(), key=lambda e: e.seed), note))
     if args.private:
         path.chmod(0o600)
-    console.print(f"{key}: {len(found)} deals added, {len(entries)} in {path}"
-                  + (" (private: keep it secret)" if args.private else ""))
+    added = [entries[seed] for seed in sorted({getattr(f, "seed", None) for f in found} - {None})]
+    if args.private:  # secret seeds stay in the file: the listing gives only how many
+        rows = [["(secret)", str(len(e.moves))] for e in added]
+        data = {"game": key, "path": str(path), "private": True, "added": len(added), "deals": len(entries)}
+    else:
+        rows = [[str(e.seed), str(len(e.moves))] for e in added]
+        data = {"game": key, "path": str(path), "private": False, "added": len(added), "deals": len(entries),
+                "seeds": [e.seed for e in added]}
+    show(Listing(f"{key}: deals added to {path}", ["seed", "moves"], rows, data, right=frozenset({"moves"}),
+                 notes=[f"{key}: {len(added)} deals added, {len(entries)} in {path}"
+                        + (" (private: keep it secret)" if args.private else "")]),
+         console, as_json=args.json)
     return 0
 
 
@@ -447,7 +551,11 @@ def _version() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description="Patience Arena: race friends on the same deal.")
+    parser = argparse.ArgumentParser(
+        prog="arena", description="Patience Arena: race friends on the same deal.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="output: a table on a terminal, one tab-separated line per row when piped, JSON with --json\n"
+               "exit codes:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_CODES.items()))
     parser.add_argument("--version", action="version", version=f"arena {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     default_server = os.environ.get("ARENA_URL") or DEFAULT_SERVER
@@ -467,11 +575,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--tournaments", metavar="FILE", help="TOML file of (recurring) tournaments to schedule")
     add_server_arguments(sub)
 
-    command("games", "list every game the engine knows", server=False)
+    sub = command("games", "list every game the engine knows", server=False)
+    add_json_flag(sub)
     sub = command("races", "list the races open to join (or, with --live, running)", name_default="lister")
     sub.add_argument("--live", action="store_true", help="races starting or running, to watch")
     sub.add_argument("--before", type=int, metavar="CURSOR", help="the next page: the cursor the last page printed")
     sub.add_argument("--limit", type=int, default=50, help="races per page, 1 to 100 (default 50)")
+    add_json_flag(sub)
 
     sub = command("create", "create a race and print its code", name_default="host")
     sub.add_argument("--game", required=True, help="game key or alias (see `arena games`)")
@@ -482,8 +592,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--time-limit", type=int, default=900, help="race time limit, seconds (default 900)")
     sub.add_argument("--join", action="store_true", help="enter the race too (keep the token to play it)")
     sub.add_argument("--winnable", action="store_true",
-                     help="a deal known to be winnable: a secret one from the server's private catalog, or with "
-                          "--public-seed a practice deal from the public catalog")
+                     help="a deal known to be winnable: a fresh secret one the server's solver proves winnable "
+                          "(or one from its private catalog), or with --public-seed a practice deal from the public "
+                          "catalog")
     sub.add_argument("--public-seed", action="store_true",
                      help="the drawn seed is public from the start (a practice deal)")
     sub.add_argument("--spectator-delay", type=int, default=0, metavar="S",
@@ -500,9 +611,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--start", action="store_true", help="start the race once joined (its creator only)")
     sub.add_argument("--double", action="store_true",
                      help="after a win, stake the points on one round of Double or Naught")
+    add_play_arguments(command("play", "join a race and play it yourself at a prompt", name_default="player"))
 
-    sub = command("watch", "show a race's live standings until it ends", name_default="spectator")
+    sub = command("watch", "show a race's live standings until it ends (piped: one line per event)",
+                  name_default="spectator")
     sub.add_argument("code", help="race code")
+    add_json_flag(sub, "one JSON object per line: every event as the server sent it, then the final standings")
 
     sub = command("verify", "check a finished race from its record (exit 1 if a check fails)",
                   name_default="verifier")
@@ -517,6 +631,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--deals", type=int, default=1000, help="deals per game (default 1000)")
     sub.add_argument("--first-seed", type=int, default=0, help="seed of the first deal (default 0)")
     sub.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
+    add_json_flag(sub)
 
     sub = command("catalog", "build or extend a game's catalog of winnable deals (the bot, or --solver, finds them)",
                   server=False)
@@ -533,6 +648,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--seconds", type=float, default=10.0, help="with --solver: seconds per deal (default 10)")
     sub.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                      help="with --solver: worker processes (default: one per core)")
+    add_json_flag(sub)
 
     sub = command("solve", "the solver: one deal's verdict and solution, or a win rate over many deals",
                   server=False)
@@ -561,6 +677,7 @@ _COMMANDS = {
     "create": _cmd_create,
     "start": _cmd_start,
     "bot": _cmd_bot,
+    "play": run_play,
     "watch": _cmd_watch,
     "verify": _cmd_verify,
     "demo": _cmd_demo,
@@ -586,6 +703,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("serve", "games", "simulate", "catalog", "solve"):
             return handler(args, console)  # type: ignore[return-value]
         if args.command == "create":
+            find_game(args.game)  # an unknown game is an error before any connection
             for text in args.option:
                 try:
                     _option(text)
@@ -593,7 +711,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     parser.error(str(exc))
         return asyncio.run(handler(args, console))  # type: ignore[arg-type]
     except (ArenaError, UnknownGame) as exc:
-        console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False)
+        console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False,
+                      soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -1402,7 +1402,7 @@ async def run_fuzz(args: argparse.Namespace, console: Console) -> int:
                                          oversize_share=args.oversize_share, progress=show)
         except RuntimeError as exc:
             console.print(f"[red]error:[/] {escape(str(exc))}")
-            return 1
+            return 2
     print_figures(figures, console)
     if args.json:
         Path(args.json).write_text(json.dumps(figures.to_json(), indent=2) + "\n")

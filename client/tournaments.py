@@ -17,31 +17,27 @@ from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from client.bot import run_tournament_bot
-from client.connection import ArenaClient, ArenaTimeout
+from client.connection import ArenaClient, ArenaError, ArenaTimeout
+from client.output import Listing, add_json_flag, json_line, print_line, show
 from server.protocol import TournamentEvent, TournamentInfo, TournamentStanding
 
-__all__ = ["add_tournament_commands", "run_tournament_command", "run_tournament_demo", "tournament_table"]
+__all__ = ["add_tournament_commands", "run_tournament_command", "run_tournament_demo", "tournament_listing"]
 
 
-def tournament_table(info: TournamentInfo, standings: Sequence[TournamentStanding], *, title: str = "") -> Table:
-    """A rich table of tournament standings: place, player, status, cards over all deals, total
-    time, and each deal's cards."""
-    table = Table(title=escape(title or f"{info.name} ({info.id}): {info.status}"))
-    table.add_column("#", justify="right")
-    table.add_column("player")
-    table.add_column("status")
-    table.add_column("cleared", justify="right")
-    table.add_column("time", justify="right")
-    for deal in range(info.deals):
-        table.add_column(f"deal {deal + 1}", justify="right")
+def tournament_listing(info: TournamentInfo, standings: Sequence[TournamentStanding], *, title: str = "") -> Listing:
+    """A tournament's standings as a `client.output.Listing`: place, player, status, cards over
+    all deals, total time (s), and each deal's cards; its JSON is ``{"tournament", "standings"}``."""
+    rows = []
     for s in standings:
         per_deal = {i: f"{d.cleared}" for i, d in enumerate(s.deals)}
-        table.add_row(str(s.place), escape(s.name), s.status, str(s.cleared), f"{s.time_ms / 1000:.3f} s",
-                      *(per_deal.get(i, "-") for i in range(info.deals)))
-    return table
+        rows.append([str(s.place), s.name, s.status, str(s.cleared), f"{s.time_ms / 1000:.3f} s",
+                     *(per_deal.get(i, "-") for i in range(info.deals))])
+    columns = ["#", "player", "status", "cleared", "time", *(f"deal {d + 1}" for d in range(info.deals))]
+    return Listing(title or f"{info.name} ({info.id}): {info.status}", columns, rows,
+                   data={"tournament": info, "standings": list(standings)},
+                   right=frozenset(c for c in columns if c not in ("player", "status")))
 
 
 def _when(ms: int) -> str:
@@ -72,7 +68,8 @@ def add_tournament_commands(commands: argparse._SubParsersAction, default_server
     p.add_argument("--timezone", default="UTC", help="the cron expression's IANA time zone (default UTC)")
     p.add_argument("--seed", type=int, action="append", dest="seeds", help="one per deal (default: drawn)")
     p.add_argument("--winnable", action="store_true",
-                   help="draw the deals from the server's private catalog of winnable deals (secret ones)")
+                   help="deals known to be winnable: fresh secret ones the server's solver proves winnable, the "
+                        "rest from its private catalog")
     p.add_argument("--deal-time-limit", type=int, default=600, help="seconds per deal (default 600)")
     p.add_argument("--max-entrants", type=int, default=256)
     p.add_argument("--registration-opens", type=int, default=3600, help="seconds before the start (default 3600)")
@@ -82,10 +79,13 @@ def add_tournament_commands(commands: argparse._SubParsersAction, default_server
     p.add_argument("--spectator-delay", type=int, default=1, metavar="S",
                    help="spectators see the boards this many seconds late (default 1)")
     p.add_argument("--admin-token", default=None, help=admin_help)
-    action("list", "list the tournaments")
+    add_json_flag(action("list", "list the tournaments"))
     p = action("show", "a tournament's standings")
     p.add_argument("id")
-    p.add_argument("--follow", action="store_true", help="redraw live until it ends")
+    p.add_argument("--follow", action="store_true",
+                   help="follow it live until it ends: the standings after each deal (piped: one line per event)")
+    add_json_flag(p, "one JSON document; with --follow one JSON object per line, each event as the server sent "
+                     "it, then the final standings")
     p = action("register", "register for a tournament")
     p.add_argument("id")
     p.add_argument("--name", default="player")
@@ -98,7 +98,7 @@ def add_tournament_commands(commands: argparse._SubParsersAction, default_server
 def _admin_token(args: argparse.Namespace) -> str:
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
     if not token:
-        raise SystemExit("arena tournament: an admin token is needed (--admin-token or ARENA_ADMIN_TOKEN)")
+        raise ArenaError("not_allowed", "an admin token is needed (--admin-token or ARENA_ADMIN_TOKEN)")
     return token
 
 
@@ -124,15 +124,13 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
             info = await client.cancel_tournament(_admin_token(args), args.id.upper())
             console.print(f"Tournament {info.id} {escape(info.name)}: {info.status}")
         elif args.action == "list":
-            table = Table(title="Tournaments")
-            for column in ("id", "name", "game", "format", "deals", "starts", "entrants", "status"):
-                table.add_column(column)
-            for t in await client.list_tournaments():
-                table.add_row(t.id, escape(t.name), t.game, t.format, str(t.deals), _when(t.starts_at_ms),
-                              f"{len(t.registered)}/{t.max_entrants}", t.status)
-            console.print(table)
+            tournaments = await client.list_tournaments()
+            rows = [[t.id, t.name, t.game, t.format, str(t.deals), _when(t.starts_at_ms),
+                     f"{len(t.registered)}/{t.max_entrants}", t.status] for t in tournaments]
+            show(Listing("Tournaments", ["id", "name", "game", "format", "deals", "starts", "entrants", "status"],
+                         rows, tournaments), console, as_json=args.json)
         elif args.action == "show":
-            await _show(client, args.id.upper(), follow=args.follow, console=console)
+            await _show(client, args.id.upper(), follow=args.follow, console=console, as_json=args.json)
         elif args.action == "register":
             info = await client.register_tournament(args.id.upper())
             if not args.bot:
@@ -145,26 +143,55 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
     return 0
 
 
-async def _show(client: ArenaClient, tournament: str, *, follow: bool, console: Console) -> None:
+async def _show(client: ArenaClient, tournament: str, *, follow: bool, console: Console,
+                as_json: bool = False, quiet_s: float = 60.0, tables: bool | None = None) -> None:
+    """Print ``tournament``'s standings; with ``follow``, keep printing as it goes on (each
+    start, each deal's start and end) until it finishes or is cancelled, however long that is:
+    a wait of ``quiet_s`` seconds without an event (before the start, during a long deal) is
+    only a pause. ``tables``: draw the standings as tables after each deal and at the end
+    (default: on a terminal only; elsewhere one line per event and tab-separated rows)."""
+    tables = console.is_terminal if tables is None else tables
     snapshot = await client.follow_tournament(tournament)
     info, standings = snapshot.tournament, snapshot.standings
+    if as_json and follow:
+        json_line(snapshot)
     while follow and info.status not in ("finished", "cancelled"):
         try:
-            event = await client.next_event(timeout_s=60)
-        except ArenaTimeout:  # a quiet minute (before the start, during a long deal): keep following
+            event = await client.next_event(timeout_s=quiet_s)
+        except ArenaTimeout:  # a quiet spell: keep following
             continue
-        if isinstance(event, TournamentEvent) and event.tournament.id == tournament:
-            info, standings = event.tournament, event.standings
-            if event.kind == "deal_ended":
-                console.print(tournament_table(info, standings, title=f"{info.name} ({info.id}): "
-                                               f"after deal {(event.deal or 0) + 1}"))
-            elif event.kind in ("starting", "deal_started"):
-                console.print(f"{escape(info.name)}: {event.kind.replace('_', ' ')}"
-                              + (f" {(event.deal or 0) + 1} (race {event.race})" if event.race else ""))
-    console.print(tournament_table(info, standings, title=f"{info.name} ({info.id}): final standings"
-                                   if info.status == "finished" else ""))
+        if not (isinstance(event, TournamentEvent) and event.tournament.id == tournament):
+            continue
+        info, standings = event.tournament, event.standings
+        if as_json:
+            json_line(event)
+        elif event.kind == "deal_ended" and tables:
+            show(tournament_listing(info, standings, title=f"{info.name} ({info.id}): after deal "
+                                    f"{(event.deal or 0) + 1}"), console, as_json=False, terminal=True)
+        else:
+            _event_line(event, console)
+    final = tournament_listing(info, standings, title=f"{info.name} ({info.id}): final standings"
+                               if info.status == "finished" else "")
     if info.seeds is not None:
-        console.print(f"seeds revealed: {info.seeds}")
+        final.notes.append(f"seeds revealed: {info.seeds}")
+    if as_json and follow:
+        json_line(final.data)
+    else:
+        show(final, console, as_json=as_json, terminal=tables or None)
+
+
+def _event_line(event: TournamentEvent, console: Console) -> None:
+    """One line for a tournament event: its time, kind, deal and race, and the leader."""
+    info = event.tournament
+    text = f"{_when(int(time.time() * 1000))}  {info.id}  {event.kind.replace('_', ' ')}"
+    if event.deal is not None:
+        text += f" {event.deal + 1}/{info.deals}"
+    if event.race:
+        text += f" (race {event.race})"
+    if event.standings and event.kind in ("deal_ended", "finished"):
+        leader = event.standings[0]
+        text += f"; leader {leader.name} with {leader.cleared} cards in {leader.time_ms / 1000:.3f} s"
+    print_line(text, console)
 
 
 async def run_tournament_demo(game: str = "klondike", *, bots: int = 8, console: Console | None = None) -> int:
@@ -186,7 +213,7 @@ async def run_tournament_demo(game: str = "klondike", *, bots: int = 8, console:
                                                     break_s=1, deal_time_limit_s=120)
             console.print(f"Tournament {info.id}: 3 {info.game} deals, rounds, {bots} bots; starts in 2 s")
             players = [asyncio.create_task(run_tournament_bot(c, info.id)) for c in clients]
-            await _show(follower, info.id, follow=True, console=console)
+            await _show(follower, info.id, follow=True, console=console, tables=True)
             await asyncio.gather(*players)
         finally:
             for client in (*clients, follower):

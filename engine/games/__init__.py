@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from engine.core import EngineError, Game
 from engine.games.clock import Clock
 from engine.games.golf import Golf
@@ -59,6 +61,10 @@ def find_game(name: str) -> type[Game]:
     """The game class registered under ``name`` (a key or alias, any case); raises `UnknownGame`."""
     game = _BY_NAME.get(name.lower().replace("-", "_").replace(" ", "_")) if isinstance(name, str) else None
     if game is None:
-        known = ", ".join(g.key for g in GAMES)
-        raise UnknownGame("unknown_game", f"no game called {name!r} (games: {known})", str(name)[:40])
+        close = difflib.get_close_matches(str(name).lower().replace("-", "_").replace(" ", "_"), _BY_NAME, n=1)
+        if close:
+            why = f"no game called {name!r}: did you mean {_BY_NAME[close[0]].key!r}?"
+        else:
+            why = f"no game called {name!r} (games: {', '.join(g.key for g in GAMES)})"
+        raise UnknownGame("unknown_game", why, str(name)[:40])
     return game
