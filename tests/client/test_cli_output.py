@@ -158,3 +158,22 @@ async def test_follow_goes_on_through_a_quiet_minute():
     assert header == "#\tplayer\tstatus\tcleared\ttime\tdeal 1"
     assert row.split("\t")[:4] == ["1", "robin", "finished", str(results[0].cleared)]
     assert len(results) == 1 and server.tournaments[info.id].status == "finished"
+
+
+def test_simulate_and_catalog_have_json_and_piped_rows(tmp_path):
+    done = _run("simulate", "golf", "clock", "--deals", "6", "--workers", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [r["game"] for r in rows] == ["golf", "clock"] and all(r["deals"] == 6 for r in rows)
+    assert all(0 <= r["wins"] <= 6 and r["win_share"] == r["wins"] / 6 for r in rows)
+    piped = _run("simulate", "golf", "--deals", "6", "--workers", "1").stdout.splitlines()
+    assert piped[0].split("\t")[:3] == ["game", "rules text", "won"] and piped[1].startswith("golf\t")
+
+    done = _run("catalog", "golf", "--count", "2", "--dir", str(tmp_path), "--json")
+    assert done.returncode == 0, done.stderr
+    public = json.loads(done.stdout)
+    assert public["added"] == 2 and len(public["seeds"]) == 2 and public["private"] is False
+    assert all(f"{seed}:" in (tmp_path / "golf.txt").read_text() for seed in public["seeds"])
+    done = _run("catalog", "golf", "--count", "1", "--private", str(tmp_path / "secret"), "--json")
+    secret = json.loads(done.stdout)
+    assert secret["added"] == 1 and secret["private"] is True and "seeds" not in secret
