@@ -1,4 +1,5 @@
-"""Per-game knowledge for the search: which moves to try first, and which piles are alike.
+"""Per-game knowledge for the search: which moves to try first, which positions look best, and
+which positions are alike.
 
 `ordered_moves` sorts a position's legal moves so that a depth-first search meets wins early:
 a card to a foundation (clearing is always progress), then a move that turns a face-down card
@@ -7,26 +8,77 @@ into an empty pile, a reserve or a cell), then dealing from the stock, and turni
 back into the stock last of all. In games that build up from the Ace onto piles that take any
 card (`BLOCKERS`), a card put on one of lower rank comes after a move into an empty pile. The sort is stable, so the engine's own order breaks ties.
 
+`score` says how promising a position looks to best-first search: cards cleared, cards face up,
+and in `BLOCKERS` games the fewer cards lying on a card of lower rank the better.
+
 `canonical` writes a position in a form where piles the rules treat alike are sorted, so that
 the transposition table sees two positions that differ only by a swap of such piles as one.
 Piles are alike when every rule treats them the same and no rule names them by number: the
 tableau of Klondike, Eight Off, Penguin, Canfield and Chameleon (the stock feeds only the waste),
-the reserve columns of Golf, the waste piles of Calculation and Strategy, and the cells of Eight
-Off and Penguin. Games whose stock deals onto piles in order (Scorpion, Idiot's Delight, Little
-Spider...) or whose piles have places (Clock, Pyramid, The Besieged City...) keep every pile as
-it is.
+the reserve columns of Golf, the waste piles of Strategy, and the cells of Eight Off and Penguin.
+Games whose stock deals onto piles in order (Scorpion, Idiot's Delight, Little Spider...) or whose
+piles have places (Clock, Pyramid, The Besieged City...) keep every pile as it is.
+
+Games that need more than these shared rules have a module of their own under solver/, named
+after the game, registered in `KNOWLEDGE`: its canonical form, score and move order replace the
+shared ones. Calculation and Friday 13, where no rule looks at a suit, write positions with
+ranks only; General's Patience and The Besieged City drop the mark that tells a card's two
+copies apart, and leave out moves that only rearrange cards already in order (so that a search
+of theirs that runs out of positions proves nothing: `proves_loss`).
 """
 
 from __future__ import annotations
 
-from engine.core import Game, Move
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["ALIKE", "BLOCKERS", "SAFE_UP", "canonical", "ordered_moves", "safe_move"]
+from engine.core import Game, Move
+from solver import besieged_city, calculation, friday_13, generals_patience
+
+__all__ = [
+    "ALIKE", "BLOCKERS", "KNOWLEDGE", "SAFE_UP", "Knowledge", "canonical", "ordered_moves", "proves_loss",
+    "safe_move", "score",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What the search knows about one game beyond its rules, each piece replacing the shared
+    one below (`canonical`, `score`, `ordered_moves`); each game's lives in a module of its own,
+    solver/<game key>.py.
+
+    ``canonical(game)``: the position as text for one search's transposition table, where
+    positions the rules cannot tell apart are written alike (the shared `canonical` otherwise).
+    ``score(game)``: how promising a position looks to best-first search, higher first.
+    ``ordered_moves(game)``: the moves to try, best first. ``complete``: True when these moves
+    are every legal move, up to positions that ``canonical`` writes alike; False when the game
+    leaves out moves it judges useless without a proof, so that a search that runs out of
+    positions has proved nothing (its verdict stays unknown).
+    """
+
+    canonical: Callable[[Game], str] | None = None
+    score: Callable[[Game], int] | None = None
+    ordered_moves: Callable[[Game], list[Move]] | None = None
+    complete: bool = True
+
+
+#: Per-game knowledge, by game key.
+KNOWLEDGE: dict[str, Knowledge] = {
+    "besieged_city": Knowledge(canonical=besieged_city.canonical, score=besieged_city.score,
+                               ordered_moves=besieged_city.ordered_moves, complete=False),
+    "calculation": Knowledge(canonical=calculation.canonical, score=calculation.score,
+                             ordered_moves=calculation.ordered_moves),
+    "friday_13": Knowledge(canonical=friday_13.canonical, score=friday_13.score,
+                           ordered_moves=friday_13.ordered_moves),
+    "generals_patience": Knowledge(canonical=generals_patience.canonical, score=generals_patience.score,
+                                   ordered_moves=generals_patience.ordered_moves, complete=False),
+}
+_NOTHING = Knowledge()
 
 #: Games whose foundations build up from the Ace and whose piles take cards in any order: the
 #: search prefers positions where fewer cards lie on a card of lower rank.
 BLOCKERS = frozenset({"strategy", "try_again", "queens_quadrille", "little_spider", "eight_off", "penguin",
-                      "bristol", "besieged_city", "generals_patience", "tournament"})
+                      "bristol", "tournament"})
 
 #: For each game, the pile letters whose piles are interchangeable.
 ALIKE: dict[str, tuple[str, ...]] = {
@@ -36,7 +88,6 @@ ALIKE: dict[str, tuple[str, ...]] = {
     "canfield": ("t",),
     "chameleon": ("t",),
     "golf": ("r",),
-    "calculation": ("t",),
     "strategy": ("t",),
 }
 
@@ -70,8 +121,6 @@ def safe_move(game: Game, legal: list[Move]) -> Move | None:
 
 #: Games whose rules look at more of a foundation than its length and top card.
 WHOLE_FOUNDATIONS = frozenset({"osmosis"})
-#: Pile letters whose piles are interchangeable once they hold a card (empty ones keep their place).
-ALIKE_ONCE_STARTED: dict[str, tuple[str, ...]] = {"friday_13": ("f",)}
 
 
 def _rank(game: Game, move: Move) -> int:
@@ -96,16 +145,55 @@ def _rank(game: Game, move: Move) -> int:
 
 
 def ordered_moves(game: Game) -> list[Move]:
-    """The legal moves of ``game``, most promising first (see the module docstring)."""
+    """The legal moves of ``game``, most promising first (see the module docstring); a game with
+    `KNOWLEDGE` of its own may leave out moves (see `Knowledge.complete`)."""
+    own = KNOWLEDGE.get(game.key, _NOTHING).ordered_moves
+    if own is not None:
+        return own(game)
     return sorted(game.legal_moves(), key=lambda move: _rank(game, move))
+
+
+def proves_loss(game: Game) -> bool:
+    """Whether a search of ``game`` that runs out of positions has proved it lost: True unless
+    the game's `ordered_moves` leave out moves without a proof that they cannot matter."""
+    return KNOWLEDGE.get(game.key, _NOTHING).complete
+
+
+def _inversions(game: Game) -> int:
+    """Cards lying above a card of lower rank in the same pile (outside foundations and stock):
+    each one must move again before the lower card can go up."""
+    count = 0
+    for pid, pile in game.piles.items():
+        if pid[0] in "fs":
+            continue
+        low = 99
+        for card in pile.cards:
+            if card.rank > low:
+                count += 1
+            low = min(low, card.rank)
+    return count
+
+
+def score(game: Game) -> int:
+    """How promising a position looks, higher first: cards cleared count most, then cards turned
+    face up, and (in `BLOCKERS` games) the fewer cards blocking a lower one the better; a game
+    with `KNOWLEDGE` of its own may score otherwise."""
+    own = KNOWLEDGE.get(game.key, _NOTHING).score
+    if own is not None:
+        return own(game)
+    down = sum(pile.down for pid, pile in game.piles.items() if pid != "s")
+    result = 4 * game.cleared - 2 * down
+    if game.key in BLOCKERS:
+        result -= 2 * _inversions(game)
+    return result
 
 
 def canonical(game: Game) -> str:
     """``game``'s position as text for the transposition table: interchangeable piles (`ALIKE`)
     sorted by content, and each foundation written as its length and top card, since cards on a
     foundation never leave it and no rule looks under its top card (except in Osmosis:
-    `WHOLE_FOUNDATIONS`). In Friday 13 (`ALIKE_ONCE_STARTED`) only an empty foundation's place
-    matters (it takes its label's rank, left to right), so started ones are sorted too.
+    `WHOLE_FOUNDATIONS`). A game with `KNOWLEDGE` of its own may write positions its own way; a
+    canonical form compares positions of one search (from one deal), not of different deals.
 
     >>> from engine.games import find_game
     >>> a, b = find_game("eight_off")(3), find_game("eight_off")(3)
@@ -113,8 +201,10 @@ def canonical(game: Game) -> str:
     >>> canonical(a) == canonical(b) and a.position() != b.position()
     True
     """
+    own = KNOWLEDGE.get(game.key, _NOTHING).canonical
+    if own is not None:
+        return own(game)
     alike = ALIKE.get(game.key, ())
-    once_started = ALIKE_ONCE_STARTED.get(game.key, ())
     whole = game.key in WHOLE_FOUNDATIONS
     groups: dict[str, list[str]] = {}
     parts = []
@@ -124,7 +214,7 @@ def canonical(game: Game) -> str:
             text = f"{len(pile.cards)}{pile.cards[-1] if pile.cards else ''}"
         else:
             text = pile.text()
-        if pid[1:].isdigit() and (letter in alike or (letter in once_started and pile.cards)):
+        if pid[1:].isdigit() and letter in alike:
             groups.setdefault(letter, []).append(text)
         else:
             parts.append(f"{pid}:{text}")

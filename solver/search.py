@@ -7,14 +7,16 @@ The search:
 * plays a safe move alone where a game has one (a card to a foundation that no card left in
   play could be built on: `solver.ordering.safe_move`), without trying the others;
 * otherwise tries positions best first (most cards cleared, fewest face down, fewest cards
-  blocking a lower one), and, if that decides nothing within half the budget, depth first with
-  moves in a per-game order that finds wins early (`solver.ordering`): cards to a
-  foundation first, then moves that turn a face-down card up, then builds on other cards, then
-  the rest, and dealing from the stock or turning it over last;
+  blocking a lower one, or a game's own score: `solver.ordering.score`), and, if that decides
+  nothing within half the budget, depth first with moves in a per-game order that finds wins
+  early (`solver.ordering`): cards to a foundation first, then moves that turn a face-down card
+  up, then builds on other cards, then the rest, and dealing from the stock or turning it over
+  last;
 * never expands a position twice: a transposition table holds a 128-bit digest of every position
   reached, in a canonical form where piles the rules treat alike (a game's interchangeable
   tableau piles or cells) are sorted, so the same position reached by another order of moves, or
-  with two equivalent piles swapped, is pruned;
+  with two equivalent piles swapped, is pruned (some games write positions with ranks only,
+  where no rule looks at a suit: `solver.ordering.canonical`);
 * stops at the first win, or when the budget (`Budget`: nodes, seconds, positions remembered) is
   spent.
 
@@ -23,7 +25,8 @@ with nothing left to expand has visited every position reachable from the start:
 then proved unwinnable, and the most cards cleared in any position seen is the most that can be
 cleared (a 128-bit digest collision could hide a position; at two million positions the chance
 is about one in 10^26). A search cut short by its budget says "unknown", and its best clear is
-only a lower bound.
+only a lower bound. So does a search that ran out of positions in a game whose move order leaves
+out moves it only judges useless (`solver.ordering.proves_loss`): no proof there.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.core import Game, Move
-from solver.ordering import BLOCKERS, canonical, ordered_moves, safe_move
+from solver.ordering import canonical, ordered_moves, proves_loss, safe_move, score
 
 __all__ = ["Budget", "Verdict", "solve", "solve_best_first", "solve_by_playouts", "solve_depth_first"]
 
@@ -110,29 +113,13 @@ def _choices(game: Game) -> Iterator[Move]:
     return iter([safe] if safe is not None else moves)
 
 
-def _inversions(game: Game) -> int:
-    """Cards lying above a card of lower rank in the same pile (outside foundations and stock):
-    each one must move again before the lower card can go up."""
-    count = 0
-    for pid, pile in game.piles.items():
-        if pid[0] in "fs":
-            continue
-        low = 99
-        for card in pile.cards:
-            if card.rank > low:
-                count += 1
-            low = min(low, card.rank)
-    return count
-
-
-def _score(game: Game) -> int:
-    """How promising a position looks: cards cleared count most, then cards turned face up, and
-    (in games that build up from the Ace) the fewer cards blocking a lower one the better."""
-    down = sum(pile.down for pid, pile in game.piles.items() if pid != "s")
-    score = 4 * game.cleared - 2 * down
-    if game.key in BLOCKERS:
-        score -= 2 * _inversions(game)
-    return score
+def _exhausted(game: Game, verdict: Verdict) -> None:
+    """Fill in ``verdict`` for a search that expanded every position it reached: lost, a proof,
+    unless ``game``'s move order leaves out moves without one (`proves_loss`)."""
+    if proves_loss(game):
+        verdict.result = "lost"
+    else:
+        verdict.reason = "every line the game's move order keeps was searched (it leaves out moves: no proof)"
 
 
 def solve(game: Game, budget: Budget = Budget()) -> Verdict:
@@ -209,7 +196,7 @@ def solve_by_playouts(game: Game, budget: Budget = Budget()) -> Verdict:
 
 
 def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
-    """Search best first (`_score`), then deepest first among equals; as `solve`."""
+    """Search best first (`solver.ordering.score`), then deepest first among equals; as `solve`."""
     began = time.monotonic()
     deadline = began + budget.seconds
     start, verdict = _start(game)
@@ -218,7 +205,7 @@ def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
     seen = {_digest(start)}
     order = itertools.count()
     # (-score, -depth, tie, position, path as a linked list (move, rest))
-    frontier: list[tuple[int, int, int, Game, tuple | None]] = [(-_score(start), 0, next(order), start, None)]
+    frontier: list[tuple[int, int, int, Game, tuple | None]] = [(-score(start), 0, next(order), start, None)]
     nodes = 0
     while frontier:
         if nodes >= budget.nodes:
@@ -247,14 +234,14 @@ def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
             seen.add(key)
             if child.cleared > verdict.best_cleared:
                 verdict.best_cleared = child.cleared
-            heapq.heappush(frontier, (-_score(child), depth - 1, next(order), child, (move, path)))
+            heapq.heappush(frontier, (-score(child), depth - 1, next(order), child, (move, path)))
         if verdict.result == "won":
             break
         if len(seen) > budget.positions:
             verdict.reason = f"memory budget ({budget.positions:,} positions) spent"
             break
     else:
-        verdict.result = "lost"
+        _exhausted(game, verdict)
     return _finish(verdict, nodes, len(seen), began)
 
 
@@ -303,5 +290,5 @@ def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
         path.append(move)
         stack.append((child, _choices(child)))
     else:
-        verdict.result = "lost"
+        _exhausted(game, verdict)
     return _finish(verdict, nodes, len(seen), began)
