@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test test-all setup browser clean
+.PHONY: run test test-all setup browser redis clean
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,10 +24,10 @@ run: setup
 # without the browser tests, the solver's searches, the benchmarks, the fuzz campaign and the README tour.
 test: setup
 	ARENA_PLAYOUTS=20 $(BIN)/pytest -q --ignore=tests/web --ignore=tests/solver --ignore=tests/client/test_bench.py \
-	  --ignore=tests/test_readme_tour.py -k "not campaign"
+	  --ignore=tests/test_readme_tour.py -k "not campaign and not redis"
 
 # Every test, as CI runs it (about 6 minutes on two cores).
-test-all: setup browser
+test-all: setup browser redis
 	$(BIN)/pytest -q
 
 # The browser tests drive Debian's chromium (Playwright's own browser download is not used);
@@ -37,6 +37,14 @@ browser:
 	  echo "installing Debian's chromium for the browser tests (tests/web)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+# The Redis store's tests (tests/server/test_redis.py, test_store.py) start Debian's redis-server;
+# as root, install it when it is missing.
+redis:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  echo "installing Debian's redis-server for the Redis store's tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq redis-server >/dev/null; }
 
 clean:
 	rm -rf $(VENV) *.egg-info

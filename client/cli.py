@@ -225,6 +225,7 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from server.logs import configure_logging
     from server.schedule import ScheduleError
     from server.service import serve
+    from server.store import StoreUnavailable
 
     try:
         config = server_config(args, os.environ)
@@ -261,6 +262,10 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
         asyncio.run(run())
     except (ScheduleError, ProtocolError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
+        return 2
+    except StoreUnavailable as exc:  # --redis: nothing answers there
+        console.print(f"[red]error:[/] {escape(str(exc))} (check --redis / ARENA_REDIS_URL)", highlight=False,
+                      soft_wrap=True)
         return 2
     except OSError as exc:  # the address is taken, or not this machine's: one line, no traceback
         why = os.strerror(exc.errno) if exc.errno else str(exc)

@@ -4,10 +4,10 @@ Every field of `server.service.ServerConfig` that is a limit or a timing becomes
 (``max_moves`` -> ``--max-moves``) and an environment variable (``ARENA_MAX_MOVES``); a flag
 wins over the variable, and the variable over the default. Limits that can be switched off take
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
-``/metrics`` have flags of their own (``--catalog``, ``--private-catalog``, ``--admin-token``,
-``--trusted-proxy``, ``--metrics-from``) and variables (``ARENA_CATALOG``,
-``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``, ``ARENA_TRUSTED_PROXIES``,
-``ARENA_METRICS_FROM``); so do the log's level and format (``--log-level``, ``--log-format``;
+``/metrics`` and the Redis to keep races in have flags of their own (``--catalog``,
+``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``)
+and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
+``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``); so do the log's level and format (``--log-level``, ``--log-format``;
 ``ARENA_LOG_LEVEL``, ``ARENA_LOG_FORMAT``: `log_settings`).
 
 >>> parser = argparse.ArgumentParser()
@@ -44,9 +44,13 @@ def _parser_of(limit: dataclasses.Field) -> Callable[[str], object]:
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add a flag for every `ServerConfig` limit, plus the catalog folders and the admin token."""
+    """Add a flag for every `ServerConfig` limit, plus the catalog folders, the admin token and
+    the Redis URL."""
     parser.add_argument("--admin-token", default=None,
                         help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)")
+    parser.add_argument("--redis", metavar="URL", default=None,
+                        help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0 (default: $ARENA_REDIS_URL; "
+                             "none: in memory)")
     parser.add_argument("--catalog", metavar="DIR",
                         help="public catalogs of winnable deals, for practice races (default: seeds/; $ARENA_CATALOG)")
     parser.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDR", dest="trusted_proxies",
@@ -93,6 +97,9 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
             values[limit.name] = limit.metadata["serve"]
     config = ServerConfig(**values)  # type: ignore[arg-type]
     config.admin_token = args.admin_token or environ.get("ARENA_ADMIN_TOKEN") or None
+    config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
+    if config.redis_url is not None and config.redis_url.split("://", 1)[0] not in ("redis", "rediss", "unix"):
+        raise ValueError(f"--redis / ARENA_REDIS_URL: not a redis://, rediss:// or unix:// URL: {config.redis_url!r}")
     if catalog := args.catalog or environ.get("ARENA_CATALOG"):
         config.catalog_dir = Path(catalog)
     if private := args.private_catalog or environ.get("ARENA_PRIVATE_CATALOG"):

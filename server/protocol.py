@@ -582,7 +582,8 @@ class Progress(_Msg, tag="progress"):
     is "" and ``board`` None, because another entrant's move or board on the same deal tells
     them about their own hidden cards. Spectators also receive ``move`` and that entrant's
     ``board`` (in a race with a spectator delay: once at once without them, and again with them
-    ``spectator_delay_s`` later)."""
+    ``spectator_delay_s`` later). ``server_ms``: the server's wall clock (Unix epoch ms, the clock
+    of `Welcome.server_time_ms`) when the event was built, for measuring delivery latency."""
 
     race: str
     version: int
@@ -591,13 +592,15 @@ class Progress(_Msg, tag="progress"):
     elapsed_ms: int
     standings: list[Standing]
     board: Board | None = None
+    server_ms: int = 0
 
 
 class DelayedBoard(_Msg, tag="delayed_board"):
     """To spectators of a race with a spectator delay: an entrant's ``move`` and ``board``, sent
     ``spectator_delay_s`` after the `Progress` event ``version`` they belong to (that event came
     at once, standings only). Not an event of its own: no new version, and a sync does not send
-    it again (the snapshot holds the boards spectators may see by then)."""
+    it again (the snapshot holds the boards spectators may see by then). ``server_ms``: the
+    server's wall clock (Unix epoch ms) when the move was made, not when the board was sent."""
 
     race: str
     version: int
@@ -605,13 +608,15 @@ class DelayedBoard(_Msg, tag="delayed_board"):
     move: str
     elapsed_ms: int
     board: Board
+    server_ms: int = 0
 
 
 class RaceFinished(_Msg, tag="race_finished"):
     """Event: the race is over (``reason``: "all_done", "time_limit", "window_closed",
     "cancelled", or "expired" for a race nobody started in time); seed and salt revealed, except for an arena tournament's deal, whose seed stays
     secret until the tournament ends (then None here). ``double_or_naught``: the players (ids)
-    offered a Double or Naught round on their points: the winners of a casual race."""
+    offered a Double or Naught round on their points: the winners of a casual race.
+    ``server_ms``: the server's wall clock (Unix epoch ms) when the event was built."""
 
     race: str
     version: int
@@ -621,6 +626,7 @@ class RaceFinished(_Msg, tag="race_finished"):
     salt: str | None
     commitment: str
     double_or_naught: list[str] = []
+    server_ms: int = 0
 
 
 class Snapshot(_Msg, tag="snapshot"):

@@ -11,6 +11,11 @@ again once it holds it. A move is checked, then stored, then applied and acknowl
 published (DESIGN.md, "The path of one move"). Every published event gets the next version
 number and is stored in the form each audience received it.
 
+When the store cannot be reached, a move is refused with ``unavailable`` and changes nothing (the
+client resends the same ``seq`` later). An event or a description that cannot be stored is
+logged and the race goes on: the live audience still receives the event, and a client catching
+up over the gap gets a snapshot instead (the store answers None for missing events).
+
 What each audience receives (DESIGN.md, invariant 1; docs/protocol.md): an entrant receives its
 own board and, about the others, only the standings (cards cleared, moves, status, time), never
 a move, a pile address, a card or a board, because every entrant plays the same deal. Spectators
@@ -64,7 +69,7 @@ from server.protocol import (
 from server.logs import fields
 from server.metrics import Tally
 from server.names import name_key
-from server.store import MoveEntry, Store, StoredEvent
+from server.store import MoveEntry, Store, StoredEvent, StoreUnavailable
 
 __all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race"]
 
@@ -75,6 +80,9 @@ RESULTS_KEPT = 64
 _LOGGED_PLACES = 10
 
 log = logging.getLogger("arena.races")
+#: Where a race reports a store it cannot reach: the server's log, which writes the same line at
+#: most once per ``log_repeat_s`` (an outage would otherwise write one per move).
+_store_log = logging.getLogger("arena.server")
 #: Where a race counts its moves until a server gives it its own tally.
 _UNCOUNTED = Tally()
 
@@ -447,7 +455,9 @@ class Race:
 
         A repeated ``seq`` returns the first answer again (for the last `RESULTS_KEPT` moves; an
         older one is refused with ``old_seq``). Refusals (``ok`` false) change nothing and use up
-        no sequence number. Raises ProtocolError(not_entrant) for a non-entrant.
+        no sequence number; ``unavailable`` when the store cannot take the move (it is not
+        played, and the same ``seq`` may be sent again). Raises ProtocolError(not_entrant) for a
+        non-entrant.
         """
         entrant = self.entrants.get(player)
         if entrant is None:
@@ -468,7 +478,17 @@ class Race:
             assert game is not None
             move = Move.parse(request.move)
             elapsed = self.elapsed_ms()
-            await self.store.append_move(self.code, player, MoveEntry(request.seq, str(move), elapsed))
+            try:
+                await self.store.append_move(self.code, player, MoveEntry(request.seq, str(move), elapsed))
+            except StoreUnavailable as exc:  # not stored: not played, and the seq is still free
+                self.tally.moves_refused[ErrorCode.UNAVAILABLE] += 1
+                _store_log.warning("move %d of %s in race %s refused: %s", request.seq, player, self.code, exc,
+                                   extra=fields("move_refused", race=self.code, player=player, seq=request.seq,
+                                                code=ErrorCode.UNAVAILABLE))
+                return encode(MoveResult(race=self.code, seq=request.seq, move=request.move, ok=False,
+                                         code=ErrorCode.UNAVAILABLE, elapsed_ms=self.elapsed_ms(),
+                                         reason="the server cannot store moves right now: send this move again "
+                                                "in a moment"))
             revealed = game.apply(move)
             entrant.last_seq = request.seq
             entrant.moves += 1
@@ -568,17 +588,18 @@ class Race:
         """Publish an entrant's move (or change of status: ``move`` "resign", "idle"...): the
         standings to everyone; the move and the board to spectators, at once or delayed."""
         version = self._next_version()
+        now_ms = self.clock.wall_ms()
         standings = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
-                             move="", standings=self.standings())
+                             move="", standings=self.standings(), server_ms=now_ms)
         board = self._board(entrant, Audience.SPECTATOR)
         if not self.spectator_delay_s or board is None or self.status == "finished":  # (finished: all public)
             full = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
-                            move=move, standings=standings.standings, board=board)
+                            move=move, standings=standings.standings, board=board, server_ms=now_ms)
             await self._publish(standings, full)
             return
         await self._publish(standings)
         frame = encode(DelayedBoard(race=self.code, version=version, player=entrant.player, move=move,
-                                    elapsed_ms=elapsed, board=board))
+                                    elapsed_ms=elapsed, board=board, server_ms=now_ms))
         self._delayed.append((self.clock.monotonic() + self.spectator_delay_s, entrant.player, board, frame))
         if self._releasing is None:
             self._releasing = asyncio.ensure_future(self._release_delayed())
@@ -619,7 +640,8 @@ class Race:
             RaceFinished(race=self.code, version=self._next_version(), reason=reason, standings=self.standings(),
                          seed=self.seed if self.revealed else None, salt=self.salt if self.revealed else None,
                          commitment=self.commitment,
-                         double_or_naught=[e.player for e in self._by_order() if e.status == "won" and self.casual])
+                         double_or_naught=[e.player for e in self._by_order() if e.status == "won" and self.casual],
+                         server_ms=self.clock.wall_ms())
         )
         current = asyncio.current_task()
         for task in list(self._tasks):
@@ -707,7 +729,10 @@ class Race:
         """Store an event, then deliver it: one encoding per audience, shared by every receiver."""
         entrant_frame = encode(for_entrants)
         spectator_frame = encode(for_spectators) if for_spectators is not None else entrant_frame
-        await self.store.append_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
+        try:
+            await self.store.append_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
+        except StoreUnavailable as exc:  # the live audience still gets it; a catch-up over it gets a snapshot
+            _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
         for entrant in list(self.entrants.values()):
             if entrant.listener is not None:
                 entrant.listener.send(entrant_frame)
@@ -728,6 +753,14 @@ class Race:
             self.on_status(self, old)
 
     async def _save(self) -> None:
+        """Store the race's description; if the store cannot be reached, say so and go on (nothing
+        reads it back yet: rebuilding races from the store is a later step of issue 12)."""
+        try:
+            await self._save_description()
+        except StoreUnavailable as exc:
+            _store_log.warning("race %s: description not stored: %s", self.code, exc)
+
+    async def _save_description(self) -> None:
         await self.store.save_race(
             self.code,
             {

@@ -106,8 +106,9 @@ from server.par import ParService, WinnableSearch
 from server.race import Clock, Race
 from server.replay import Replays
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
-from server.store import Store
+from server.store import Store, StoreUnavailable
 from server.store.memory import MemoryStore
+from server.store.redis import RedisStore
 from server.tournament import Tournament, TournamentPlan
 
 __all__ = ["ArenaServer", "Player", "ServerConfig", "Session", "serve"]
@@ -229,6 +230,11 @@ class ServerConfig:
       10,000); a client further behind gets a snapshot.
       ``sweep_interval_s``: how often the housekeeping task applies the retention times, seconds
       (default 1).
+    Storage:
+      ``redis_url``: keep races (descriptions, move logs, events) and records in this Redis
+      (``redis://HOST:PORT/DB``; `server.store.redis.RedisStore`) rather than in memory
+      (default None: memory). The server connects at start and refuses to start without it; a
+      move while Redis is away is refused with ``unavailable``, never acknowledged.
     Tournaments and catalogs:
       ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
       default, refuses them all).
@@ -288,6 +294,7 @@ class ServerConfig:
     winnable_seconds: float = _limit(2.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
     winnable_wait_s: float = _limit(10.0, "seconds a request for winnable secret deals waits for the solver in all")
     admin_token: str | None = None
+    redis_url: str | None = None
     catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
     private_catalog_dir: Path | None = None
     trusted_proxies: tuple[str, ...] = ()
@@ -451,7 +458,13 @@ class ArenaServer:
                  clock: Clock | None = None) -> None:
         self.config = config or ServerConfig()
         self.clock = clock or Clock()
-        self.store = store or MemoryStore(max_events=self.config.max_events_per_race, now=self.clock.monotonic)
+        self._own_store = store is None  # a store it was given is its giver's to close
+        if store is not None:
+            self.store = store
+        elif self.config.redis_url is not None:
+            self.store = RedisStore(self.config.redis_url, max_events=self.config.max_events_per_race)
+        else:
+            self.store = MemoryStore(max_events=self.config.max_events_per_race, now=self.clock.monotonic)
         self.races: dict[str, Race] = {}
         self.players: dict[str, Player] = {}  # by token
         self.players_by_id: dict[str, Player] = {}
@@ -484,9 +497,17 @@ class ArenaServer:
     # ------------------------------------------------------------------------- lifecycle
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        """Listen on ``host``:``port`` (0 picks a free port; see `url`). Raises OSError if the
-        address cannot be used (e.g. the port is taken)."""
+        """Connect to the store, then listen on ``host``:``port`` (0 picks a free port; see
+        `url`). Raises `StoreUnavailable` (an OSError) if the store does not answer, OSError if
+        the address cannot be used (e.g. the port is taken)."""
         cfg = self.config
+        try:
+            await self.store.open()
+        except StoreUnavailable:
+            if self._own_store:
+                await self.store.close()
+            raise
+        log.info("keeping races in %s", self.store, extra=fields("store_opened", store=str(self.store)))
         limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
         self._fit_open_files()
         self._server = await websockets.serve(
@@ -625,7 +646,8 @@ class ArenaServer:
         return len(connections)
 
     async def close(self) -> None:
-        """Stop listening, close every connection, cancel every race timer and stop the par workers."""
+        """Stop listening, close every connection, cancel every race timer, stop the par workers
+        and let go of the store (one the server built itself)."""
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -637,6 +659,8 @@ class ArenaServer:
             await race.close()
         for task in list(self._tasks):
             task.cancel()
+        if self._own_store:
+            await self.store.close()
 
     async def __aenter__(self) -> ArenaServer:
         if self._server is None:
@@ -796,14 +820,20 @@ class ArenaServer:
 
     async def _receive(self, session: Session, frame: bytes | str) -> None:
         """Decode one frame and carry it out; a refusal is answered with its code (a move's
-        refusal as a `MoveResult`, anything else as an `Error` with the request's ``req``)."""
+        refusal as a `MoveResult`, anything else as an `Error` with the request's ``req``). A
+        store that cannot be reached refuses the request with ``unavailable``."""
         message: ClientMessage | None = None
         self._busy += 1
         try:
-            message = decode(frame)
-            requests = self.tally.requests
-            requests[type(message)] = requests.get(type(message), 0) + 1
-            await self._dispatch(session, message)
+            try:
+                message = decode(frame)
+                requests = self.tally.requests
+                requests[type(message)] = requests.get(type(message), 0) + 1
+                await self._dispatch(session, message)
+            except StoreUnavailable as exc:
+                log.warning("store unavailable: %s", exc)
+                raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot reach its store: try again "
+                                                           "in a moment") from exc
         except ProtocolError as exc:
             self._refused(session, message, exc)
             if isinstance(message, MoveRequest):
@@ -1207,8 +1237,13 @@ class ArenaServer:
         if not race.revealed:  # an arena deal holds its seed until its tournament ends
             self._retiring.append((now + self.config.race_retention_s, "race", code))
             return
-        record = encode(await race.record(0)) if race.started_at is not None else None
-        await self.store.archive_race(code, record, self.config.record_retention_s)
+        try:
+            record = encode(await race.record(0)) if race.started_at is not None else None
+            await self.store.archive_race(code, record, self.config.record_retention_s)
+        except StoreUnavailable as exc:  # it stays in memory; tried again at the next sweep
+            log.warning("race %s cannot leave memory yet: %s", code, exc)
+            self._retiring.appendleft((now + self.config.sweep_interval_s, "race", code))
+            return
         del self.races[code]
         self.race_counts[race.status] -= 1
         if not self.race_counts[race.status]:

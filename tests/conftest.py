@@ -42,3 +42,87 @@ def pytest_terminal_summary(terminalreporter) -> None:
             if not terminalreporter.stats.get("failed") else
             f"frame audit: {_TOTALS['frames']} frames checked in {_TOTALS['tests']} tests"
         )
+
+
+# ------------------------------------------------------------------------------ Redis
+
+class RedisServer:
+    """A real ``redis-server`` on a free loopback port, with its data (an append-only file) in
+    ``folder``: `start` it, `stop` it (SIGKILL: as a crash), `pause` and `resume` it (SIGSTOP,
+    SIGCONT: as a server that stops answering), and start it again on the same port and data."""
+
+    def __init__(self, folder) -> None:
+        import socket
+
+        self.folder = folder
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = None
+
+    def start(self) -> None:
+        import shutil
+        import subprocess
+        import time
+
+        import redis
+
+        exe = shutil.which("redis-server")
+        if exe is None:
+            pytest.fail("redis-server is not installed: `make test-all` installs it (Debian's redis-server), "
+                        "or `apt-get install redis-server`", pytrace=False)
+        self.process = subprocess.Popen(
+            # appendfsync always: a write is on disk before Redis answers it, so that an acknowledged
+            # move survives Redis being killed (everysec may lose the last second or two of writes)
+            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+             "--appendfsync", "always", "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_timeout=0.2, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + 10 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
+        try:
+            while True:
+                try:
+                    if client.ping():
+                        return
+                except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError):
+                    pass
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"redis-server on port {self.port} did not start", pytrace=False)
+                time.sleep(0.02)
+        finally:
+            client.close()
+
+    def pause(self) -> None:
+        import signal
+
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        import signal
+
+        self.process.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """One redis-server for the session (each test uses its own key prefix or race codes)."""
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_prefix(request) -> str:
+    """A key prefix of this test's own, so that tests sharing `redis_server` never meet."""
+    import uuid
+
+    return f"test-{uuid.uuid4().hex[:12]}"

@@ -6,6 +6,9 @@ race published, with its version, in the form each audience received it, so that
 missed events can be sent them again. When a finished race leaves the server's memory, the store
 keeps only its final record (what `get_record` answers) for a retention time, so that it can
 still be verified.
+
+Errors: every method may raise `StoreUnavailable` (an `OSError`) when the storage cannot be
+reached or does not answer in time; the caller then refuses the request with ``unavailable``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ from __future__ import annotations
 import abc
 from typing import NamedTuple
 
-__all__ = ["MoveEntry", "Store", "StoredEvent"]
+__all__ = ["MoveEntry", "Store", "StoreUnavailable", "StoredEvent"]
+
+
+class StoreUnavailable(OSError):
+    """The storage cannot be reached, or did not answer within its timeout. Nothing the failed
+    call was asked to write may be taken as stored (it may or may not have landed)."""
 
 
 class MoveEntry(NamedTuple):
@@ -43,6 +51,14 @@ class Store(abc.ABC):
     #: (reason ``server_shutdown``) and tells its entrants, rather than leave them waiting.
     durable: bool = False
 
+    async def open(self) -> None:
+        """Connect, and check that the storage answers; raises `StoreUnavailable` if it does
+        not. The server calls it once before it listens. Nothing to do in memory."""
+
+    async def close(self) -> None:
+        """Let go of connections (the server calls it in `ArenaServer.close` for a store it
+        built itself). Nothing to do in memory."""
+
     @abc.abstractmethod
     async def save_race(self, code: str, meta: dict[str, object]) -> None:
         """Create or update a race's description (a flat dict of str, int, bool or None)."""
@@ -53,7 +69,11 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
-        """Append an accepted move to ``player``'s log in race ``code``."""
+        """Append an accepted move to ``player``'s log in race ``code``.
+
+        A move with the same ``seq`` as the last one in the log replaces it: a write whose caller
+        gave up on it (a timeout) may still have landed, and the caller refused that move, so
+        the one it stores now under that number is the true one."""
 
     @abc.abstractmethod
     async def moves(self, code: str, player: str) -> list[MoveEntry]:

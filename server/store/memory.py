@@ -35,6 +35,9 @@ class MemoryStore(Store):
         self.max_records = max_records
         self.now = now
 
+    def __str__(self) -> str:
+        return "memory"
+
     async def save_race(self, code: str, meta: dict[str, object]) -> None:
         self._races[code] = dict(meta)
 
@@ -43,7 +46,11 @@ class MemoryStore(Store):
         return dict(meta) if meta is not None else None
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
-        self._moves[code, player].append(entry)
+        log = self._moves[code, player]
+        if log and log[-1].seq == entry.seq:
+            log[-1] = entry  # (never happens in memory, where a write cannot half-fail; kept alike)
+        else:
+            log.append(entry)
         self._players[code].add(player)
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
