@@ -21,6 +21,15 @@ CPU time and resident memory are measured apart from the benchmark's own work.
     (``GET /healthz`` reports no race and no player), with the counts of races and players at
     each point. Python's allocator keeps freed memory for reuse, so the last figure need not fall
     back to the first.
+``load``
+    Races played at a steady move rate by entrants and watched by spectators, from separate load
+    processes, against a server of its own (or ``--server URL``): moves acknowledged per second,
+    ack and spectator delivery latency, server CPU per move, memory per connection
+    (`client.loadgen`).
+``engine``
+    The rules engine alone, in this process: moves per second of legal_moves() plus apply() over
+    seeded random playouts, and the cost of one audience view, for every game
+    (`client.engine_bench`).
 
 `run_bench` returns 0, or 1 when a check failed: a race missing from the listing or listed twice,
 a server that did not empty itself in time, a server that did not start.
@@ -49,7 +58,10 @@ from rich.table import Table
 
 from client.arguments import bounded
 from client.connection import ArenaClient
+from client.engine_bench import bench_engine, engine_table
+from client.loadgen import LoadSettings, bench_load, load_table
 from client.server_process import ServerProcess, ServerProcessError
+from engine.games import GAMES, UnknownGame, find_game
 
 __all__ = [
     "ListingFigures",
@@ -388,7 +400,7 @@ def _add_common(sub: argparse.ArgumentParser) -> None:
 
 
 def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
-    """Add the benchmarks ``listing`` and ``memory`` to ``subparsers`` (e.g. those of
+    """Add the benchmarks ``listing``, ``memory``, ``load`` and ``engine`` to ``subparsers`` (e.g. those of
     ``arena bench``); `run_bench` runs the one the parsed arguments name."""
     sub = subparsers.add_parser(
         "listing", help="server CPU per list_races at several numbers of open races",
@@ -419,6 +431,86 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
                      help="seconds between the server's housekeeping sweeps (default 1)")
     _add_common(sub)
     sub.set_defaults(bench_run=_run_memory)
+
+    sub = subparsers.add_parser(
+        "load", help="races played at a steady move rate, with spectators: throughput, latency, server CPU",
+        description="Races of entrants playing a known winning line at a steady rate, each watched by "
+                    "spectators, from separate load processes, against a server in its own process (or "
+                    "--server URL): moves acknowledged per second, ack and spectator delivery latency, "
+                    "server CPU per move and memory per connection. Spectator latency compares the "
+                    "server's clock with the generator's: valid only on the same machine.")
+    sub.add_argument("--races", type=_COUNT, default=10, help="races played at once (default 10)")
+    sub.add_argument("--entrants", type=bounded(int, low=1, high=64), default=10,
+                     help="entrants per race, 1 to 64 (default 10)")
+    sub.add_argument("--spectators", type=bounded(int, low=0), default=10,
+                     help="spectators per race (default 10)")
+    sub.add_argument("--rate", type=_SECONDS, default=2.0, help="moves per second per entrant (default 2)")
+    sub.add_argument("--game", default="klondike",
+                     help="a game with a catalog of winnable deals in seeds/ (default klondike)")
+    sub.add_argument("--countdown-s", type=bounded(int, low=0, high=60), default=0,
+                     help="each race's countdown, seconds (default 0)")
+    sub.add_argument("--warmup", type=bounded(float, low=0), default=5.0,
+                     help="seconds of play before the measured window, left out of the figures (default 5)")
+    sub.add_argument("--duration", type=_SECONDS, default=20.0, help="the measured window, seconds (default 20)")
+    sub.add_argument("--load-processes", type=_COUNT, default=1,
+                     help="processes generating the load, each one asyncio loop (default 1)")
+    sub.add_argument("--load-cpus", type=_cpus, default=(), metavar="N,N",
+                     help="CPUs the load processes are pinned to, in turn (default: not pinned)")
+    sub.add_argument("--server", metavar="URL",
+                     help="drive this running server (ws://host:port) instead of starting one; it needs "
+                          "raised limits (connections per address, races per hour, message rate)")
+    sub.add_argument("--server-pid", type=_COUNT, metavar="PID",
+                     help="with --server on this machine: its process id, to read its CPU time and memory")
+    sub.add_argument("--server-cpu", type=_cpu, metavar="N",
+                     help="pin the server this benchmark starts to CPU N (default: not pinned)")
+    sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
+    sub.set_defaults(bench_run=_run_load)
+
+    sub = subparsers.add_parser(
+        "engine", help="the rules engine's moves per second and view cost, game by game",
+        description="For every game, seeded random playouts in this process: moves per second of "
+                    "legal_moves() plus apply(), and the cost of one view per audience.")
+    sub.add_argument("--games", type=_names, metavar="GAME,GAME",
+                     help="only these games, keys or aliases separated by commas (default: every game)")
+    sub.add_argument("--seconds", type=_SECONDS, default=1.0,
+                     help="seconds of legal_moves() + apply() per game (default 1)")
+    sub.add_argument("--seed", type=bounded(int, low=0), default=0,
+                     help="seed of the random move choices (default 0)")
+    sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
+    sub.set_defaults(bench_run=_run_engine)
+
+
+def _cpu(text: str) -> int:
+    """A CPU this process may run on (``os.sched_getaffinity``)."""
+    try:
+        cpu = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a CPU number, not {text!r}") from None
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpu not in allowed:
+        raise argparse.ArgumentTypeError(f"CPU {cpu} is not one of this machine's: {allowed}")
+    return cpu
+
+
+def _cpus(text: str) -> tuple[int, ...]:
+    """``"0,1"`` -> ``(0, 1)``: CPUs this process may run on."""
+    cpus = tuple(_cpu(part) for part in text.split(",") if part.strip())
+    if not cpus:
+        raise argparse.ArgumentTypeError(f"expected CPU numbers separated by commas, not {text!r}")
+    return cpus
+
+
+def _names(text: str) -> list[str]:
+    """``"klondike,golf"`` -> ``["klondike", "golf"]``: games that exist."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    try:
+        for name in names:
+            find_game(name)
+    except UnknownGame as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected game names separated by commas, not {text!r}")
+    return names
 
 
 def _write_json(path: str | None, figures: object, console: Console) -> None:
@@ -469,6 +561,49 @@ async def _run_memory(args: argparse.Namespace, console: Console) -> int:
     if figures.emptied_after_s is None:
         console.print("[red]check failed:[/] the server still held races or players when the wait ran out")
         return 1
+    return 0
+
+
+async def _run_load(args: argparse.Namespace, console: Console) -> int:
+    settings = LoadSettings(
+        races=args.races, entrants=args.entrants, spectators=args.spectators, rate=args.rate, game=args.game,
+        countdown_s=args.countdown_s, warmup_s=args.warmup, duration_s=args.duration,
+        load_processes=args.load_processes, load_cpus=args.load_cpus, server_url=args.server,
+        server_pid=args.server_pid, server_cpu=args.server_cpu)
+    console.print(f"load: {settings.races} races x ({settings.entrants} entrants + {settings.spectators} spectators) "
+                  f"= {settings.connections:,} clients, {settings.offered_moves_per_s:,.0f} moves/s offered, "
+                  f"{settings.load_processes} load process(es); {settings.warmup_s:g} s warm-up, "
+                  f"{settings.duration_s:g} s measured", highlight=False)
+    figures = await bench_load(settings, console=console)
+    console.print(load_table(figures))
+    for warning in figures.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    if figures.clock_offset_ms is not None and abs(figures.clock_offset_ms) > 50:
+        console.print(f"[yellow]warning:[/] the server's clock differs from ours by about "
+                      f"{figures.clock_offset_ms:,.0f} ms: spectator latencies are not valid", highlight=False)
+    for example in figures.error_examples:
+        console.print(f"[red]error:[/] {escape(example)}", highlight=False)
+    _write_json(args.json, {**dataclasses.asdict(figures), "errors": figures.errors}, console)
+    if figures.errors or not figures.moves_acked_per_s:
+        console.print("[red]check failed:[/] " + ("errors during the load" if figures.errors
+                                                  else "no move was acknowledged in the window"))
+        return 1
+    return 0
+
+
+async def _run_engine(args: argparse.Namespace, console: Console) -> int:
+    columns = (TextColumn("engine: {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    names = args.games or [cls.key for cls in GAMES]
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("", total=len(names))
+
+        def advance(key: str) -> None:
+            progress.update(task, description=key, completed=names.index(key) if key in names else None)
+
+        # the playouts run in a worker thread, so that the progress display keeps moving
+        rows = await asyncio.to_thread(bench_engine, names, seconds=args.seconds, seed=args.seed, advance=advance)
+    console.print(engine_table(rows))
+    _write_json(args.json, rows, console)
     return 0
 
 

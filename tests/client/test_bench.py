@@ -9,13 +9,19 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import time
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from client.bench import add_bench_arguments, percentile, run_bench
+from client.connection import ArenaClient
+from client.loadgen import load_warnings
 from client.server_process import ServerProcess, ServerProcessError
+from engine.games import GAMES
+from server.catalog import load_catalog
+from server.protocol import Progress, RaceFinished
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -100,3 +106,82 @@ def test_bad_race_counts_are_usage_errors(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         _parse(["listing", "--limit", "101"])
     assert "1 to 100" in capsys.readouterr().err
+
+
+async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_path: Path) -> None:
+    """2 races of 2 entrants and 1 spectator for 3 s: every offered move is acknowledged, the
+    spectators measure delivery, the server's CPU and memory are read, and nothing fails."""
+    out = tmp_path / "load.json"
+    console = _console()
+    args = _parse(["load", "--races", "2", "--entrants", "2", "--spectators", "1", "--rate", "5",
+                   "--warmup", "1", "--duration", "3", "--json", str(out)])
+    assert await run_bench(args, console) == 0
+    figures = json.loads(out.read_text())
+    assert figures["clients_held"] == 6
+    assert figures["server_connections"] >= 6, "the server counts them too (and sockets closing, if any)"
+    assert figures["offered_moves_per_s"] == 20
+    assert figures["moves_acked_per_s"] > 10, "most offered moves are acknowledged within the window"
+    assert 0 < figures["ack_p50_ms"] <= figures["ack_p95_ms"] <= figures["ack_p99_ms"] <= figures["ack_max_ms"]
+    assert figures["spectator_samples"] > 0
+    assert -5 < figures["spectator_p50_ms"] <= figures["spectator_p99_ms"] < 2000
+    assert figures["server_cpu_us_per_move"] > 0 and figures["server_cpu_cores"] > 0
+    assert figures["rss_kib_per_connection"] is not None
+    assert figures["frames_per_s"] > figures["moves_acked_per_s"] and figures["bytes_per_s"] > 0
+    assert figures["errors"] == 0 and figures["refused"] == figures["timeouts"] == figures["closed"] == 0
+    assert len(figures["load_cpu_cores"]) == 1 and figures["generator_limited"] is False
+    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "moves/s acknowledged" in printed and "same machine" in printed
+
+
+async def test_progress_events_carry_the_server_wall_clock() -> None:
+    """A spectator's progress event and race_finished carry server_ms, the server's Unix epoch
+    milliseconds: within a few seconds of ours, on the same machine."""
+    (entry, *_) = load_catalog(Path(__file__).resolve().parents[2] / "seeds", "klondike")
+    async with ServerProcess({"par_workers": 0}) as server:
+        async with (await ArenaClient.connect(server.url, "mover") as mover,
+                    await ArenaClient.connect(server.url, "watcher") as watcher):
+            race = await mover.create_race("klondike", seed=entry.seed, countdown_s=0, max_entrants=1)
+            await watcher.watch(race.code)
+            await mover.start_race(race.code)
+            await mover.move(race.code, entry.moves[0])
+            await mover.resign(race.code)
+            seen: dict[type, int] = {}
+            while RaceFinished not in seen:
+                event = await watcher.next_event(10)
+                if isinstance(event, (Progress, RaceFinished)):
+                    seen.setdefault(type(event), event.server_ms)
+    now_ms = time.time() * 1000
+    for kind, server_ms in seen.items():
+        assert abs(now_ms - server_ms) < 5000, kind
+
+
+def test_load_warns_when_the_generator_is_the_limit() -> None:
+    assert load_warnings([0.5], 0.01, 100, 200.0, 199.0) == []
+    (busy,) = load_warnings([0.95], 0.01, 100, 200.0, 199.0)
+    assert "generator is the limit" in busy
+    (late,) = load_warnings([0.5], 0.2, 100, 200.0, 199.0)
+    assert "behind schedule" in late
+    (slow,) = load_warnings([0.5], 0.0, 100, 200.0, 100.0)
+    assert "server" in slow
+
+
+async def test_engine_times_moves_and_views_of_the_chosen_games(tmp_path: Path) -> None:
+    """Two games for a tenth of a second each: moves were played, each call and view was timed."""
+    out = tmp_path / "engine.json"
+    console = _console()
+    args = _parse(["engine", "--games", "klondike,golf", "--seconds", "0.1", "--json", str(out)])
+    assert await run_bench(args, console) == 0
+    rows = json.loads(out.read_text())
+    assert [row["game"] for row in rows] == ["klondike", "golf"]
+    for row in rows:
+        assert row["moves"] > 0 and row["playouts"] >= 1 and row["moves_per_s"] > 0
+        assert row["legal_us"] > 0 and row["apply_us"] > 0
+        assert row["views"] > 0 and row["view_player_us"] > 0 and row["view_spectator_us"] > 0
+    assert "moves/s" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_engine_benchmark_covers_every_game_by_default_and_refuses_unknown_ones() -> None:
+    assert _parse(["engine"]).games is None and len(GAMES) > 20
+    with pytest.raises(SystemExit) as exc:
+        _parse(["engine", "--games", "klondike,nosuchgame"])
+    assert exc.value.code == 2

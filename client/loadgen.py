@@ -1,0 +1,835 @@
+"""``arena bench load``: races played at a steady rate against one server, and what it costs the server.
+
+The generator plays ``races`` races at once, each of ``entrants`` entrants and ``spectators``
+spectators, every connection a player of its own, from ``load_processes`` processes (each one
+asyncio loop in a `multiprocessing` spawn process, so that the generator can use more than one
+core). Races are created with a public seed from the game's catalog of winnable deals (seeds/,
+`server.catalog.load_catalog`), every entrant joins, the creator starts the race (countdown 0 s by
+default), and every entrant plays the catalog's winning line at ``rate`` moves per second, from a
+random phase within the first interval. When the line is played out (the race is won by everyone
+and finishes), the same connections open a fresh race on the next catalog seed at once, so the
+move rate stays steady over the whole run; a race's setup costs about one interval of silence for
+its group.
+
+To keep the generator cheap, its connections are raw websockets (no `client.connection.ArenaClient`):
+requests are encoded with `server.protocol.encode`, and each incoming frame is decoded into one
+small struct holding the few fields the generator reads (msgspec skips the rest, boards included).
+
+An entrant waits for a move's answer before it sends the next one, as a real client does (it needs
+the board): move k is due at ``start + phase + k / rate``, or when the answer to move k-1 comes if
+that is later. Figures, all over the measured window only (``warmup_s`` seconds after the races
+started, for ``duration_s`` seconds):
+
+* **ack latency**: from sending a ``move`` frame to receiving its ``move_result`` (ms). It
+  includes the generator's own event-loop delays.
+* **spectator delivery latency**: from the server's ``server_ms`` in a ``progress`` event (its
+  wall clock when it built the event) to the spectator's wall clock at receipt (ms). Valid only
+  when the generator and the server read the same clock (the same machine); ``server_ms`` is
+  truncated to the millisecond, so the figures read up to 1 ms high.
+* **server CPU** (when the server is a child process, or ``--server-pid`` names it): its CPU time
+  over the window from ``/proc``, per accepted move (µs) and as a share of cores; **resident
+  memory per connection**: (RSS at the end of the window - RSS before the generator connected) /
+  connections, KiB (races and their events are in it too).
+* **frames and bytes received per second** by the whole generator: a proxy for the frames the
+  server sends.
+* **errors**: moves refused, answers that never came (timeouts), sockets closed by the server,
+  refused requests.
+* **the generator as the limit**: each load process's CPU over the window (a share of one core),
+  and how many moves left more than 10% of an interval after they were due. Above 90% of a core,
+  or above 10% of the moves late, the figures measure the generator as much as the server, and
+  the output says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import multiprocessing
+import os
+import queue
+import random
+import resource
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from client.server_process import ServerProcess, ServerProcessError, cpu_seconds, fetch_health, rss_mib
+from server.catalog import CatalogEntry, load_catalog
+from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
+
+__all__ = ["LoadFigures", "LoadSettings", "bench_load", "load_table", "load_warnings"]
+
+#: The public catalogs of winnable deals (the repository's seeds/).
+_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+#: Largest frame the generator accepts, bytes (a spectator's snapshot of a big race is long).
+_MAX_FRAME_BYTES = 4 * 1024 * 1024
+#: Seconds to wait for a request's answer (setup) or a move's answer before counting a timeout.
+_ANSWER_TIMEOUT_S = 10.0
+#: Connections a load process opens at once while it sets up.
+_CONNECTING_AT_ONCE = 32
+#: Seconds between two progress reports of a load process.
+_TICK_S = 0.25
+#: A load process above this share of one core is the limit of what it measures.
+_BUSY_CORE_SHARE = 0.9
+#: A move is late when it leaves more than this share of an interval after it was due...
+_LATE_SHARE_OF_INTERVAL = 0.1
+#: ...and the generator is the limit when more than this share of the moves is late.
+_LATE_MOVES_SHARE = 0.1
+#: The server limits raised for a server the benchmark starts: a load that creates races fast, from one
+#: address, with many connections; no par workers (their CPU would not be the server's).
+_UNLIMITED = 1_000_000_000
+_SERVER_LIMITS: dict[str, object] = {
+    "max_open_races_per_player": _UNLIMITED,
+    "races_per_hour_per_player": _UNLIMITED,
+    "races_per_hour_per_ip": _UNLIMITED,
+    "rate_per_s": _UNLIMITED,
+    "burst": _UNLIMITED,
+    "max_connections_per_ip": _UNLIMITED,
+    "par_workers": 0,
+}
+
+
+# ------------------------------------------------------------------------------ what it runs
+
+
+@dataclass(frozen=True)
+class LoadSettings:
+    """One load run: ``races`` races at once of ``entrants`` entrants (the first creates and starts
+    each race) and ``spectators`` spectators; each entrant plays ``rate`` moves per second.
+    ``game``: a game with a catalog in seeds/; ``countdown_s``: each race's countdown (0 or more
+    seconds); ``warmup_s`` / ``duration_s``: seconds before the measured window and its length;
+    ``load_processes``: processes of the generator; ``load_cpus``: CPUs they are pinned to, in
+    turn (empty: not pinned); ``server_url``: drive this running server (None: start one in a
+    child process, pinned to ``server_cpu`` if not None); ``server_pid``: the running server's
+    process id, to read its CPU time and memory from ``/proc`` (same machine only)."""
+
+    races: int = 10
+    entrants: int = 10
+    spectators: int = 10
+    rate: float = 2.0
+    game: str = "klondike"
+    countdown_s: int = 0
+    warmup_s: float = 5.0
+    duration_s: float = 20.0
+    load_processes: int = 1
+    load_cpus: tuple[int, ...] = ()
+    server_url: str | None = None
+    server_pid: int | None = None
+    server_cpu: int | None = None
+
+    @property
+    def connections(self) -> int:
+        """Connections the generator holds: every entrant and spectator of every race."""
+        return self.races * (self.entrants + self.spectators)
+
+    @property
+    def offered_moves_per_s(self) -> float:
+        """Moves per second the entrants try to play, all races together."""
+        return self.races * self.entrants * self.rate
+
+
+@dataclass(frozen=True)
+class _WorkerSpec:
+    """What one load process plays: the race groups ``groups`` (indices from 0) of ``settings``."""
+
+    worker: int
+    url: str
+    settings: LoadSettings
+    groups: tuple[int, ...]
+    lines: tuple[tuple[int, tuple[str, ...]], ...]  # (seed, winning moves) of the catalog
+    cpu: int | None
+    seed: int
+
+
+# ---------------------------------------------------------------------------- the wire, cheaply
+
+
+class _Frame(msgspec.Struct):
+    """The fields of a server frame the generator reads; msgspec skips every other one."""
+
+    type: str
+    req: int | None = None
+    race: Any = None  # a code in events and move results; a RaceInfo map in replies
+    seq: int = 0
+    ok: bool = False
+    code: str = ""
+    reason: str = ""
+    server_ms: int = 0
+    server_time_ms: int = 0
+
+
+_decoder = msgspec.msgpack.Decoder(_Frame)
+
+
+class _LoadError(Exception):
+    """A request of the generator was refused or never answered."""
+
+
+@dataclass
+class _Stats:
+    """What one load process counted. Samples and counters grow only while ``measuring``, except
+    the running totals the progress display shows."""
+
+    measuring: bool = False
+    acks_ms: list[float] = field(default_factory=list)
+    delivery_ms: list[float] = field(default_factory=list)
+    lag_ms: list[float] = field(default_factory=list)
+    moves_acked: int = 0
+    moves_sent: int = 0
+    moves_late: int = 0
+    frames: int = 0
+    bytes: int = 0
+    frame_types: Counter[str] = field(default_factory=Counter)
+    refused: int = 0
+    refused_codes: Counter[str] = field(default_factory=Counter)
+    timeouts: int = 0
+    closed: int = 0
+    request_errors: int = 0
+    races_finished: int = 0
+    total_acked: int = 0
+    total_errors: int = 0
+    connected: int = 0
+    clock_offsets_ms: list[float] = field(default_factory=list)
+    error_examples: list[str] = field(default_factory=list)
+
+    def error(self, kind: str, text: str) -> None:
+        setattr(self, kind, getattr(self, kind) + 1)
+        self.total_errors += 1
+        if len(self.error_examples) < 5:
+            self.error_examples.append(text)
+
+
+class _Conn:
+    """One raw websocket of the generator: a player, its reader task and what waits on it."""
+
+    def __init__(self, ws: ClientConnection, stats: _Stats, *, spectator: bool) -> None:
+        self.ws = ws
+        self.stats = stats
+        self.spectator = spectator
+        self.closing = False
+        self._req = 0
+        self._replies: dict[int, asyncio.Future[_Frame]] = {}
+        self._moves: dict[tuple[str, int], asyncio.Future[tuple[_Frame, float]]] = {}
+        self.started: dict[str, asyncio.Future[None]] = {}
+        self.finished: dict[str, asyncio.Future[None]] = {}
+        self.reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(cls, url: str, name: str, stats: _Stats, *, spectator: bool) -> _Conn:
+        """Connect, say hello as ``name``, and note the clock offset the welcome shows."""
+        async with asyncio.timeout(_ANSWER_TIMEOUT_S):
+            ws = await connect(url, compression=None, max_size=_MAX_FRAME_BYTES, open_timeout=_ANSWER_TIMEOUT_S)
+            sent_ms = time.time() * 1000
+            await ws.send(encode(Hello(name=name)))
+            welcome = _decoder.decode(await ws.recv())
+            received_ms = time.time() * 1000
+        if welcome.type != "welcome":
+            await ws.close()
+            raise _LoadError(f"hello refused: {welcome.code}: {welcome.reason}")
+        stats.clock_offsets_ms.append((sent_ms + received_ms) / 2 - welcome.server_time_ms)
+        return cls(ws, stats, spectator=spectator)
+
+    async def _read(self) -> None:
+        stats = self.stats
+        try:
+            async for data in self.ws:
+                received = time.perf_counter()
+                frame = _decoder.decode(data)
+                kind = frame.type
+                if stats.measuring:
+                    stats.frames += 1
+                    stats.bytes += len(data)
+                    stats.frame_types[kind] += 1
+                if kind == "move_result":
+                    waiter = self._moves.pop((frame.race, frame.seq), None)
+                    if waiter is not None and not waiter.done():
+                        waiter.set_result((frame, received))
+                elif kind == "progress":  # a spectator receives only the spectators' frames, board and all
+                    if self.spectator and stats.measuring and frame.server_ms:
+                        stats.delivery_ms.append(time.time() * 1000 - frame.server_ms)
+                elif kind == "race_started":
+                    self._settle(self.started, frame.race)
+                elif kind == "race_finished":
+                    self._settle(self.finished, frame.race)
+                elif frame.req is not None:
+                    reply = self._replies.pop(frame.req, None)
+                    if reply is not None and not reply.done():
+                        reply.set_result(frame)
+        except ConnectionClosed:
+            pass
+        if not self.closing:
+            stats.error("closed", f"the server closed a connection: {self.ws.close_code} {self.ws.close_reason}")
+        for waiter in [*self._replies.values(), *self._moves.values()]:
+            if not waiter.done():
+                waiter.set_exception(_LoadError("connection closed"))
+
+    @staticmethod
+    def _settle(waiters: dict[str, asyncio.Future[None]], race: object) -> None:
+        waiter = waiters.get(race) if isinstance(race, str) else None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def request(self, build: Callable[[int], msgspec.Struct]) -> _Frame:
+        """Send ``build(req)`` and return its answer; raises `_LoadError` if it is an error or
+        does not come in time."""
+        self._req += 1
+        req = self._req
+        waiter = self._replies[req] = asyncio.get_running_loop().create_future()
+        try:
+            await self.ws.send(encode(build(req)))
+            async with asyncio.timeout(_ANSWER_TIMEOUT_S):
+                reply = await waiter
+        except (TimeoutError, ConnectionClosed) as exc:
+            raise _LoadError(f"no answer to a request: {type(exc).__name__}") from None
+        finally:
+            self._replies.pop(req, None)
+        if reply.type == "error":
+            raise _LoadError(f"request refused: {reply.code}: {reply.reason}")
+        return reply
+
+    async def move(self, race: str, seq: int, move: str) -> tuple[_Frame, float, float]:
+        """Send one move; return its answer and the `time.perf_counter` instants it was sent and
+        its answer received. Raises TimeoutError, or `_LoadError` if the connection closed."""
+        waiter = self._moves[(race, seq)] = asyncio.get_running_loop().create_future()
+        sent = time.perf_counter()
+        try:
+            await self.ws.send(encode(MoveRequest(race=race, seq=seq, move=move)))
+            async with asyncio.timeout(_ANSWER_TIMEOUT_S):
+                result, received = await waiter
+        except ConnectionClosed:
+            raise _LoadError("connection closed") from None
+        finally:
+            self._moves.pop((race, seq), None)
+        return result, sent, received
+
+    def expect(self, race: str) -> None:
+        """Get ready for the start and the end of ``race`` (before asking for them)."""
+        loop = asyncio.get_running_loop()
+        self.started = {race: loop.create_future()}
+        self.finished = {race: loop.create_future()}
+
+    async def close(self) -> None:
+        self.closing = True
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+        with contextlib.suppress(BaseException):
+            await self.reader
+
+
+# ------------------------------------------------------------------------- one load process
+
+
+class _Worker:
+    """One load process: connects its groups, plays them until told to stop, reports."""
+
+    def __init__(self, spec: _WorkerSpec) -> None:
+        self.spec = spec
+        self.settings = spec.settings
+        self.stats = _Stats()
+        self.random = random.Random(spec.seed)
+        self.entries = [CatalogEntry(seed, moves) for seed, moves in spec.lines]
+        self.interval = 1.0 / self.settings.rate
+        self.conns: list[_Conn] = []
+        self.groups: dict[int, tuple[list[_Conn], list[_Conn]]] = {}
+
+    async def connect(self) -> None:
+        """Open every connection of this process's groups."""
+        s, w = self.settings, self.spec.worker
+        slots = asyncio.Semaphore(_CONNECTING_AT_ONCE)
+
+        async def one(name: str, spectator: bool) -> _Conn:
+            async with slots:
+                conn = await _Conn.open(self.spec.url, name, self.stats, spectator=spectator)
+                self.stats.connected += 1
+                return conn
+
+        for group in self.spec.groups:
+            entrants = await asyncio.gather(*(one(f"w{w}g{group}e{n}", False) for n in range(s.entrants)))
+            spectators = await asyncio.gather(*(one(f"w{w}g{group}s{n}", True) for n in range(s.spectators)))
+            self.groups[group] = (list(entrants), list(spectators))
+            self.conns.extend(entrants)
+            self.conns.extend(spectators)
+
+    async def run_group(self, group: int, first_started: asyncio.Future[None]) -> None:
+        """Play race after race on the group's connections until cancelled."""
+        entrants, spectators = self.groups[group]
+        cycle = 0
+        while True:
+            entry = self.entries[(group + cycle * self.settings.races) % len(self.entries)]
+            try:
+                code = await self._open_race(entrants, spectators, entry)
+            except _LoadError as exc:
+                if not first_started.done():
+                    raise  # the load cannot even start: the whole run fails
+                self.stats.error("request_errors", f"group {group} stops: {exc}")
+                return
+            if not first_started.done():
+                first_started.set_result(None)
+            results = await asyncio.gather(*(self._play(conn, code, entry.moves) for conn in entrants))
+            for conn, ok in zip(entrants, results, strict=True):
+                if not ok:  # a refused or unanswered move: this entrant is out, so that the race ends
+                    with contextlib.suppress(_LoadError):
+                        await conn.request(lambda req, code=code: Resign(req=req, race=code))
+            try:
+                async with asyncio.timeout(_ANSWER_TIMEOUT_S):
+                    await entrants[0].finished[code]
+            except TimeoutError:
+                self.stats.error("timeouts", f"race {code} did not finish after its last move; group {group} stops")
+                return
+            if self.stats.measuring:
+                self.stats.races_finished += 1
+            cycle += 1
+
+    async def _open_race(self, entrants: list[_Conn], spectators: list[_Conn], entry: CatalogEntry) -> str:
+        """Create a race on ``entry``'s public seed, join it, watch it, start it; return its code."""
+        s = self.settings
+        limit_s = min(86_400, max(60, math.ceil(3 * len(entry.moves) / s.rate) + 60))
+        creator = entrants[0]
+        reply = await creator.request(lambda req: CreateRace(
+            req=req, game=s.game, seed=entry.seed, max_entrants=s.entrants, countdown_s=s.countdown_s,
+            time_limit_s=limit_s, join=True))
+        code = reply.race["code"]
+        for conn in entrants:
+            conn.expect(code)
+        await asyncio.gather(*(conn.request(lambda req: JoinRace(req=req, race=code)) for conn in entrants[1:]))
+        await asyncio.gather(*(conn.request(lambda req: Watch(req=req, race=code)) for conn in spectators))
+        await creator.request(lambda req: StartRace(req=req, race=code))
+        return code
+
+    async def _play(self, conn: _Conn, race: str, line: Sequence[str]) -> bool:
+        """Play ``line`` in ``race`` at the settings' rate from a random phase; False if a move was
+        refused or never answered."""
+        stats, interval = self.stats, self.interval
+        try:
+            async with asyncio.timeout(self.settings.countdown_s + _ANSWER_TIMEOUT_S):
+                await conn.started[race]
+        except TimeoutError:
+            stats.error("timeouts", f"race {race} did not start")
+            return False
+        slot = time.perf_counter() + self.random.random() * interval
+        answered = 0.0
+        for seq, move in enumerate(line, 1):
+            due = max(slot, answered)
+            wait = due - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                result, sent, received = await conn.move(race, seq, move)
+            except TimeoutError:
+                stats.error("timeouts", f"no answer to move {seq} of race {race} within {_ANSWER_TIMEOUT_S:g} s")
+                return False
+            except _LoadError as exc:
+                stats.error("closed", f"move {seq} of race {race}: {exc}")
+                return False
+            answered = received
+            if stats.measuring:
+                lag = sent - due
+                stats.moves_sent += 1
+                stats.lag_ms.append(lag * 1000)
+                if lag > _LATE_SHARE_OF_INTERVAL * interval:
+                    stats.moves_late += 1
+            if not result.ok:
+                stats.refused_codes[result.code] += 1
+                stats.error("refused", f"move {seq} {move!r} of race {race} refused: {result.code}: {result.reason}")
+                return False
+            stats.total_acked += 1
+            if stats.measuring:
+                stats.moves_acked += 1
+                stats.acks_ms.append((received - sent) * 1000)
+            slot += interval
+        return True
+
+    async def close(self) -> None:
+        await asyncio.gather(*(conn.close() for conn in self.conns))
+
+
+async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
+    """Connect, start the groups, tell the parent, wait for the window, measure it, report."""
+    worker = _Worker(spec)
+    loop = asyncio.get_running_loop()
+    ticking = True
+
+    async def tick() -> None:
+        while ticking:
+            report.put(("tick", spec.worker, worker.stats.connected, worker.stats.total_acked,
+                        worker.stats.total_errors))
+            await asyncio.sleep(_TICK_S)
+
+    ticker = asyncio.create_task(tick())
+    groups: list[asyncio.Task[None]] = []
+    try:
+        await worker.connect()
+        firsts = [loop.create_future() for _ in spec.groups]
+        groups = [asyncio.create_task(worker.run_group(g, first)) for g, first in zip(spec.groups, firsts, strict=True)]
+        done, _ = await asyncio.wait([asyncio.gather(*firsts), *groups], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()  # a group that failed before its first race started: raise its error
+        report.put(("ready", spec.worker))
+        start_wall, end_wall = await loop.run_in_executor(None, control.get)
+        await asyncio.sleep(max(0.0, start_wall - time.time()))
+        worker.stats.measuring = True
+        cpu_before = time.process_time()
+        await asyncio.sleep(max(0.0, end_wall - time.time()))
+        worker.stats.measuring = False
+        cpu_s = time.process_time() - cpu_before
+        held = sum(1 for conn in worker.conns if not conn.reader.done())
+        for task in groups:
+            task.cancel()
+        await asyncio.gather(*groups, return_exceptions=True)
+        await worker.close()
+        stats = worker.stats
+        report.put(("done", spec.worker, {
+            "cpu_s": cpu_s, "held": held, "acks_ms": stats.acks_ms, "delivery_ms": stats.delivery_ms,
+            "lag_ms": stats.lag_ms, "moves_acked": stats.moves_acked, "moves_sent": stats.moves_sent,
+            "moves_late": stats.moves_late, "frames": stats.frames, "bytes": stats.bytes,
+            "frame_types": dict(stats.frame_types), "refused": stats.refused,
+            "refused_codes": dict(stats.refused_codes), "timeouts": stats.timeouts, "closed": stats.closed,
+            "request_errors": stats.request_errors, "races_finished": stats.races_finished,
+            "clock_offsets_ms": stats.clock_offsets_ms, "error_examples": stats.error_examples,
+        }))
+    finally:
+        ticking = False
+        ticker.cancel()
+        for task in groups:
+            task.cancel()
+        await worker.close()
+
+
+def _worker_main(spec: _WorkerSpec, control: Any, report: Any) -> None:
+    """The entry point of a load process (spawned): pin it, raise its open-files limit, run it."""
+    if spec.cpu is not None:
+        os.sched_setaffinity(0, {spec.cpu})
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    try:
+        asyncio.run(_worker_async(spec, control, report))
+    except BaseException as exc:  # the parent reports it; a load process must never die silently
+        report.put(("failed", spec.worker, "".join(traceback.format_exception(exc)).strip()))
+
+
+# --------------------------------------------------------------------------------- the figures
+
+
+def _percentile(samples: Sequence[float], share: float) -> float | None:
+    """The nearest-rank ``share``-th percentile of ``samples``; None when there are none."""
+    if not samples:
+        return None
+    ordered = sorted(samples)
+    return ordered[max(1, math.ceil(share / 100 * len(ordered))) - 1]
+
+
+@dataclass(frozen=True)
+class LoadFigures:
+    """What `bench_load` measured over its window of ``duration_s`` seconds (see the module's
+    docstring for how). Latencies in ms; None where nothing was measured (no server pid, no
+    sample). ``generator_limited``: the figures measure the load generator as much as the server
+    (``warnings`` says why)."""
+
+    settings: LoadSettings
+    server: str
+    clients_held: int
+    server_connections: int | None
+    offered_moves_per_s: float
+    moves_acked_per_s: float
+    ack_p50_ms: float | None
+    ack_p95_ms: float | None
+    ack_p99_ms: float | None
+    ack_max_ms: float | None
+    spectator_p50_ms: float | None
+    spectator_p99_ms: float | None
+    spectator_samples: int
+    server_cpu_us_per_move: float | None
+    server_cpu_cores: float | None
+    server_rss_idle_mib: float | None
+    server_rss_mib: float | None
+    rss_kib_per_connection: float | None
+    frames_per_s: float
+    bytes_per_s: float
+    frame_types_per_s: dict[str, float]
+    races_finished: int
+    refused: int
+    refused_codes: dict[str, int]
+    timeouts: int
+    closed: int
+    request_errors: int
+    error_examples: list[str]
+    load_cpu_cores: list[float]
+    late_moves_share: float
+    send_lag_p99_ms: float | None
+    clock_offset_ms: float | None
+    generator_limited: bool
+    warnings: list[str]
+    clock_note: str = ("spectator latency compares the server's clock (server_ms) with the generator's: valid "
+                       "only when both run on the same machine")
+
+    @property
+    def errors(self) -> int:
+        """Refused moves, timeouts, closed sockets and refused requests, together."""
+        return self.refused + self.timeouts + self.closed + self.request_errors
+
+
+def load_warnings(load_cpu_cores: Sequence[float], late_moves_share: float, moves_sent: int,
+                  offered: float, acked: float) -> list[str]:
+    """Why the generator may be the limit (empty: it is not), from each load process's share of a
+    core, the share of moves sent late, and the offered and acknowledged rates."""
+    found = []
+    for n, cores in enumerate(load_cpu_cores):
+        if cores >= _BUSY_CORE_SHARE:
+            found.append(f"load process {n} used {cores:.0%} of a core: the generator is the limit; "
+                         f"add --load-processes (on other cores than the server's)")
+    if moves_sent and late_moves_share > _LATE_MOVES_SHARE:
+        found.append(f"{late_moves_share:.0%} of the moves left more than {_LATE_SHARE_OF_INTERVAL:.0%} of an "
+                     f"interval after they were due: the generator sends behind schedule")
+    if offered and acked < 0.9 * offered and not found:
+        found.append(f"only {acked / offered:.0%} of the offered moves were acknowledged: the server (or the "
+                     f"machine) is the limit")
+    return found
+
+
+def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *, server_connections: int | None,
+             cpu_s: float | None, rss_idle: float | None, rss_end: float | None) -> LoadFigures:
+    window = settings.duration_s
+
+    def joined(key: str) -> list[float]:
+        return [x for part in parts for x in part[key]]
+
+    def total(key: str) -> int:
+        return sum(part[key] for part in parts)
+
+    acks, delivery, lags = joined("acks_ms"), joined("delivery_ms"), joined("lag_ms")
+    acked, sent = total("moves_acked"), total("moves_sent")
+    held = total("held")
+    load_cores = [part["cpu_s"] / window for part in parts]
+    late = total("moves_late") / sent if sent else 0.0
+    types: Counter[str] = Counter()
+    refused_codes: Counter[str] = Counter()
+    for part in parts:
+        types.update(part["frame_types"])
+        refused_codes.update(part["refused_codes"])
+    warnings = load_warnings(load_cores, late, sent, settings.offered_moves_per_s, acked / window)
+    if cpu_s is not None and cpu_s / window >= _BUSY_CORE_SHARE:
+        warnings.append(f"the server used {cpu_s / window:.0%} of a core (one asyncio loop): the server is the limit")
+    limited = any("generator" in text for text in warnings)
+    offsets = joined("clock_offsets_ms")
+    return LoadFigures(
+        settings=settings, server=server, clients_held=held, server_connections=server_connections,
+        offered_moves_per_s=settings.offered_moves_per_s, moves_acked_per_s=acked / window,
+        ack_p50_ms=_percentile(acks, 50), ack_p95_ms=_percentile(acks, 95), ack_p99_ms=_percentile(acks, 99),
+        ack_max_ms=max(acks) if acks else None,
+        spectator_p50_ms=_percentile(delivery, 50), spectator_p99_ms=_percentile(delivery, 99),
+        spectator_samples=len(delivery),
+        server_cpu_us_per_move=cpu_s / acked * 1e6 if cpu_s is not None and acked else None,
+        server_cpu_cores=cpu_s / window if cpu_s is not None else None,
+        server_rss_idle_mib=rss_idle, server_rss_mib=rss_end,
+        rss_kib_per_connection=((rss_end - rss_idle) * 1024 / held
+                                if rss_end is not None and rss_idle is not None and held else None),
+        frames_per_s=total("frames") / window, bytes_per_s=total("bytes") / window,
+        frame_types_per_s={kind: count / window for kind, count in sorted(types.items())},
+        races_finished=total("races_finished"), refused=total("refused"), refused_codes=dict(refused_codes),
+        timeouts=total("timeouts"), closed=total("closed"), request_errors=total("request_errors"),
+        error_examples=[text for part in parts for text in part["error_examples"]][:5],
+        load_cpu_cores=load_cores, late_moves_share=late, send_lag_p99_ms=_percentile(lags, 99),
+        clock_offset_ms=_percentile(offsets, 50), generator_limited=limited, warnings=warnings,
+    )
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}"
+
+
+def load_table(figures: LoadFigures) -> Table:
+    """A rich table of `LoadFigures`: one figure a row."""
+    s = figures.settings
+    table = Table(title=f"load: {s.races} races x ({s.entrants} entrants + {s.spectators} spectators), "
+                        f"{s.rate:g} moves/s per entrant, {s.game}",
+                  caption=f"Over a {s.duration_s:g} s window after {s.warmup_s:g} s of warm-up; server: "
+                          f"{figures.server}. {figures.clock_note[0].upper()}{figures.clock_note[1:]}.")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    rows = [
+        ("clients held", f"{figures.clients_held:,}"),
+        ("moves/s offered", f"{figures.offered_moves_per_s:,.1f}"),
+        ("moves/s acknowledged", f"{figures.moves_acked_per_s:,.1f}"),
+        ("ack latency p50 / p95 / p99 / max, ms",
+         " / ".join(_ms(v) for v in (figures.ack_p50_ms, figures.ack_p95_ms, figures.ack_p99_ms, figures.ack_max_ms))),
+        ("spectator delivery p50 / p99, ms",
+         f"{_ms(figures.spectator_p50_ms)} / {_ms(figures.spectator_p99_ms)} ({figures.spectator_samples:,} frames)"),
+        ("server CPU per accepted move, µs",
+         "-" if figures.server_cpu_us_per_move is None else f"{figures.server_cpu_us_per_move:,.0f}"),
+        ("server CPU, cores", "-" if figures.server_cpu_cores is None else f"{figures.server_cpu_cores:.2f}"),
+        ("server RSS idle -> loaded, MiB",
+         "-" if figures.server_rss_mib is None else f"{figures.server_rss_idle_mib:,.1f} -> {figures.server_rss_mib:,.1f}"),
+        ("RSS per connection, KiB",
+         "-" if figures.rss_kib_per_connection is None else f"{figures.rss_kib_per_connection:,.1f}"),
+        ("frames/s received by the generator", f"{figures.frames_per_s:,.0f}"),
+        ("bytes/s received by the generator", f"{figures.bytes_per_s:,.0f}"),
+        ("races finished in the window", f"{figures.races_finished:,}"),
+        ("errors: refused / timeouts / closed / requests",
+         f"{figures.refused} / {figures.timeouts} / {figures.closed} / {figures.request_errors}"),
+        ("load CPU per process, cores", ", ".join(f"{c:.2f}" for c in figures.load_cpu_cores)),
+        ("moves sent late (>10% of an interval)", f"{figures.late_moves_share:.1%}"),
+        ("send lag p99, ms", _ms(figures.send_lag_p99_ms)),
+    ]
+    for name, value in rows:
+        style = "red" if name.startswith("errors") and figures.errors else None
+        table.add_row(name, value, style=style)
+    return table
+
+
+# --------------------------------------------------------------------------------- the run
+
+
+class _PinnedServer(ServerProcess):
+    """`ServerProcess` started with its CPU affinity set to one CPU (before it starts any thread)."""
+
+    def __init__(self, limits: dict[str, object], cpu: int | None) -> None:
+        super().__init__(limits)
+        self.cpu = cpu
+
+    def command(self) -> list[str]:
+        command = super().command()
+        if self.cpu is None:
+            return command
+        pin = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); os.execv(sys.argv[2], sys.argv[2:])"
+        return [sys.executable, "-c", pin, str(self.cpu), *command]
+
+
+def _catalog_lines(game: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    entries = load_catalog(_SEEDS, game)
+    if not entries:
+        raise ServerProcessError(f"there is no catalog of winnable {game} deals in {_SEEDS}: choose another --game")
+    return tuple((entry.seed, entry.moves) for entry in entries)
+
+
+async def _drain(report: Any) -> list[tuple[Any, ...]]:
+    """Every message the load processes have reported so far (never blocks)."""
+    messages = []
+    while True:
+        try:
+            messages.append(report.get_nowait())
+        except queue.Empty:
+            return messages
+
+
+async def bench_load(settings: LoadSettings, *, console: Console) -> LoadFigures:
+    """Run one load (see the module's docstring) and return its figures. Raises
+    ServerProcessError if the server or a load process fails."""
+    lines = _catalog_lines(settings.game)
+    if settings.server_url is not None:
+        return await _drive(settings, settings.server_url, settings.server_pid, lines, console=console,
+                            server=f"{settings.server_url}"
+                                   + (f" (pid {settings.server_pid})" if settings.server_pid else ""))
+    async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as server:
+        pinned = f", pinned to CPU {settings.server_cpu}" if settings.server_cpu is not None else ""
+        return await _drive(settings, server.url, server.pid, lines, console=console,
+                            server=f"a child process{pinned}", child=server)
+
+
+async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple[tuple[int, tuple[str, ...]], ...],
+                 *, console: Console, server: str, child: ServerProcess | None = None) -> LoadFigures:
+    context = multiprocessing.get_context("spawn")
+    report = context.Queue()
+    controls = [context.Queue() for _ in range(settings.load_processes)]
+    rss_idle = rss_mib(pid) if pid is not None else None
+    cpus = settings.load_cpus
+    specs = [
+        _WorkerSpec(worker=n, url=url, settings=settings,
+                    groups=tuple(range(n, settings.races, settings.load_processes)), lines=lines,
+                    cpu=cpus[n % len(cpus)] if cpus else None, seed=n)
+        for n in range(settings.load_processes)
+    ]
+    processes = [context.Process(target=_worker_main, args=(spec, controls[spec.worker], report), daemon=True,
+                                 name=f"arena-load-{spec.worker}") for spec in specs if spec.groups]
+    for process in processes:
+        process.start()
+    ticks: dict[int, tuple[int, int, int]] = {}
+    ready: set[int] = set()
+    parts: dict[int, dict[str, Any]] = {}
+    failures: list[str] = []
+    expected = {spec.worker for spec in specs if spec.groups}
+
+    async def pump() -> None:
+        for message in await _drain(report):
+            kind, worker = message[0], message[1]
+            if kind == "tick":
+                ticks[worker] = message[2:]
+            elif kind == "ready":
+                ready.add(worker)
+            elif kind == "done":
+                parts[worker] = message[2]
+            elif kind == "failed":
+                failures.append(f"load process {worker} failed:\n{message[2]}")
+        if child is not None:
+            child.cpu_s()  # raises ServerProcessError if the server died
+        if failures:
+            raise ServerProcessError(failures[0])
+        for process in processes:
+            if process.exitcode not in (0, None):
+                raise ServerProcessError(f"{process.name} exited with code {process.exitcode}")
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
+               TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task("connecting", total=settings.warmup_s + settings.duration_s, status="")
+            while ready != expected:
+                await pump()
+                connected = sum(t[0] for t in ticks.values())
+                progress.update(task, status=f"{connected:,} of {settings.connections:,} clients")
+                await asyncio.sleep(0.05)
+            start_wall = time.time() + settings.warmup_s
+            end_wall = start_wall + settings.duration_s
+            for control in controls:
+                control.put((start_wall, end_wall))
+            cpu_before = cpu_after = rss_end = None
+            connections = None
+            while time.time() < end_wall:
+                await pump()
+                now = time.time()
+                measuring = now >= start_wall
+                if measuring and cpu_before is None and pid is not None:
+                    cpu_before = cpu_seconds(pid)
+                acked = sum(t[1] for t in ticks.values())
+                errors = sum(t[2] for t in ticks.values())
+                progress.update(task, description="measuring" if measuring else "warm-up",
+                                completed=settings.warmup_s - (start_wall - now),
+                                status=f"{acked:,} moves acknowledged, {errors} errors")
+                await asyncio.sleep(min(0.1, max(0.0, (start_wall if not measuring else end_wall) - now)))
+            if pid is not None:
+                cpu_after = cpu_seconds(pid)
+                rss_end = rss_mib(pid)
+            health = await fetch_health(url)
+            if health is not None:
+                connections = health["connections"] - 1  # less the health request's own
+            progress.update(task, description="collecting", completed=settings.warmup_s + settings.duration_s)
+            deadline = time.monotonic() + _ANSWER_TIMEOUT_S + 20
+            while set(parts) != expected:
+                await pump()
+                if time.monotonic() > deadline:
+                    raise ServerProcessError("the load processes did not report their figures in time")
+                await asyncio.sleep(0.05)
+    finally:
+        for process in processes:
+            if set(parts) == expected:
+                await asyncio.get_running_loop().run_in_executor(None, process.join, 10)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    cpu_s = cpu_after - cpu_before if cpu_after is not None and cpu_before is not None else None
+    return _figures(settings, server, [parts[n] for n in sorted(parts)], server_connections=connections,
+                    cpu_s=cpu_s, rss_idle=rss_idle, rss_end=rss_end)
