@@ -16,6 +16,14 @@ client resends the same ``seq`` later). An event or a description that cannot be
 logged and the race goes on: the live audience still receives the event, and a client catching
 up over the gap gets a snapshot instead (the store answers None for missing events).
 
+A race is its log (DESIGN.md, invariant 3): over a durable store, a restarted server rebuilds it
+with `Race.rebuild` from its description (saved at every change of its settings, entrants,
+statuses and instants: join, start, deal, resign, idle time-out, finish; never per move) and each
+entrant's move log, then restarts its timers with `Race.resume`. Instants are saved on the wall
+clock (Unix milliseconds), since the monotonic clock does not survive the process: the race
+clock goes on from the saved start instant, so time passes for the entrants while the server is
+down, and a race whose time limit passed meanwhile ends at once.
+
 What each audience receives (DESIGN.md, invariant 1; docs/protocol.md): an entrant receives its
 own board and, about the others, only the standings (cards cleared, moves, status, time), never
 a move, a pile address, a card or a board, because every entrant plays the same deal. Spectators
@@ -34,12 +42,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
 from engine.core import Audience, BadNotation, Game, IllegalMove, Move
 from engine.deal import DEAL_VERSION, commitment_of
+from engine.games import UnknownGame, find_game
 from server.bonus import BonusRound, open_round, play_round
 from server.protocol import (
     Board,
@@ -71,7 +80,7 @@ from server.metrics import Tally
 from server.names import name_key
 from server.store import MoveEntry, Store, StoredEvent, StoreUnavailable
 
-__all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race"]
+__all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race", "RebuildError"]
 
 #: Answers kept per entrant for repeated move numbers: the last this many moves (a client resends
 #: only the moves still waiting for their answer); an older repeat gets ``old_seq``.
@@ -85,6 +94,12 @@ log = logging.getLogger("arena.races")
 _store_log = logging.getLogger("arena.server")
 #: Where a race counts its moves until a server gives it its own tally.
 _UNCOUNTED = Tally()
+
+
+class RebuildError(ValueError):
+    """A stored race cannot be rebuilt faithfully (`Race.rebuild`): its description lacks a
+    field, names a game or rules version this server does not have, or a logged move does not
+    replay."""
 
 
 class Listener(Protocol):
@@ -134,6 +149,7 @@ class Entrant:
     time_ms: int = 0
     moves: int = 0
     active_at: float = 0.0  # monotonic seconds of the deal or of the last accepted move
+    resumed_seq: int = 0  # the last seq when the race was rebuilt (`Race.rebuild`): earlier answers come from the log
     points: int | None = None  # set at the finish (cards cleared), then Double or Naught's
     bonus: list[BonusRound] = field(default_factory=list)
 
@@ -211,8 +227,10 @@ class Race:
         self._delayed: deque[tuple[float, str, Board, bytes]] = deque()  # (due, player, board, frame)
         self._shown: dict[str, Board] = {}  # delayed race: each board as spectators last saw it
         self._releasing: asyncio.Task[None] | None = None
+        self.created_ms = clock.wall_ms()
         self.starts_at_ms: int | None = None
         self.started_at: float | None = None  # monotonic seconds
+        self.started_at_ms: int | None = None  # the same instant on the wall clock (what a rebuild reads)
         self.finish_reason = ""
         self.rematch: str | None = None  # the code of this race's rematch, once one is offered
         self.rematch_of: str | None = None  # the race this one is a rematch of
@@ -393,6 +411,7 @@ class Race:
             if self.status != "starting":
                 return
             self.started_at = self.clock.monotonic()
+            self.started_at_ms = self.clock.wall_ms()
             for entrant in self.entrants.values():
                 entrant.game = self.game_cls(self.seed, **self.options)
                 entrant.status = "playing"
@@ -410,7 +429,7 @@ class Race:
                 RaceStarted(
                     race=self.code,
                     version=self._next_version(),
-                    started_at_ms=self.clock.wall_ms(),
+                    started_at_ms=self.started_at_ms,
                     time_limit_ms=self.time_limit_s * 1000,
                     board=board,
                 )
@@ -444,10 +463,14 @@ class Race:
                     await self._finish("time_limit")
                     return
                 if self.idle_timeout_s is not None:
-                    for entrant in self.entrants.values():
-                        if not entrant.done and now >= entrant.active_at + self.idle_timeout_s:
-                            entrant.status = "out_of_time"
-                            await self._progress(entrant, "idle", self.elapsed_ms())
+                    idle = [e for e in self.entrants.values()
+                            if not e.done and now >= e.active_at + self.idle_timeout_s]
+                    for entrant in idle:
+                        entrant.status = "out_of_time"
+                    if idle:
+                        await self._save()
+                    for entrant in idle:
+                        await self._progress(entrant, "idle", self.elapsed_ms())
                     await self._maybe_finish()
 
     async def play(self, player: str, request: MoveRequest) -> bytes:
@@ -465,6 +488,10 @@ class Race:
         async with self.lock:
             if request.seq in entrant.results:
                 return entrant.results[request.seq]
+            if entrant.last_seq - RESULTS_KEPT < request.seq < entrant.resumed_seq:
+                again = await self._answer_again(entrant, request.seq)  # (only after a restart: rare)
+                if again is not None:
+                    return again
             refusal = self._refusal(entrant, request)
             if refusal is not None:
                 self.tally.moves_refused[refusal[0]] += 1
@@ -573,6 +600,7 @@ class Race:
             if entrant.done:
                 raise ProtocolError(ErrorCode.DONE, f"you can play no more in this race ({entrant.status})")
             entrant.status = "resigned"
+            await self._save()
             await self._progress(entrant, "resign", self.elapsed_ms())
             await self._maybe_finish()
 
@@ -753,8 +781,8 @@ class Race:
             self.on_status(self, old)
 
     async def _save(self) -> None:
-        """Store the race's description; if the store cannot be reached, say so and go on (nothing
-        reads it back yet: rebuilding races from the store is a later step of issue 12)."""
+        """Store the race's description; if the store cannot be reached, say so and go on (a
+        rebuild then reads the one saved before, and the move logs)."""
         try:
             await self._save_description()
         except StoreUnavailable as exc:
@@ -775,8 +803,157 @@ class Race:
                 "creator": self.creator,
                 "status": self.status,
                 "version": self.version,
+                "casual": self.casual,
+                "hold_seed": self.hold_seed,
+                "max_entrants": self.max_entrants,
+                "countdown_s": self.countdown_s,
+                "time_limit_s": self.time_limit_s,
+                "spectator_delay_s": self.spectator_delay_s,
+                "idle_timeout_s": self.idle_timeout_s,
+                "max_moves": self.max_moves,
+                "created_ms": self.created_ms,
+                "starts_at_ms": self.starts_at_ms,
+                "started_at_ms": self.started_at_ms,
+                "finish_reason": self.finish_reason,
+                "rematch": self.rematch,
+                "rematch_of": self.rematch_of,
+                # one JSON string, to keep the description flat: [{"p": id, "n": name, "o": order, "s": status}]
+                "entrants": msgspec.json.encode(
+                    [{"p": e.player, "n": e.name, "o": e.order, "s": e.status} for e in self._by_order()]
+                ).decode(),
             },
         )
+
+    # ------------------------------------------------------------------------ rebuilding
+
+    @classmethod
+    async def rebuild(cls, code: str, meta: dict[str, object], *, store: Store, clock: Clock) -> Race:
+        """The race ``code`` as its description ``meta`` (`_save_description`) and its move logs
+        in ``store`` say it stood: same deal, seed, salt, commitment, settings, entrants and
+        statuses; each entrant's `Game` replayed from its log, with its counters (moves, cards
+        cleared, time, last seq) and the answer to its last move, so that a resent last seq gets
+        it again; event versions going on from the store's last event; the race clock going on
+        from the saved wall-clock start instant, every entrant's idle time from now. Its timers
+        do not run until `resume`. Raises `RebuildError` if it cannot be rebuilt faithfully,
+        `StoreUnavailable` if the store does not answer.
+        """
+        m: dict[str, Any] = meta  # its fields' types are checked below, or raise on use
+        try:
+            game_cls = find_game(m["game"])
+            if m["rules_version"] != game_cls.rules_version or m["deal_version"] != DEAL_VERSION:
+                raise RebuildError(f"race {code} was played under {m['game']} rules {m['rules_version']}, "
+                                   f"deal {m['deal_version']}; this server has rules {game_cls.rules_version}, "
+                                   f"deal {DEAL_VERSION}")
+            options = {k: v == "1" for k, _, v in (o.partition("=") for o in m["options"].split(",") if o)}
+            race = cls(code, game_cls, options=options, seed=int(m["seed"]), seed_public=bool(m["seed_public"]),
+                       creator=str(m["creator"]), max_entrants=int(m["max_entrants"]),
+                       countdown_s=int(m["countdown_s"]), time_limit_s=int(m["time_limit_s"]), store=store,
+                       clock=clock, salt=str(m["salt"]), hold_seed=bool(m["hold_seed"]), casual=bool(m["casual"]),
+                       spectator_delay_s=int(m["spectator_delay_s"]), idle_timeout_s=m["idle_timeout_s"],
+                       max_moves=m["max_moves"])
+            if race.commitment != m["commitment"]:
+                raise RebuildError(f"race {code}: its seed and salt do not give its published commitment")
+            race.status = str(m["status"])
+            race.created_ms = int(m["created_ms"])
+            race.starts_at_ms = m["starts_at_ms"]
+            race.started_at_ms = m["started_at_ms"]
+            race.finish_reason = str(m["finish_reason"])
+            race.rematch = m["rematch"]
+            race.rematch_of = m["rematch_of"]
+            entrants = [(str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"]))
+                        for e in msgspec.json.decode(m["entrants"])]
+            version = int(m["version"])
+        except RebuildError:
+            raise
+        except (UnknownGame, BadNotation) as exc:
+            raise RebuildError(f"race {code}: {exc.reason}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, msgspec.DecodeError) as exc:
+            raise RebuildError(f"race {code}: its stored description cannot be read ({type(exc).__name__}: {exc})") \
+                from None
+        now = clock.monotonic()
+        if race.started_at_ms is not None:
+            race.started_at = now - (clock.wall_ms() - race.started_at_ms) / 1000
+        cutoff_ms = race.elapsed_ms() - race.spectator_delay_s * 1000  # what delayed spectators have seen
+        for player, name, order, status in entrants:
+            entrant = Entrant(player, name, order, status=status, active_at=now)
+            race.entrants[entrant.player] = entrant
+            race._names.add(name_key(entrant.name))
+            if race.started_at is not None:
+                shown = race._replay(entrant, await store.moves(code, entrant.player), cutoff_ms)
+                if race.spectator_delay_s and race.status == "running":
+                    race._shown[entrant.player] = shown
+        race.version = max(version, await store.last_version(code))
+        return race
+
+    def _replay(self, entrant: Entrant, entries: list[MoveEntry], cutoff_ms: int) -> Board | None:
+        """Rebuild ``entrant``'s game and counters from its move log, and the answer to its last
+        move; the spectators' board as it stood at race time ``cutoff_ms`` (for a delayed race)."""
+        game = self.game_cls(self.seed, **self.options)
+        shown = None
+        revealed: list = []
+        for entry in entries:
+            if shown is None and self.spectator_delay_s and entry.time_ms > cutoff_ms:
+                shown = board_of(game.view(Audience.SPECTATOR))
+            try:
+                revealed = game.apply(Move.parse(entry.move))
+            except (BadNotation, IllegalMove) as exc:
+                raise RebuildError(f"race {self.code}: move {entry.seq} ({entry.move}) of {entrant.player} does "
+                                   f"not replay: {exc.reason}") from None
+            entrant.moves += 1
+            entrant.last_seq = entry.seq
+            if game.cleared != entrant.cleared:
+                entrant.cleared = game.cleared
+                entrant.time_ms = entry.time_ms
+        entrant.game = game
+        entrant.resumed_seq = entrant.last_seq
+        if self.status == "running" and entrant.status not in ("resigned", "out_of_time"):
+            # won and stuck follow from the game (a winning move saves no description)
+            entrant.status = "playing"
+            self._settle(entrant)
+        if entries:
+            last = entries[-1]
+            entrant.results[last.seq] = self._accepted(entrant, last, revealed)
+        if shown is None and self.spectator_delay_s:
+            shown = board_of(game.view(Audience.SPECTATOR))
+        return shown
+
+    def _accepted(self, entrant: Entrant, entry: MoveEntry, revealed: list) -> bytes:
+        """The answer the move ``entry`` got when it was accepted (``entrant.game`` as it stood
+        right after it, ``revealed`` what it turned face up)."""
+        return encode(MoveResult(race=self.code, seq=entry.seq, move=entry.move, ok=True,
+                                 revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
+                                 board=self._board(entrant, Audience.PLAYER), elapsed_ms=entry.time_ms))
+
+    async def _answer_again(self, entrant: Entrant, seq: int) -> bytes | None:
+        """The first answer to ``entrant``'s move ``seq``, accepted before the race was rebuilt
+        and no longer in memory: replayed from its log (one store read; only a client resending
+        several moves after a restart asks for it). None if the log does not have it."""
+        try:
+            entries = await self.store.moves(self.code, entrant.player)
+        except StoreUnavailable:
+            return None
+        game = self.game_cls(self.seed, **self.options)
+        for entry in entries:
+            try:
+                revealed = game.apply(Move.parse(entry.move))
+            except (BadNotation, IllegalMove):
+                return None
+            if entry.seq == seq:
+                again = Entrant(entrant.player, entrant.name, entrant.order, game=game)
+                return self._accepted(again, entry, revealed)
+        return None
+
+    async def resume(self) -> None:
+        """Restart a rebuilt race's timers: the countdown to its saved start instant, or the time
+        limit (a race whose limit passed while no server ran ends at once, ``time_limit``) and
+        the idle timeouts; a race whose entrants are all done finishes now."""
+        if self.status == "starting" and self.starts_at_ms is not None:
+            self._spawn(self._run(self.clock.monotonic() + (self.starts_at_ms - self.clock.wall_ms()) / 1000))
+        elif self.status == "running" and self.started_at is not None:
+            async with self.lock:
+                await self._maybe_finish()
+            if self.status == "running":
+                self._spawn(self._keep_time())
 
     def _spawn(self, coro: object) -> None:
         task = asyncio.ensure_future(coro)  # type: ignore[arg-type]

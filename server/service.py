@@ -29,6 +29,7 @@ import ctypes.util
 import dataclasses
 import functools
 import gc
+import hashlib
 import hmac
 import ipaddress
 import itertools
@@ -103,7 +104,7 @@ from server.protocol import (
     request_number,
 )
 from server.par import ParService, WinnableSearch
-from server.race import Clock, Race
+from server.race import Clock, Race, RebuildError
 from server.replay import Replays
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
 from server.store import Store, StoreUnavailable
@@ -142,6 +143,14 @@ _CLOSE_S = 2.0
 SHUTDOWN_REASON = "server shutting down"
 #: What a client may still ask while the server drains: to be itself again and read records.
 _WHILE_DRAINING = (Hello, Sync, GetRecord, Replay)
+#: The longest a race may keep a player's token in use without a hello (an open race's time to
+#: live is added): its time limit at most (the protocol's bound on ``time_limit_s``).
+_LONGEST_RACE_S = 86_400.0
+
+
+def token_digest(token: str) -> str:
+    """What a store keeps of a player's token: its SHA-256 hex digest, never the token."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _give_back_memory() -> None:
@@ -234,7 +243,8 @@ class ServerConfig:
       ``redis_url``: keep races (descriptions, move logs, events) and records in this Redis
       (``redis://HOST:PORT/DB``; `server.store.redis.RedisStore`) rather than in memory
       (default None: memory). The server connects at start and refuses to start without it; a
-      move while Redis is away is refused with ``unavailable``, never acknowledged.
+      move while Redis is away is refused with ``unavailable``, never acknowledged. A server
+      restarted over the same Redis resumes its casual races and players (`ArenaServer.start`).
     Tournaments and catalogs:
       ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
       default, refuses them all).
@@ -493,6 +503,7 @@ class ArenaServer:
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
         self.draining = False  # shutting down: new requests are refused (`shutdown`)
         self._busy = 0  # requests being carried out now
+        self._resumed: dict[str, set[str]] = {}  # player id -> rebuilt races it entered or created, until its hello
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -509,6 +520,13 @@ class ArenaServer:
             raise
         log.info("keeping races in %s", self.store, extra=fields("store_opened", store=str(self.store)))
         limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
+        if self.store.durable:
+            try:
+                await self._resume_races()
+            except StoreUnavailable:
+                if self._own_store:
+                    await self.store.close()
+                raise
         self._fit_open_files()
         self._server = await websockets.serve(
             self._handle,
@@ -530,6 +548,42 @@ class ArenaServer:
                               durable=self.store.durable, max_connections=cfg.max_connections,
                               shutdown_grace_s=cfg.shutdown_grace_s))
         log.info("open %s/ in a browser to play, watch and follow tournaments", self.url.replace("ws://", "http://", 1))
+
+    async def _resume_races(self) -> None:
+        """Rebuild every race the durable store lists as still in play (`Race.rebuild`), oldest
+        first, and restart its timers; a race that cannot be rebuilt is logged and left in the
+        store. Its players get their races back at their hello (`_hello`: their tokens are in the
+        store). A tournament's race is left as it is: tournaments do not resume yet."""
+        began = time.perf_counter()
+        codes = await self.store.live_races()
+        races, skipped = [], 0
+        for code in codes:
+            meta = await self.store.load_race(code)
+            if meta is None:
+                continue  # archived since it was listed
+            if meta.get("casual") is not True:
+                skipped += 1
+                _races_log.warning("race %s belongs to tournament %s: not resumed (tournaments do not resume after "
+                                   "a restart yet); it stays in the store as it is", code, meta.get("creator"),
+                                   extra=fields("race_not_resumed", race=code, tournament=meta.get("creator"),
+                                                reason="tournament"))
+                continue
+            try:
+                races.append(await Race.rebuild(code, meta, store=self.store, clock=self.clock))
+            except RebuildError as exc:
+                skipped += 1
+                log.error("race %s not resumed: %s", code, exc,
+                          extra=fields("race_not_resumed", race=code, reason=str(exc)))
+        for race in sorted(races, key=lambda r: (r.created_ms, r.code)):
+            self.add_race(race, resumed=True)
+            for player in {race.creator, *race.entrants}:
+                self._resumed.setdefault(player, set()).add(race.code)
+        for race in races:
+            await race.resume()
+        took_ms = (time.perf_counter() - began) * 1000
+        if codes:
+            log.info("resumed %d races from the store in %.0f ms (%d left as they are)", len(races), took_ms, skipped,
+                     extra=fields("races_resumed", races=len(races), skipped=skipped, took_ms=round(took_ms, 1)))
 
     def _fit_open_files(self) -> None:
         """Make sure ``max_connections`` sockets fit under the process's open-files limit: raise
@@ -567,6 +621,9 @@ class ArenaServer:
         3. over a store that is not durable (the memory store: nothing survives the process), end
            every unfinished tournament and race with reason ``server_shutdown``, seeds and salts
            revealed as at any end, so that every entrant and spectator holds the final standings;
+           over a durable store (Redis) only the tournaments end so (they do not resume after a
+           restart yet): casual races stay as they are, and the server that starts next over the
+           same store resumes them (`start`), their entrants reconnecting to it;
         4. keep the connections open until each has been quiet for half a second (no frame from
            it, nothing left to send it), two seconds at most: time to ask for the records;
         5. close every connection with 1001 "server shutting down", and cut off a peer that has
@@ -592,10 +649,10 @@ class ArenaServer:
             self._server.server.close()  # no new sockets; websockets answers a handshake in progress 503
         await _until(lambda: self._busy == 0, closing_at)
         races = tournaments = 0
-        if not self.store.durable:
+        if not self.store.durable or self.tournaments:
             try:
                 async with asyncio.timeout_at(closing_at):
-                    races, tournaments = await self._end_all("server_shutdown")
+                    races, tournaments = await self._end_all("server_shutdown", all_races=not self.store.durable)
             except TimeoutError:
                 log.warning("shutdown: the grace ran out while ending races")
         ended_at = loop.time()
@@ -609,11 +666,13 @@ class ArenaServer:
                  extra=fields("server_stopped", took_s=round(loop.time() - began, 3), races_ended=races,
                               tournaments_ended=tournaments, connections_closed=closed))
 
-    async def _end_all(self, reason: str) -> tuple[int, int]:
-        """End every unfinished tournament and race with ``reason``, seeds revealed (an arena
-        tournament's deals included); the numbers of races and tournaments ended."""
+    async def _end_all(self, reason: str, *, all_races: bool = True) -> tuple[int, int]:
+        """End every unfinished tournament (its races with it) and, with ``all_races``, every
+        other unfinished race too, with ``reason``, seeds revealed (an arena tournament's deals
+        included); the numbers of races (counted here only with ``all_races``) and tournaments
+        ended."""
         tournaments = [t for t in self.tournaments.values() if t.status not in ("finished", "cancelled")]
-        races = [r for r in self.races.values() if r.status != "finished"]
+        races = [r for r in self.races.values() if r.status != "finished"] if all_races else []
         for tournament in tournaments:
             for race in tournament.races:
                 race.reveal()  # the tournament ends here: nothing is left to hold its seeds for
@@ -900,7 +959,7 @@ class ArenaServer:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is shutting down: it answers only hello, sync, "
                                                        "get_record and replay until it closes the connection")
         if isinstance(message, Hello):
-            self._hello(session, message)
+            await self._hello(session, message)
             return
         player = session.player
         if player is None:
@@ -979,7 +1038,11 @@ class ArenaServer:
                 record = await self._record(message.race, message.req)
                 session.reply(self.replays.step(record, message.player, message.step, message.req))
 
-    def _hello(self, session: Session, hello: Hello) -> None:
+    async def _hello(self, session: Session, hello: Hello) -> None:
+        """Welcome a new player, or resume the player whose token ``hello`` carries: from memory,
+        or (a durable store) from the store after a restart, with the races it had. Over a
+        durable store a new player is saved before it is welcomed, and a resumed one's keep time
+        renewed."""
         if session.player is not None:
             raise ProtocolError(ErrorCode.ALREADY_HELLO, "this connection already said hello")
         if hello.protocol != PROTOCOL_VERSION:
@@ -987,10 +1050,15 @@ class ArenaServer:
                 ErrorCode.PROTOCOL_VERSION,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
             )
+        durable = self.store.durable
         if hello.token is not None:
             player = self.players.get(hello.token)
+            if player is None and durable:
+                player = await self._stored_player(hello.token)
             if player is None:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown session token: say hello without one")
+            if durable:
+                await self._keep_player(player, renew=True)
             old = player.session
             if old is not None and old is not session:
                 self._forget(old)  # from now on nothing reaches the old connection
@@ -1005,8 +1073,10 @@ class ArenaServer:
             except BadName as exc:
                 raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
             player = Player(id="p" + secrets.token_hex(4), name=name, token=secrets.token_urlsafe(24))
-            while player.id in self.players_by_id:
+            while player.id in self.players_by_id or player.id in self._resumed:
                 player.id = "p" + secrets.token_hex(4)
+            if durable:
+                await self._keep_player(player, renew=False)  # nothing is acknowledged before it is stored
             self.players[player.token] = player
             self.players_by_id[player.id] = player
             _players_log.info("%s said hello", player.name,
@@ -1019,6 +1089,41 @@ class ArenaServer:
             Welcome(player=player.id, name=player.name, token=player.token, protocol=PROTOCOL_VERSION,
                     server_time_ms=self.clock.wall_ms())
         )
+
+    async def _stored_player(self, token: str) -> Player | None:
+        """The player a durable store keeps under ``token`` (a server restarted since its hello),
+        now in memory again with the rebuilt races it entered or created; None if unknown."""
+        stored = await self.store.player_by_token(token_digest(token))
+        if stored is None:
+            return None
+        player = self.players.get(token)  # another hello with the same token got here first
+        if player is not None:
+            return player
+        player = Player(id=stored.player, name=stored.name, token=token)
+        for code in self._resumed.pop(player.id, ()):
+            race = self.races.get(code)
+            if race is None:
+                continue
+            if player.id in race.entrants:
+                player.races.add(code)
+            if race.creator == player.id and race.status == "open":
+                player.open_races.add(code)
+        self.players[token] = player
+        self.players_by_id[player.id] = player
+        return player
+
+    async def _keep_player(self, player: Player, *, renew: bool) -> None:
+        """Save ``player`` (its id, name and token digest) in the durable store, for as long as a
+        race may still need its token. A renewal that fails is logged, not refused: the saved
+        one still holds."""
+        cfg = self.config
+        keep_s = cfg.player_retention_s + cfg.open_race_ttl_s + _LONGEST_RACE_S
+        try:
+            await self.store.save_player(player.id, token_digest(player.token), player.name, keep_s)
+        except StoreUnavailable as exc:
+            if not renew:
+                raise
+            log.warning("player %s: keep time not renewed: %s", player.id, exc)
 
     async def _create(self, session: Session, player: Player, msg: CreateRace) -> None:
         try:
@@ -1151,24 +1256,40 @@ class ArenaServer:
 
     # ---------------------------------------------------------------------- races in memory
 
-    def add_race(self, race: Race) -> None:
+    def add_race(self, race: Race, *, resumed: bool = False) -> None:
         """Make ``race`` reachable by its code, under the server's limits: idle timeout, move cap,
-        time to live while open, and retention once finished."""
+        time to live while open, and retention once finished. ``resumed``: a race rebuilt from
+        the store after a restart (`_resume_races`), in whatever status it had: an open one
+        keeps what was left of its time to live, a finished one its retention from now."""
         race.idle_timeout_s = self.config.idle_timeout_s
         race.max_moves = self.config.max_moves
         race.on_status = self._race_status
         race.tally = self.tally
         self.races[race.code] = race
-        _races_log.info("race %s created", race.code,
-                        extra=fields("race_created", race=race.code, game=race.game_cls.key,
-                                     creator=race.creator if race.casual else None,
-                                     tournament=None if race.casual else race.creator,
-                                     seed=race.seed if race.seed_public else None, seed_public=race.seed_public,
-                                     max_entrants=race.max_entrants, time_limit_s=race.time_limit_s))
+        if resumed:
+            _races_log.info("race %s resumed (%s, %d entrants, event %d)", race.code, race.status, len(race.entrants),
+                            race.version,
+                            extra=fields("race_resumed", race=race.code, game=race.game_cls.key, status=race.status,
+                                         entrants=len(race.entrants), version=race.version,
+                                         moves=sum(e.moves for e in race.entrants.values())))
+        else:
+            _races_log.info("race %s created", race.code,
+                            extra=fields("race_created", race=race.code, game=race.game_cls.key,
+                                         creator=race.creator if race.casual else None,
+                                         tournament=None if race.casual else race.creator,
+                                         seed=race.seed if race.seed_public else None, seed_public=race.seed_public,
+                                         max_entrants=race.max_entrants, time_limit_s=race.time_limit_s))
         self.race_counts[race.status] += 1
-        self.lobby.add(race.code, "open" if race.casual and race.status == "open" else None)
+        listing = {"open": "open", "starting": "live", "running": "live"}.get(race.status) if race.casual else None
+        self.lobby.add(race.code, listing)
+        now = self.clock.monotonic()
         if race.casual and race.status == "open":
-            self._expiring.append((self.clock.monotonic() + self.config.open_race_ttl_s, race.code))
+            ttl_s = self.config.open_race_ttl_s
+            if resumed:
+                ttl_s = max(0.0, ttl_s - (self.clock.wall_ms() - race.created_ms) / 1000)
+            self._expiring.append((now + ttl_s, race.code))
+        elif resumed and race.status == "finished":
+            self._retiring.append((now + self.config.race_retention_s, "race", race.code))
 
     def _race_status(self, race: Race, old: str) -> None:
         """Keep the lobby, the counts and the creator's open races in step with a race's status."""
@@ -1253,6 +1374,12 @@ class ArenaServer:
             player = self.players_by_id.get(entrant.player)
             if player is not None:
                 player.races.discard(code)
+        for player_id in {race.creator, *race.entrants}:
+            waiting = self._resumed.get(player_id)
+            if waiting is not None:
+                waiting.discard(code)
+                if not waiting:
+                    del self._resumed[player_id]
         for spectator in list(race.spectators):
             if isinstance(spectator, Session):
                 spectator.watching.discard(code)
@@ -1292,6 +1419,14 @@ class ArenaServer:
             return
         del self.players[token]
         del self.players_by_id[player.id]
+        if self.store.durable:  # forgotten here, forgotten by the store: its token no longer resumes
+            self._spawn(self._forget_stored_player(token))
+
+    async def _forget_stored_player(self, token: str) -> None:
+        try:
+            await self.store.forget_player(token_digest(token))
+        except StoreUnavailable as exc:  # it expires by itself
+            log.warning("a forgotten player stays in the store until it expires: %s", exc)
 
     # ------------------------------------------------------------------------- tournaments
 

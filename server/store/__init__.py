@@ -7,6 +7,12 @@ missed events can be sent them again. When a finished race leaves the server's m
 keeps only its final record (what `get_record` answers) for a retention time, so that it can
 still be verified.
 
+A durable store also keeps what a restarted server needs to rebuild its races
+(`ArenaServer.start`): the codes of the races still in play (`live_races`, until `archive_race`),
+each race's description (everything `server.race.Race.rebuild` reads), the version of its last
+event (`last_version`), and each player's id and name under a SHA-256 digest of its token
+(`save_player`; never the token itself), so that a hello with an old token is the same player.
+
 Errors: every method may raise `StoreUnavailable` (an `OSError`) when the storage cannot be
 reached or does not answer in time; the caller then refuses the request with ``unavailable``.
 """
@@ -16,7 +22,7 @@ from __future__ import annotations
 import abc
 from typing import NamedTuple
 
-__all__ = ["MoveEntry", "Store", "StoreUnavailable", "StoredEvent"]
+__all__ = ["MoveEntry", "Store", "StoreUnavailable", "StoredEvent", "StoredPlayer"]
 
 
 class StoreUnavailable(OSError):
@@ -41,6 +47,13 @@ class StoredEvent(NamedTuple):
     spectator_frame: bytes
 
 
+class StoredPlayer(NamedTuple):
+    """A player as the store keeps it: its id and display name (its token only as a digest)."""
+
+    player: str
+    name: str
+
+
 class Store(abc.ABC):
     """Storage for races. Every method may raise `OSError` if the storage is unreachable; the
     caller then refuses the request (nothing is acknowledged that was not stored)."""
@@ -61,11 +74,35 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def save_race(self, code: str, meta: dict[str, object]) -> None:
-        """Create or update a race's description (a flat dict of str, int, bool or None)."""
+        """Create or update a race's description (a flat dict of str, int, bool or None), and
+        list the race among `live_races` until `archive_race`."""
 
     @abc.abstractmethod
     async def load_race(self, code: str) -> dict[str, object] | None:
         """A race's description, or None if there is no such race."""
+
+    @abc.abstractmethod
+    async def live_races(self) -> list[str]:
+        """The codes of every race with a description (saved and not archived yet), in no
+        particular order: what a restarted server resumes."""
+
+    @abc.abstractmethod
+    async def last_version(self, code: str) -> int:
+        """The version of the newest event stored for race ``code`` (0 if none): a rebuilt race
+        numbers its next event after it."""
+
+    @abc.abstractmethod
+    async def save_player(self, player: str, token_digest: str, name: str, keep_s: float) -> None:
+        """Keep ``player``'s id and display name under ``token_digest`` (the SHA-256 hex digest of
+        its token; never the token) for ``keep_s`` seconds from now (saving again renews it)."""
+
+    @abc.abstractmethod
+    async def player_by_token(self, token_digest: str) -> StoredPlayer | None:
+        """The player saved under ``token_digest``, or None (never saved, forgotten or expired)."""
+
+    @abc.abstractmethod
+    async def forget_player(self, token_digest: str) -> None:
+        """Drop the player saved under ``token_digest`` (its token no longer resumes it)."""
 
     @abc.abstractmethod
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:

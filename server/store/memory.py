@@ -7,7 +7,7 @@ import time
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable
 
-from server.store import MoveEntry, Store, StoredEvent
+from server.store import MoveEntry, Store, StoredEvent, StoredPlayer
 
 __all__ = ["MemoryStore"]
 
@@ -21,6 +21,9 @@ class MemoryStore(Store):
     bounds the archived records: past it the oldest go first, as they do when their keep time
     runs out. ``now``: the clock that keep times are measured on, in seconds (default
     `time.monotonic`; the server passes its own).
+
+    Players (`save_player`) are kept too, for the contract, but the server saves them only in
+    a durable store: nothing outlives this one's process.
     """
 
     durable = False  # the process's memory: its races end with it
@@ -32,6 +35,7 @@ class MemoryStore(Store):
         self._players: dict[str, set[str]] = defaultdict(set)  # race -> players with a move log
         self._events: dict[str, deque[StoredEvent]] = defaultdict(lambda: deque(maxlen=max_events))
         self._records: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self._tokens: dict[str, tuple[float, StoredPlayer]] = {}  # token digest -> (keep until, player)
         self.max_records = max_records
         self.now = now
 
@@ -44,6 +48,28 @@ class MemoryStore(Store):
     async def load_race(self, code: str) -> dict[str, object] | None:
         meta = self._races.get(code)
         return dict(meta) if meta is not None else None
+
+    async def live_races(self) -> list[str]:
+        return list(self._races)
+
+    async def last_version(self, code: str) -> int:
+        events = self._events.get(code)
+        return events[-1].version if events else 0
+
+    async def save_player(self, player: str, token_digest: str, name: str, keep_s: float) -> None:
+        self._tokens[token_digest] = (self.now() + keep_s, StoredPlayer(player, name))
+
+    async def player_by_token(self, token_digest: str) -> StoredPlayer | None:
+        kept = self._tokens.get(token_digest)
+        if kept is None:
+            return None
+        if kept[0] <= self.now():
+            del self._tokens[token_digest]
+            return None
+        return kept[1]
+
+    async def forget_player(self, token_digest: str) -> None:
+        self._tokens.pop(token_digest, None)
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         log = self._moves[code, player]

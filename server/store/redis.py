@@ -23,11 +23,21 @@ keeps them in one slot and one script or transaction may touch them all:
 ``P:records``
     sorted set: the codes of the kept records by when they expire (milliseconds since the
     epoch), so that at most ``max_records`` are kept; the oldest go first.
+``P:races``
+    set: the codes of the races with a description, saved and not archived yet
+    (`Store.live_races`): the races a restarted server resumes. (It has no hash tag: the
+    transactions of `save_race` and `archive_race` that change it span two slots, which a
+    Redis Cluster would refuse; this store speaks to one Redis.)
+``P:player:DIGEST``
+    string: a player's id and display name (JSON ``{"p": ID, "n": NAME}``) under the SHA-256
+    hex digest of its token (never the token itself), with a time to live (`save_player`), so
+    that a hello with an old token is the same player after a restart.
 
 Round trips: `append_move` one (a small script: it also replaces a last entry with the same
 sequence number, see `Store.append_move`), `append_event` one, `events_since` one, `moves` one,
 `save_race` one (a transaction), `load_race` one, `load_record` one, `archive_race` three or
-four (a race ends once).
+four (a race ends once), `live_races`, `last_version`, `save_player`, `player_by_token` and
+`forget_player` one each.
 
 Errors: when Redis cannot be reached, or does not answer within ``timeout_s``, every method
 raises `server.store.StoreUnavailable` (an `OSError`) naming the server, so that nothing is
@@ -40,9 +50,15 @@ write on disk before Redis answers it. With ``everysec`` (Redis's default once t
 file is on) a Redis that crashes may lose the last second or two of acknowledged moves (seen in
 tests/server/test_redis.py's outage test); `open` warns when Redis is set up so.
 
-Durability: `durable` is False for now. The races' logs outlive the process, but a server that
-restarts does not yet rebuild its races from them (a later step of issue 12), so a shutdown
-still ends every unfinished race. Several nodes sharing one Redis come with that step too.
+Durability: `durable` is True. A server that stops (SIGTERM, or killed) and starts again over
+the same Redis resumes every casual race from it (`server.service.ArenaServer.start`, then
+`server.race.Race.rebuild`): the race's description (settings, entrants, wall-clock instants),
+each entrant's game replayed from its move log, its event numbering, and its players, whose
+tokens still work. So a shutdown over Redis no longer ends races: their entrants are closed with
+1001 and reconnect to the restarted node. Not yet: a tournament's races are left in Redis as
+they are (tournaments resume in a later step of issue 12), Double or Naught rounds and a
+finished race's par are not kept, and several nodes sharing one Redis (each race served by one
+node at a time) are a later step too.
 """
 
 from __future__ import annotations
@@ -60,7 +76,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store import MoveEntry, Store, StoredEvent, StoreUnavailable
+from server.store import MoveEntry, Store, StoredEvent, StoredPlayer, StoreUnavailable
 
 __all__ = ["RedisStore"]
 
@@ -92,7 +108,7 @@ class RedisStore(Store):
     Connect with `open` (the server does, before it listens) and let go with `close`.
     """
 
-    durable = False  # the logs outlive the process, but nothing rebuilds races from them yet (issue 12)
+    durable = True  # a restarted server resumes its races from here (`Store.live_races`)
 
     def __init__(self, url: str, *, prefix: str = "arena", timeout_s: float = 1.0, max_events: int = 10_000,
                  max_records: int = 100_000) -> None:
@@ -120,6 +136,13 @@ class RedisStore(Store):
 
     def _record_key(self, code: str) -> str:
         return f"{self.prefix}:record:{{{code}}}"
+
+    @property
+    def _races_key(self) -> str:
+        return f"{self.prefix}:races"
+
+    def _player_key(self, token_digest: str) -> str:
+        return f"{self.prefix}:player:{token_digest}"
 
     # --------------------------------------------------------------------- connection
 
@@ -161,6 +184,7 @@ class RedisStore(Store):
                 pipe.delete(key)
                 if meta:
                     pipe.hset(key, mapping={k: msgspec.json.encode(v) for k, v in meta.items()})
+                    pipe.sadd(self._races_key, code)
                 await pipe.execute()
 
     async def load_race(self, code: str) -> dict[str, object] | None:
@@ -169,6 +193,33 @@ class RedisStore(Store):
         if not fields:
             return None
         return {k.decode(): msgspec.json.decode(v) for k, v in fields.items()}
+
+    async def live_races(self) -> list[str]:
+        with self._reaching():
+            codes = await self._redis.smembers(self._races_key)
+        return [c.decode() for c in codes]
+
+    async def last_version(self, code: str) -> int:
+        with self._reaching():
+            last = await self._redis.xrevrange(self._race_key(code, "events"), count=1)
+        return int(last[0][0].split(b"-", 1)[0]) if last else 0
+
+    async def save_player(self, player: str, token_digest: str, name: str, keep_s: float) -> None:
+        with self._reaching():
+            await self._redis.set(self._player_key(token_digest), msgspec.json.encode({"p": player, "n": name}),
+                                  px=max(1, round(keep_s * 1000)))
+
+    async def player_by_token(self, token_digest: str) -> StoredPlayer | None:
+        with self._reaching():
+            kept = await self._redis.get(self._player_key(token_digest))
+        if kept is None:
+            return None
+        fields = msgspec.json.decode(kept)
+        return StoredPlayer(fields["p"], fields["n"])
+
+    async def forget_player(self, token_digest: str) -> None:
+        with self._reaching():
+            await self._redis.delete(self._player_key(token_digest))
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         keys = [self._race_key(code, f"moves:{player}"), self._race_key(code, "players")]
@@ -218,6 +269,7 @@ class RedisStore(Store):
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.delete(self._race_key(code, "meta"), self._race_key(code, "events"), players_key,
                             *(self._race_key(code, f"moves:{p.decode()}") for p in players))
+                pipe.srem(self._races_key, code)
                 if record is not None and keep_s > 0:
                     pipe.set(self._record_key(code), record, px=max(1, round(keep_s * 1000)))
                 await pipe.execute()

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from server.store import MoveEntry, Store, StoredEvent, StoreUnavailable
+from server.store import MoveEntry, Store, StoredEvent, StoredPlayer, StoreUnavailable
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 from tests.conftest import MS
@@ -178,7 +178,73 @@ async def test_only_max_records_are_kept_oldest_first(make):
     assert await kit.store.load_record("CCCC") == b"CCCC"
 
 
+async def test_live_races_lists_saved_races_until_they_are_archived(make):
+    """What a restarted server resumes: every race with a description, none once archived."""
+    store = make().store
+    assert await store.live_races() == []
+    await store.save_race("ABCD", {"game": "golf"})
+    await store.save_race("WXYZ", {"game": "klondike"})
+    await store.save_race("ABCD", {"game": "golf", "status": "running"})  # saved again: listed once
+    assert sorted(await store.live_races()) == ["ABCD", "WXYZ"]
+    await store.archive_race("ABCD", b"record", 60)
+    assert await store.live_races() == ["WXYZ"]
+    await store.archive_race("WXYZ", None, 60)
+    assert await store.live_races() == []
+
+
+async def test_last_version_is_the_newest_stored_event(make):
+    """A rebuilt race numbers its next event after the newest one stored (0: none yet)."""
+    store = make(max_events=3).store
+    assert await store.last_version("ABCD") == 0
+    for version in range(1, 6):
+        await store.append_event("ABCD", event(version))
+    assert await store.last_version("ABCD") == 5  # trimming keeps the newest
+    assert await store.last_version("WXYZ") == 0
+    await store.archive_race("ABCD", None, 60)
+    assert await store.last_version("ABCD") == 0
+
+
+async def test_a_player_is_found_by_its_token_digest_until_forgotten_or_expired(make):
+    """`save_player` keeps an id and name under a token digest for ``keep_s``; saving again
+    renews it; `forget_player` drops it."""
+    kit = make()
+    store = kit.store
+    assert await store.player_by_token("d1") is None
+    await store.save_player("p1", "d1", "Ann", 60)
+    await store.save_player("p2", "d2", "Bob", 0.3)
+    assert await store.player_by_token("d1") == StoredPlayer("p1", "Ann")
+    assert await store.player_by_token("d2") == StoredPlayer("p2", "Bob")
+    await store.save_player("p1", "d1", "Ann", 60)  # renewed: still one player
+    assert await store.player_by_token("d1") == StoredPlayer("p1", "Ann")
+    await store.forget_player("d1")
+    await store.forget_player("nobody")  # harmless
+    assert await store.player_by_token("d1") is None
+    for _ in range(100):  # Redis expires keys on its own time: poll
+        await kit.wait(0.05)
+        if await store.player_by_token("d2") is None:
+            break
+    assert await store.player_by_token("d2") is None
+
+
 # ----------------------------------------------------------------------------- Redis only
+
+async def test_redis_keeps_token_digests_not_tokens(redis_server, redis_prefix):
+    """A player's key is named by its token's digest, and holds only its id and name."""
+    from server.service import token_digest
+
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    raw = aioredis.Redis.from_url(redis_server.url)
+    try:
+        token = "secret-token-of-ann"
+        await store.save_player("p1", token_digest(token), "Ann", 60)
+        keys = [k.decode() for k in await raw.keys(f"{redis_prefix}:player:*")]
+        assert keys == [f"{redis_prefix}:player:{token_digest(token)}"]
+        value = await raw.get(keys[0])
+        assert token.encode() not in value and b"secret" not in keys[0].encode()
+        assert 0 < await raw.ttl(keys[0]) <= 60
+    finally:
+        await store.close()
+        await raw.aclose()
 
 async def test_redis_keys_of_one_race_share_a_hash_tag(redis_server, redis_prefix):
     """Every key of a race, its record included, holds ``{CODE}``: one Redis Cluster slot."""
@@ -188,8 +254,9 @@ async def test_redis_keys_of_one_race_share_a_hash_tag(redis_server, redis_prefi
         await store.save_race("ABCD", {"game": "golf"})
         await store.append_move("ABCD", "p1", MoveEntry(1, "deal", 1))
         await store.append_event("ABCD", event(1))
-        keys = sorted(k.decode() for k in await raw.keys(f"{redis_prefix}:*"))
+        keys = sorted(k.decode() for k in await raw.keys(f"{redis_prefix}:race:*"))
         assert keys == [f"{redis_prefix}:race:{{ABCD}}:{part}" for part in ("events", "meta", "moves:p1", "players")]
+        assert await raw.smembers(f"{redis_prefix}:races") == {b"ABCD"}  # the live-race index: no race's slot
         await store.archive_race("ABCD", b"record", 60)
         keys = sorted(k.decode() for k in await raw.keys(f"{redis_prefix}:*"))
         assert keys == [f"{redis_prefix}:record:{{ABCD}}", f"{redis_prefix}:records"]

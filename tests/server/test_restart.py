@@ -1,0 +1,307 @@
+"""A node that stops mid-race and starts again over the same Redis resumes its races: real
+``redis-server``, real ``arena serve`` child processes on 127.0.0.1, real clients.
+
+Each test has a Redis of its own (so that the node resumes only the test's races) and restarts
+the node on the same port: its entrants reconnect with their tokens and go on from their last
+acknowledged move; a resent last move gets its first answer again and is not played twice."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from websockets.asyncio.client import connect
+
+from client.connection import ArenaClient, ArenaError
+from client.server_process import _ROOT, ServerProcess, ServerProcessError, _free_port, fetch_health
+from client.verify import verify_record
+from server import protocol as p
+from server.catalog import load_catalog
+from server.race import Clock
+from server.service import ArenaServer, ServerConfig
+from server.store.redis import RedisStore
+from tests.conftest import MS, RedisServer
+from tests.server.conftest import FastClock, Peer
+
+#: A public Golf deal and its winning line (seeds/golf.txt): every move of it is legal.
+WINNER = load_catalog(ServerConfig().catalog_dir, "golf")[0]
+LINE = list(WINNER.moves)
+#: Seconds the waits of these tests allow (scaled like every test time).
+WAIT_S = 10_000 * MS
+
+
+class Node(ServerProcess):
+    """`arena serve --redis URL` in a child process that keeps its port when started again, and
+    one log across its lives."""
+
+    async def start(self, timeout_s: float = WAIT_S) -> None:
+        if not self.port:
+            self.port = _free_port()
+        if self._log is None:
+            self._log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log,
+                                        stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout_s
+        while await fetch_health(self.url, 1.0) is None:
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise ServerProcessError(f"the server did not answer within {timeout_s:g} s{self._log_tail()}")
+            await asyncio.sleep(0.05)
+
+    async def halt(self, signum: int) -> int:
+        """Send ``signum`` (SIGTERM: drain; SIGKILL: a crash) and wait for the exit code."""
+        assert self.process is not None
+        self.process.send_signal(signum)
+        return await asyncio.to_thread(self.process.wait, WAIT_S)
+
+
+@pytest.fixture
+async def node(tmp_path) -> AsyncIterator[Node]:
+    """A node over a Redis of this test's own."""
+    redis = RedisServer(tmp_path)
+    redis.start()
+    server = Node({"redis": redis.url, "rate_per_s": 10_000, "burst": 10_000, "shutdown_grace_s": 5,
+                   "ping_interval_s": "none"})
+    try:
+        await server.start()
+        yield server
+    finally:
+        server.stop()
+        redis.stop()
+
+
+async def reconnect(client: ArenaClient) -> dict[str, p.Snapshot]:
+    """`ArenaClient.reconnect` until the restarted node answers (it may still be starting)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            return await client.reconnect()
+        except ArenaError as exc:
+            if exc.code not in ("disconnected", "timeout") or time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def race_of_two(node: Node) -> tuple[ArenaClient, ArenaClient, str]:
+    """Ann and Bob in a started race on the catalog deal."""
+    ann = await ArenaClient.connect(node.url, "ann", timeout_s=WAIT_S)
+    bob = await ArenaClient.connect(node.url, "bob", timeout_s=WAIT_S)
+    info = await ann.create_race("golf", seed=WINNER.seed, countdown_s=0)
+    await bob.join_race(info.code)
+    await ann.start_race(info.code)
+    for client in (ann, bob):
+        await client.wait_for(lambda c=client: info.code in c.started, WAIT_S)
+    return ann, bob, info.code
+
+
+async def play(client: ArenaClient, code: str, moves: list[str]) -> list[p.MoveResult]:
+    results = []
+    for notation in moves:
+        result = await client.move(code, notation)
+        assert result.ok, result
+        results.append(result)
+    return results
+
+
+async def resend_last(client: ArenaClient, code: str, last: p.MoveResult) -> p.MoveResult:
+    """Send move ``last.seq`` again, with the same notation (a client that never got its answer)."""
+    client._next_seq[code] = last.seq
+    again = await client.move(code, last.move)
+    assert client._next_seq[code] == last.seq + 1
+    return again
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+async def test_a_race_goes_on_after_the_node_restarts(node, signum):
+    """Mid-race the node stops (SIGTERM: drained, the race not ended; SIGKILL: nothing at all)
+    and starts again on the same port over the same Redis: each entrant reconnects with its
+    token, its last move resent gets the same answer and is not doubled, both win, and the
+    record verifies with every acknowledged move exactly once, in order."""
+    ann, bob, code = await race_of_two(node)
+    before = {"ann": await play(ann, code, LINE[:12]), "bob": await play(bob, code, LINE[:7])}
+    tokens = (ann.token, bob.token)
+
+    exit_code = await node.halt(signum)
+    assert exit_code == (0 if signum == signal.SIGTERM else -signal.SIGKILL), node.log_text()[-2000:]
+    assert code not in ann.finished and code not in bob.finished, "the shutdown ended the race"
+    if signum == signal.SIGTERM:
+        await ann.wait_for(lambda: not ann.connected, WAIT_S)
+        assert (ann._ws.close_code, ann._ws.close_reason) == (1001, "server shutting down")
+    await node.start()
+
+    for client, name in ((ann, "ann"), (bob, "bob")):
+        snapshot = (await reconnect(client))[code]
+        assert client.token == tokens[0 if name == "ann" else 1] and client.name == name
+        assert snapshot.race.status == "running" and snapshot.next_seq == len(before[name]) + 1
+        mine = next(s for s in snapshot.standings if s.name == name)
+        assert (mine.status, mine.moves) == ("playing", len(before[name]))
+        assert snapshot.elapsed_ms >= before[name][-1].elapsed_ms
+        again = await resend_last(client, code, before[name][-1])
+        assert again == before[name][-1], "a resent move got another answer"
+    after = {"ann": await play(ann, code, LINE[12:]), "bob": await play(bob, code, LINE[7:])}
+    for client in (ann, bob):
+        await client.wait_for(lambda c=client: code in c.finished, WAIT_S)
+    finished = ann.finished[code]
+    assert finished.reason == "all_done"
+    assert [s.status for s in finished.standings] == ["won", "won"]
+
+    record = await ann.get_record(code)
+    report = verify_record(record, ann.commitments[code])
+    assert report.ok, report.failed
+    for entrant in record.entrants:
+        acked = before[entrant.name] + after[entrant.name]
+        assert [r.seq for r in acked] == list(range(1, len(LINE) + 1))
+        assert entrant.moves == [r.move for r in acked] == LINE
+    log = node.log_text()
+    assert "resumed 1 races" in log and "Traceback" not in log
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_a_finished_race_still_answers_its_record_after_a_restart(node):
+    """A race that finished before the restart is rebuilt as finished: `get_record` and
+    `arena verify` check it."""
+    ann = await ArenaClient.connect(node.url, "ann", timeout_s=WAIT_S)
+    info = await ann.create_race("golf", seed=WINNER.seed, countdown_s=0)
+    await ann.start_race(info.code)
+    await ann.wait_for(lambda: info.code in ann.started, WAIT_S)
+    await play(ann, info.code, LINE)
+    await ann.wait_for(lambda: info.code in ann.finished, WAIT_S)
+    commitment = ann.commitments[info.code]
+    await ann.close()
+
+    assert await node.halt(signal.SIGTERM) == 0
+    await node.start()
+
+    async with await ArenaClient.connect(node.url, "checker", timeout_s=WAIT_S) as checker:
+        record = await checker.get_record(info.code)
+    assert record.race.status == "finished" and record.entrants[0].moves == LINE
+    assert record.standings[0].status == "won"
+    report = verify_record(record, commitment)
+    assert report.ok, report.failed
+    arena = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client.cli", "verify", info.code, "--server", node.url, "--commitment", commitment,
+        cwd=_ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "COLUMNS": "200"})
+    out, _ = await asyncio.wait_for(arena.communicate(), WAIT_S)
+    assert arena.returncode == 0, out.decode()
+
+
+async def test_a_spectator_syncs_after_the_restart_from_its_last_version(node):
+    """A spectator watched before the restart; after it, on a new connection with its token, it
+    syncs from the last version it saw and gets exactly the events it missed, numbered on from
+    before the restart, then the snapshot."""
+    ann = await ArenaClient.connect(node.url, "ann", timeout_s=WAIT_S)
+    sam = await ArenaClient.connect(node.url, "sam", timeout_s=WAIT_S)
+    info = await ann.create_race("golf", seed=WINNER.seed, countdown_s=0)
+    code = info.code
+    await ann.start_race(code)
+    await ann.wait_for(lambda: code in ann.started, WAIT_S)
+    await sam.watch(code)
+    await play(ann, code, LINE[:5])
+    await sam.wait_for(lambda: sam.last_version.get(code, 0) >= ann.last_version[code], WAIT_S)
+    seen = sam.last_version[code]
+    token = sam.token
+    await sam.close()
+
+    assert await node.halt(signal.SIGKILL) == -signal.SIGKILL
+    await node.start()
+    await reconnect(ann)
+    missed = await play(ann, code, LINE[5:8])
+
+    async with await ArenaClient.connect(node.url, "sam", token=token, timeout_s=WAIT_S) as again:
+        assert again.player == sam.player
+        snapshot = await again.sync(code, seen)
+        events = [e for e in again.pending_events() if isinstance(e, p.Progress)]
+        assert [e.version for e in events] == list(range(seen + 1, snapshot.race.version + 1))
+        assert [e.move for e in events] == [r.move for r in missed]  # a spectator sees every move
+        assert snapshot.race.status == "running" and len(snapshot.boards) == 1
+        everything = await again.sync(code, 0)  # the events from before the restart are kept too
+        assert everything.race.version == snapshot.race.version
+    with contextlib.suppress(ArenaError):
+        await ann.close()
+
+
+# ------------------------------------------------------------------ in-process nodes, one Redis
+
+async def peer(url: str, name: str, token: str | None = None) -> Peer:
+    client = Peer(await connect(url, compression=None))
+    await client.hello(name, token)
+    return client
+
+
+async def until(condition, what: str) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after `WAIT_S`."""
+    try:
+        async with asyncio.timeout(WAIT_S):
+            while not condition():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        pytest.fail(f"waited in vain for {what}")
+
+
+async def test_resent_moves_get_their_first_answers_after_a_restart(redis_server, redis_prefix):
+    """A client that resends its last few moves after a restart (it never got their answers)
+    gets each first answer again, replayed from the log; nothing is played twice."""
+    config = ServerConfig(ping_interval_s=None)
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    try:
+        async with ArenaServer(config, store=store) as first:
+            ann = await peer(first.url, "ann")
+            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
+                                      p.RaceReply)).race.code
+            await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
+            await ann.expect(p.RaceStarted)
+            answers = [await ann.move(code, seq, move) for seq, move in enumerate(LINE[:6], start=1)]
+            assert all(a.ok for a in answers)
+            await ann.close()
+        async with ArenaServer(config, store=store) as second:
+            ann = await peer(second.url, "ann", token=ann.token)
+            for seq in (4, 5, 6, 1):
+                assert await ann.move(code, seq, LINE[seq - 1]) == answers[seq - 1]
+            entrant = second.races[code].entrants[ann.player]
+            assert (entrant.moves, entrant.last_seq) == (6, 6)
+            assert (await ann.move(code, 7, LINE[6])).ok
+            assert [m.seq for m in await store.moves(code, ann.player)] == list(range(1, 8))
+            await ann.close()
+    finally:
+        await store.close()
+
+
+async def test_a_race_whose_time_limit_passed_while_no_node_ran_ends_at_once(redis_server, redis_prefix):
+    """The node stops; it starts again after the race's time limit (its wall clock a minute
+    later): the rebuilt race ends at once (``time_limit``), entrants out of time with the moves
+    they made, and its record verifies."""
+    config = ServerConfig(ping_interval_s=None)
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    try:
+        async with ArenaServer(config, store=store) as first:
+            ann = await peer(first.url, "ann")
+            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0,
+                                                   time_limit_s=10), p.RaceReply)).race.code
+            await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
+            await ann.expect(p.RaceStarted)
+            for seq, move in enumerate(LINE[:3], start=1):
+                assert (await ann.move(code, seq, move)).ok
+            await ann.close()
+        later = FastClock(1, start_ms=Clock().wall_ms() + 60_000)
+        async with ArenaServer(config, store=store, clock=later) as second:
+            race = second.races[code]
+            await until(lambda: race.status == "finished", "the race to end")
+            assert race.finish_reason == "time_limit"
+            (standing,) = race.standings()
+            assert (standing.status, standing.moves) == ("out_of_time", 3)
+            ann = await peer(second.url, "ann", token=ann.token)
+            record = await ann.request(p.GetRecord(req=3, race=code), p.RaceRecord)
+            assert verify_record(record).ok and record.entrants[0].moves == LINE[:3]
+            await ann.close()
+    finally:
+        await store.close()
