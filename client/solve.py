@@ -4,7 +4,8 @@
 budget), the most cards cleared in any position reached, and the search's figures.
 ``arena solve GAME --deals N`` solves seeds ``--first-seed`` onwards on every core (``--jobs``)
 and prints the share won with a 95% confidence interval (Wilson's, over the deals decided),
-the share left unknown, and the time per deal.
+the share left unknown, and the time per deal. ``--option NAME=BOOL`` sets a rule option of the
+game (``--option queen_on_king=false`` for Golf), as ``arena create`` does.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from client.arguments import bounded
+from engine.core import BadNotation
 from engine.games import find_game
 from solver import Budget, Verdict, solve
 
@@ -30,9 +32,23 @@ __all__ = ["add_solve_arguments", "run_solve", "solve_seed", "solver_deals", "wi
 _DEFAULT = Budget()
 
 
-def solve_seed(game: str, seed: int, budget: Budget) -> Verdict:
-    """Solve the deal ``seed`` of ``game`` (a key) from its start (for worker processes)."""
-    return solve(find_game(game)(seed), budget)
+def solve_seed(game: str, seed: int, budget: Budget, options: dict[str, bool] | None = None) -> Verdict:
+    """Solve the deal ``seed`` of ``game`` (a key, with rule ``options``: None for the game's
+    defaults) from its start (for worker processes)."""
+    return solve(find_game(game)(seed, **(options or {})), budget)
+
+
+def rule_option(text: str) -> tuple[str, bool]:
+    """An argparse ``type`` for ``--option NAME=BOOL`` (true/false, 1/0, yes/no).
+
+    >>> rule_option("queen_on_king=false")
+    ('queen_on_king', False)
+    """
+    name, sep, value = text.partition("=")
+    value = value.strip().lower()
+    if not sep or not name.strip() or value not in ("true", "false", "1", "0", "yes", "no"):
+        raise argparse.ArgumentTypeError(f"an option is NAME=true or NAME=false, not {text!r}")
+    return name.strip(), value in ("true", "1", "yes")
 
 
 def solver_deals(game: str, count: int, seeds: Iterator[int], budget: Budget, jobs: int = 1,
@@ -109,27 +125,37 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"seconds per deal before giving up (default {_DEFAULT.seconds:g})")
     parser.add_argument("--positions", type=bounded(int, low=1, high=10**9), default=_DEFAULT.positions,
                         help=f"positions remembered per deal, about 60 bytes each (default {_DEFAULT.positions:,})")
+    parser.add_argument("--option", type=rule_option, action="append", default=[], metavar="NAME=BOOL",
+                        help="a rule option of the game, e.g. queen_on_king=false (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _solve_many(key: str, seeds: range | list[int], budget: Budget, jobs: int) -> Iterator[Verdict]:
+def _solve_many(key: str, seeds: range | list[int], budget: Budget, jobs: int,
+                options: dict[str, bool] | None = None) -> Iterator[Verdict]:
     if jobs == 1:
         for seed in seeds:
-            yield solve_seed(key, seed, budget)
+            yield solve_seed(key, seed, budget, options)
         return
     with ProcessPoolExecutor(jobs) as pool:
-        yield from pool.map(solve_seed, [key] * len(seeds), seeds, [budget] * len(seeds), chunksize=1)
+        yield from pool.map(solve_seed, [key] * len(seeds), seeds, [budget] * len(seeds), [options] * len(seeds),
+                            chunksize=1)
 
 
 def run_solve(args: argparse.Namespace, console: Console) -> int:
     """Run ``arena solve``; 0 on success, 2 on bad usage."""
     key = find_game(args.game).key
     budget = Budget(nodes=args.nodes, seconds=args.seconds, positions=args.positions)
+    options = dict(getattr(args, "option", None) or [])
+    try:
+        find_game(key)(0, **options)  # a rule option the game lacks is an error before any search
+    except BadNotation as exc:
+        console.print(f"[red]error:[/] {escape(exc.reason)}")
+        return 2
     if args.deals is None:
         if args.seed is None:
             console.print("[red]error:[/] give a SEED, or --deals N to estimate the win rate")
             return 2
-        verdict = solve_seed(key, args.seed, budget)
+        verdict = solve_seed(key, args.seed, budget, options)
         if args.json:
             print(json.dumps(verdict.as_dict()))
             return 0
@@ -149,17 +175,18 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
                TextColumn("{task.fields[won]} won, {task.fields[unknown]} unknown"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True, disable=args.json) as progress:
         task = progress.add_task(key, total=len(seeds), won=0, unknown=0)
-        for verdict in _solve_many(key, seeds, budget, args.jobs):
+        for verdict in _solve_many(key, seeds, budget, args.jobs, options):
             verdicts.append(verdict)
             progress.update(task, advance=1, won=sum(v.result == "won" for v in verdicts),
                             unknown=sum(v.result == "unknown" for v in verdicts))
-    figures = win_rate(verdicts) | {"game": key, "first_seed": args.first_seed,
+    figures = win_rate(verdicts) | {"game": key, "options": options, "first_seed": args.first_seed,
                                     "budget": {"nodes": budget.nodes, "seconds": budget.seconds,
                                                "positions": budget.positions}}
     if args.json:
         print(json.dumps(figures))
         return 0
-    table = Table(title=f"{key}: {len(verdicts)} deals from seed {args.first_seed}, "
+    said_options = "".join(f", {name}={str(value).lower()}" for name, value in options.items())
+    table = Table(title=f"{key}{said_options}: {len(verdicts)} deals from seed {args.first_seed}, "
                         f"budget {budget.nodes:,} moves or {budget.seconds:g} s a deal")
     for column in ("won", "lost", "unknown", "won of decided", "95% interval", "unknown share", "s/deal"):
         table.add_column(column, justify="right")

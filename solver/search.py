@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import importlib
 import itertools
 import random
 import time
@@ -83,6 +84,12 @@ class Verdict:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
 
 
+#: Games with an exact search of their own (solver/<game key>.py, function ``solve_exact``): a
+#: model of the rules in plain values, with no engine call inside the search, that decides a
+#: deal outright within the same `Budget`. `solve` hands these games to it.
+EXACT = frozenset({"golf"})
+
+
 def _digest(game: Game) -> bytes:
     return hashlib.blake2b(canonical(game).encode(), digest_size=16).digest()
 
@@ -128,7 +135,10 @@ def solve(game: Game, budget: Budget = Budget()) -> Verdict:
     nothing, depth first (`solve_depth_first`) with two fifths, then greedy random lines
     (`solve_by_playouts`) with the last fifth; each finds different deals easy.
     Returns a `Verdict` (nodes, positions and seconds added up over both); never raises for a
-    legal position."""
+    legal position. A game in `EXACT` is searched by its own exact search instead, within the
+    whole budget."""
+    if game.key in EXACT:
+        return importlib.import_module(f"solver.{game.key}").solve_exact(game, budget)
     share = Budget(nodes=max(1, budget.nodes * 2 // 5), seconds=budget.seconds * 2 / 5, positions=budget.positions)
     rest = Budget(nodes=max(1, budget.nodes // 5), seconds=budget.seconds / 5, positions=budget.positions)
     verdicts = []
