@@ -126,7 +126,7 @@ class Metrics:
                                   value=tally.bytes_sent)
         yield CounterMetricFamily("arena_send_queue_drops", "Frames dropped for a client closed as too slow",
                                   value=tally.queue_drops)
-        yield CounterMetricFamily("arena_slow_client_closes", "Clients closed because their queue was full",
+        yield CounterMetricFamily("arena_slow_client_closes", "Clients closed because too many bytes waited for them",
                                   value=tally.slow_closes)
 
 

@@ -2,9 +2,11 @@
 
 One `Session` per connection: it decodes each frame (`server.protocol.decode`), applies the
 per-connection limits, and answers every bad frame with an `Error` that has a code, never with a
-traceback. Outgoing frames go through a bounded queue per connection drained by its own writer
-task, so a slow client never holds up a race or the other clients: one whose queue is full is
-closed (1008, "too slow"). A `Player` outlives its connections: its token resumes it on a new one.
+traceback. Outgoing frames are written straight into the connection's transport, without a queue
+or a task per frame (as websockets' ``broadcast`` does): the frames one connection receives in
+one turn of the event loop leave in one write. A slow client never holds up a race or the other
+clients: one whose unsent bytes pass ``max_send_buffer_bytes`` is closed (1008, "too slow"). A
+`Player` outlives its connections: its token resumes it on a new one.
 
 Every request costs bounded work, whatever the number of races, players and connections
 (DESIGN.md, invariant 8): listings come from the `server.lobby.Lobby` index in pages, a sync is
@@ -200,8 +202,9 @@ class ServerConfig:
     Connections (each limit applies per connection unless it says otherwise):
       ``max_frame_bytes``: largest incoming frame, bytes (default 4096); a larger one closes the
       connection with 1009.
-      ``max_queue_frames``: outgoing frames waiting for a slow client (default 1024); past it the
-      client is closed with 1008.
+      ``max_send_buffer_bytes``: outgoing bytes waiting for a slow client, beyond what the
+      operating system's socket buffers hold (default 1 MiB); past it the client is closed with
+      1008.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -273,7 +276,7 @@ class ServerConfig:
     """
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
-    max_queue_frames: int = _limit(1024, "outgoing frames queued for a slow client before it is closed")
+    max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
     rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
     burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
     max_strikes: int = _limit(50, "frames over the rate before the connection is closed")
@@ -339,7 +342,13 @@ class Player:
 
 
 class Session:
-    """One websocket connection: its outgoing queue and writer task, rate limit and player."""
+    """One websocket connection: its rate limit, its player, and the frames it is sent.
+
+    `send` writes each frame into the websocket protocol's buffer at once and asks the event
+    loop to hand everything buffered to the transport at the end of the current turn, in one
+    write: no queue, no writer task, no await per frame. The bytes the transport could not yet
+    pass to the socket are the client's backlog; past ``max_send_buffer_bytes`` it is closed.
+    """
 
     def __init__(self, server: ArenaServer, ws: ServerConnection) -> None:
         self.server = server
@@ -347,45 +356,77 @@ class Session:
         self.player: Player | None = None
         self.watching: set[str] = set()
         self.following: set[str] = set()
-        self.queue: asyncio.Queue[bytes] = asyncio.Queue(server.config.max_queue_frames)
-        self.writer = asyncio.create_task(self._write())
         cfg = server.config
-        self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, asyncio.get_running_loop().time())
+        self.max_buffer = cfg.max_send_buffer_bytes
+        self._loop = asyncio.get_running_loop()
+        self._flush_pending = False
+        self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, self._loop.time())
         self.strikes = 0
         self.closing = False
         remote = ws.remote_address
         self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
 
     def send(self, frame: bytes) -> None:
-        """Queue a frame without waiting; a client too slow to drain its queue is closed. Every
-        frame the server sends to a client goes through here."""
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            tally = self.server.tally
-            tally.queue_drops += 1
+        """Send one frame without waiting (it leaves at the end of this turn of the event loop);
+        a client whose backlog is over the limit is closed instead. Every frame the server sends
+        to a client goes through here."""
+        ws = self.ws
+        if self.closing or ws.protocol.state is not State.OPEN:
             if self.closing:
-                return
-            log.warning("closing a slow client (%s frames queued)", self.queue.qsize(),
-                        extra=fields("slow_client_closed", remote=self.address,
-                                     player=self.player.id if self.player else None))
-            tally.slow_closes += 1
-            self.closing = True
-            self.server._spawn(self.ws.close(1008, "too slow: outgoing queue full"))
+                self.server.tally.queue_drops += 1
+            return
+        if self.buffered > self.max_buffer:
+            self._too_slow()
+            return
+        ws.protocol.send_binary(frame)
+        tally = self.server.tally
+        tally.frames_sent += 1
+        tally.bytes_sent += len(frame)
+        if not self._flush_pending:
+            self._flush_pending = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Hand every frame buffered this turn to the transport in one write."""
+        self._flush_pending = False
+        ws = self.ws
+        chunks = ws.protocol.data_to_send()
+        if not chunks:
+            return
+        if all(chunks):
+            try:
+                ws.transport.write(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+            except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
+                pass
+        else:  # an end of stream after a close frame: let websockets write it as it does
+            for chunk in chunks:
+                if chunk:
+                    ws.transport.write(chunk)
+                elif ws.transport.can_write_eof():
+                    with contextlib.suppress(Exception):
+                        ws.transport.write_eof()
+
+    def _too_slow(self) -> None:
+        tally = self.server.tally
+        tally.queue_drops += 1
+        log.warning("closing a slow client (%s bytes waiting)", self.buffered,
+                    extra=fields("slow_client_closed", remote=self.address,
+                                 player=self.player.id if self.player else None))
+        tally.slow_closes += 1
+        self.closing = True
+        self.server._spawn(self.ws.close(1008, "too slow: outgoing buffer full"))
+
+    @property
+    def buffered(self) -> int:
+        """Bytes sent to this client that the socket has not taken yet (0 once the transport is
+        gone)."""
+        transport = self.ws.transport
+        return transport.get_write_buffer_size() if transport is not None and not transport.is_closing() else 0
 
     @property
     def room(self) -> int:
-        """Frames that can still be queued before this client counts as too slow."""
-        return self.queue.maxsize - self.queue.qsize()
-
-    async def _write(self) -> None:
-        tally = self.server.tally
-        with contextlib.suppress(ConnectionClosed):
-            while True:
-                frame = await self.queue.get()
-                await self.ws.send(frame)
-                tally.frames_sent += 1
-                tally.bytes_sent += len(frame)
+        """Bytes that can still be sent before this client counts as too slow."""
+        return max(0, self.max_buffer - self.buffered)
 
     def reply(self, message: object) -> None:
         """Encode and queue one reply."""
@@ -403,18 +444,15 @@ class Session:
         return False
 
     async def flush(self) -> None:
-        """Wait until the queued frames are handed to the socket (at most one second)."""
+        """Wait until what was sent is handed to the socket (at most one second)."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(1):
-                while not self.queue.empty() and self.ws.state is State.OPEN:
+                while (self._flush_pending or self.buffered) and self.ws.state is State.OPEN:
                     await asyncio.sleep(0.005)
 
     async def close(self) -> None:
-        """Stop the writer after it has sent what is queued (bounded by one second)."""
+        """Let what was sent leave (bounded by one second)."""
         await self.flush()
-        self.writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.writer
 
 
 class _Connection(ServerConnection):
@@ -657,7 +695,7 @@ class ArenaServer:
                 log.warning("shutdown: the grace ran out while ending races")
         ended_at = loop.time()
         await _until(lambda: all(s.closing or s.ws.state is not State.OPEN
-                                 or (s.queue.empty() and s.quiet_since(ended_at) >= _QUIET_S)
+                                 or (not s.buffered and s.quiet_since(ended_at) >= _QUIET_S)
                                  for s in self.sessions), min(closing_at, ended_at + _LINGER_S))
         closed = await self._close_connections(min(deadline, loop.time() + _CLOSE_S))
         await self.close()
@@ -1225,21 +1263,24 @@ class ArenaServer:
     async def _sync(self, session: Session, player: Player, msg: Sync) -> None:
         """Send the events after ``msg.since`` for the receiver's audience, then a snapshot; at
         most one page of events per request (`SyncPage` then says where to go on from), and no
-        more than the client's outgoing queue has room for."""
+        more than half of the client's outgoing buffer has room for."""
         race = self._race(msg.race)
         spectator = session in race.spectators or player.id not in race.entrants
         if spectator and session not in race.spectators:  # a spectator back on a new connection
             self._watch(session, player, race)
-        page = max(1, min(self.config.sync_page_events, session.room - 2))
+        page = self.config.sync_page_events
+        budget = session.room // 2  # the rest stays for the snapshot and live events meanwhile
         async with race.lock:  # no event may slip in between the missed ones and the snapshot
             frames = await race.missed(msg.since, spectator=spectator, limit=page + 1)
-            if frames is not None and len(frames) > page:
-                for frame in frames[:page]:
-                    session.send(frame)
-                session.reply(SyncPage(req=msg.req, race=race.code, until=msg.since + page, version=race.version))
-                return
-            for frame in frames or ():
+            sent = size = 0
+            for frame in (frames or ())[:page]:
+                if sent and size + len(frame) > budget:
+                    break
                 session.send(frame)
+                sent, size = sent + 1, size + len(frame)
+            if frames is not None and len(frames) > sent:
+                session.reply(SyncPage(req=msg.req, race=race.code, until=msg.since + sent, version=race.version))
+                return
             session.reply(race.snapshot(msg.req, player.id, spectator=spectator))
 
     async def _record(self, code: str, req: int) -> RaceRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 
 from websockets.asyncio.client import connect
 
@@ -174,19 +175,26 @@ async def test_the_race_ends_when_every_entrant_is_done_and_reveals_the_seed(pee
 
 
 async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
-    """A spectator that never reads is cut off once its queue fills; entrants play on."""
-    server.config.max_queue_frames = 4
+    """A spectator that never reads is cut off once the bytes waiting for it pass the limit
+    (the socket buffers on both sides made small, so that they fill quickly); entrants play on."""
+    server.config.max_send_buffer_bytes = 4096
     ann = await peers("ann")
     code = await started_race(ann, seed=11)
     lazy = await peers("lazy")
     await lazy.request(p.Watch(req=1, race=code), p.Snapshot)
     lazy._reader.cancel()  # stop reading: frames pile up on the server side
+    lazy.ws.transport.pause_reading()
+    lazy.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     session = next(s for s in server.sessions if s.player and s.player.name == "lazy")
-    session.writer.cancel()
-    for seq in range(1, 12):
-        assert (await ann.move(code, seq, "turn")).ok
-    await asyncio.sleep(0.05)
-    assert session.closing
+    session.max_buffer = 4096
+    session.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    for seq in range(1, 400):
+        result = await ann.move(code, seq, "turn")
+        assert result.ok or result.code == "game_over"
+        if session.closing:
+            break
+    assert session.closing and seq < 399
+    assert server.tally.slow_closes == 1
 
 
 async def test_a_spectator_back_on_a_new_connection_syncs_and_watches_again(server, peers):
