@@ -21,10 +21,12 @@ run: setup
 	$(BIN)/arena serve --host $(HOST) --port $(PORT)
 
 # The day-to-day loop (under 90 s on two idle cores): 20 random playouts per game instead of 300, and
-# without the browser tests, the solver's searches, the benchmarks, the fuzz campaign and the README tour.
+# without the browser tests, the solver's searches, the benchmarks, the fuzz campaign, the README
+# tour, the tests that need redis-server and those marked slow (longer end-to-end runs).
 test: setup
 	ARENA_PLAYOUTS=20 $(BIN)/pytest -q --ignore=tests/web --ignore=tests/solver --ignore=tests/client/test_bench.py \
-	  --ignore=tests/test_readme_tour.py -k "not campaign and not redis"
+	  --ignore=tests/test_readme_tour.py --ignore=tests/server/test_restart.py -m "not slow" \
+	  -k "not campaign and not redis"
 
 # Every test, as CI runs it (about 6 minutes on two cores).
 test-all: setup browser redis

@@ -115,6 +115,7 @@ def test_the_bot_finishes_every_deal_and_wins_some(key: str, seeds: int) -> None
         "tournament", "generals_patience", "besieged_city",
     ],
 )
+@pytest.mark.slow
 def test_the_bot_finishes_every_deal_of_games_it_may_not_win(key: str) -> None:
     for seed in range(12):
         game = find_game(key)(seed)

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from rich.console import Console
 
 from client.bot import run_bot, run_tournament_bot
@@ -91,6 +92,7 @@ async def test_races_lists_and_watch_streams_each_event_as_it_happens():
     assert sum(e["type"] == "progress" for e in events) == result.moves
 
 
+@pytest.mark.slow
 async def test_tournament_commands_list_show_register_a_bot_and_follow():
     async with ArenaServer(ServerConfig(ping_interval_s=None, admin_token=ADMIN)) as server:
         url = ("--server", server.url)
@@ -160,6 +162,7 @@ async def test_follow_goes_on_through_a_quiet_minute():
     assert len(results) == 1 and server.tournaments[info.id].status == "finished"
 
 
+@pytest.mark.slow
 def test_simulate_and_catalog_have_json_and_piped_rows(tmp_path):
     done = _run("simulate", "golf", "clock", "--deals", "6", "--workers", "1", "--json")
     assert done.returncode == 0, done.stderr

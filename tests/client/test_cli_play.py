@@ -129,6 +129,7 @@ def _header(moves: int) -> str:
     return rf"golf race \w+  \d+/35 cleared  {moves} moves?\b"
 
 
+@pytest.mark.slow
 async def test_a_person_plays_a_catalog_deal_to_a_win(server):
     line = solution()
     async with await ArenaClient.connect(server.url, "host") as host:

@@ -82,6 +82,7 @@ async def test_the_demo_runs_a_whole_race_and_verifies_it():
     assert "verified" in text
 
 
+@pytest.mark.slow
 async def test_the_tournament_demo_plays_three_deals_and_prints_the_standings():
     from client.tournaments import run_tournament_demo
 

@@ -10,12 +10,14 @@ have nothing to shuffle.)
 
 import random
 
+import os
+
 import pytest
 
 from engine.core import Audience
 from engine.games import GAMES
 
-PLAYOUTS = 6
+PLAYOUTS = max(1, int(os.environ.get("ARENA_PLAYOUTS", "300")) * 6 // 300)  # 6; 1 in `make test`
 MOVE_CAP = 120
 SHUFFLES = 3
 

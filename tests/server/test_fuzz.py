@@ -161,6 +161,7 @@ class Bystander:
         self.stock = len(result.board.piles["s"])
 
 
+@pytest.mark.slow
 def test_every_fuzzed_frame_gets_an_error_or_a_correct_answer(arena: ThreadedServer, server_errors: ErrorLog) -> None:
     """Random, mutated and hostile frames each get an Error with the right code and req, or the
     reply their request calls for; the connection stays open; the bystander's next move is

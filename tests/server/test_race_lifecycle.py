@@ -195,6 +195,7 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
             break
     assert session.closing and seq < 399
     assert server.tally.slow_closes == 1
+    lazy.ws.transport.abort()  # it would never answer the close handshake
 
 
 async def test_a_spectator_back_on_a_new_connection_syncs_and_watches_again(server, peers):
