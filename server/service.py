@@ -39,6 +39,7 @@ import json
 import logging
 import resource
 import secrets
+import struct
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -341,12 +342,49 @@ class Player:
             self.session.send(frame)
 
 
+def websocket_frame(payload: bytes) -> bytes:
+    """``payload`` as one unmasked, unfragmented binary websocket frame (RFC 6455, section 5.2):
+    FIN and the binary opcode, the payload length in 7, 7+16 or 7+64 bits, then the payload.
+    A server's frames are not masked, so the same payload makes the same bytes for every
+    receiver: an event fanned out to many connections is framed once (`framed`).
+
+    >>> websocket_frame(b"hi"), websocket_frame(bytes(200))[:4]
+    (b'\\x82\\x02hi', b'\\x82~\\x00\\xc8')
+    """
+    size = len(payload)
+    if size < 126:
+        head = bytes((0x82, size))
+    elif size < 65_536:
+        head = struct.pack("!BBH", 0x82, 126, size)
+    else:
+        head = struct.pack("!BBQ", 0x82, 127, size)
+    return head + payload
+
+
+#: The last few payloads framed, with their frames: a fan-out sends one payload to every
+#: receiver in a row, so it is framed once. Held by identity (the payload object itself is kept,
+#: so an identity match is the same bytes).
+_FRAMED: list[tuple[bytes, bytes]] = []
+
+
+def framed(payload: bytes) -> bytes:
+    """`websocket_frame` of ``payload``, reused while the same payload object is sent on."""
+    for known, frame in _FRAMED:
+        if known is payload:
+            return frame
+    frame = websocket_frame(payload)
+    _FRAMED.insert(0, (payload, frame))
+    del _FRAMED[4:]
+    return frame
+
+
 class Session:
     """One websocket connection: its rate limit, its player, and the frames it is sent.
 
-    `send` writes each frame into the websocket protocol's buffer at once and asks the event
-    loop to hand everything buffered to the transport at the end of the current turn, in one
-    write: no queue, no writer task, no await per frame. The bytes the transport could not yet
+    `send` puts each frame, framed once per payload (`framed`), into the websocket protocol's
+    outgoing buffer at once (behind anything websockets itself has put there, such as a pong)
+    and asks the event loop to hand everything buffered to the transport at the end of the
+    current turn, in one write: no queue, no writer task, no await per frame. The bytes the transport could not yet
     pass to the socket are the client's backlog; past ``max_send_buffer_bytes`` it is closed.
     """
 
@@ -358,6 +396,11 @@ class Session:
         self.following: set[str] = set()
         cfg = server.config
         self.max_buffer = cfg.max_send_buffer_bytes
+        protocol = ws.protocol
+        # frames go straight into websockets' outgoing buffer (a list it swaps for a new one at
+        # each flush) when it is one, on a connection without extensions (no compression), as
+        # here; else through send_binary
+        self._direct = isinstance(getattr(protocol, "writes", None), list) and not protocol.extensions
         self._loop = asyncio.get_running_loop()
         self._flush_pending = False
         self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, self._loop.time())
@@ -378,7 +421,10 @@ class Session:
         if self.buffered > self.max_buffer:
             self._too_slow()
             return
-        ws.protocol.send_binary(frame)
+        if self._direct:
+            ws.protocol.writes.append(framed(frame))
+        else:
+            ws.protocol.send_binary(frame)
         tally = self.server.tally
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
