@@ -232,6 +232,7 @@ class Race:
         self.started_at: float | None = None  # monotonic seconds
         self.started_at_ms: int | None = None  # the same instant on the wall clock (what a rebuild reads)
         self.finish_reason = ""
+        self.finished_ms: int | None = None  # the race time at the end: the clock stops there
         self.rematch: str | None = None  # the code of this race's rematch, once one is offered
         self.rematch_of: str | None = None  # the race this one is a rematch of
         self.par: Par | None = None  # what the deal allowed, once worked out after the finish
@@ -298,7 +299,10 @@ class Race:
         ]
 
     def elapsed_ms(self) -> int:
-        """Race time now, in milliseconds since the start instant (0 before it)."""
+        """Race time now, in milliseconds since the start instant (0 before it; once the race
+        has finished, the race time at its end)."""
+        if self.finished_ms is not None:
+            return self.finished_ms
         if self.started_at is None:
             return 0
         return max(0, int((self.clock.monotonic() - self.started_at) * 1000))
@@ -658,6 +662,7 @@ class Race:
             self._release(self._delayed.popleft())
         if self._releasing is not None:
             self._releasing.cancel()
+        self.finished_ms = self.elapsed_ms()
         self._become("finished")
         self.finish_reason = reason
         for entrant in self.entrants.values():

@@ -1663,6 +1663,7 @@ class ArenaServer:
                 log.error("schedule %s: cannot schedule the next occurrence: %s", schedule_id, exc)
 
     async def _cancel(self, target: str) -> object:
+        target = target.upper()  # ids are shown in capitals; like race codes, any case finds them
         if target in self.schedules:  # a schedule: no more occurrences, and the pending one goes
             del self.schedules[target]
             pending = self.tournaments.get(self._pending.pop(target, ""))

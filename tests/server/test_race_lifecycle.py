@@ -218,3 +218,17 @@ async def test_a_spectator_back_on_a_new_connection_syncs_and_watches_again(serv
         assert live.board.moves == 3
     finally:
         await again.close()
+
+
+async def test_the_race_clock_stops_when_the_race_ends(server, peers):
+    """After the end, a snapshot and a refused move give the race time of the end, not a time
+    that keeps growing."""
+    ann = await peers("ann")
+    code = await started_race(ann, seed=11)
+    await ann.request(p.Resign(req=5, race=code), p.RaceReply)
+    await ann.expect(p.RaceFinished)
+    ended = server.races[code].finished_ms
+    await asyncio.sleep(0.05)
+    snapshot = await ann.request(p.Sync(req=6, race=code, since=0), p.Snapshot)
+    late = await ann.move(code, 1, "turn")
+    assert snapshot.elapsed_ms == ended and late.elapsed_ms == ended and not late.ok

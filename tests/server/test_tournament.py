@@ -282,3 +282,14 @@ async def test_a_schedule_file_declares_recurring_tournaments(tmp_path):
         with pytest.raises(ValueError, match="tournament 1"):
             server.load_schedule(bad)
         assert server.tournaments == {}
+
+
+async def test_a_schedule_is_cancelled_by_its_id_in_any_case():
+    config = ServerConfig(ping_interval_s=None, admin_token=ADMIN)
+    async with ArenaServer(config) as server:
+        async with await ArenaClient.connect(server.url, "org") as org:
+            first = await org.create_tournament(ADMIN, "Weekly", "golf", 1, starts_at=None, cron="0 20 * * FRI")
+            schedule_id = first.schedule.split(":")[0]
+            assert schedule_id.startswith("S") and schedule_id in server.schedules
+            cancelled = await org.cancel_tournament(ADMIN, schedule_id.lower())
+    assert cancelled.id == first.id and cancelled.status == "cancelled" and not server.schedules
