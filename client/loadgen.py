@@ -804,6 +804,12 @@ async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple
                 measuring = now >= start_wall
                 if measuring and cpu_before is None and pid is not None:
                     cpu_before = cpu_seconds(pid)
+                if connections is None and now >= start_wall + settings.duration_s / 2:
+                    # counted mid-window, while every client is surely connected (at the end the
+                    # load processes may already be closing theirs)
+                    health = await fetch_health(url)
+                    if health is not None:
+                        connections = health["connections"] - 1  # less the health request's own
                 acked = sum(t[1] for t in ticks.values())
                 errors = sum(t[2] for t in ticks.values())
                 progress.update(task, description="measuring" if measuring else "warm-up",
@@ -813,9 +819,6 @@ async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple
             if pid is not None:
                 cpu_after = cpu_seconds(pid)
                 rss_end = rss_mib(pid)
-            health = await fetch_health(url)
-            if health is not None:
-                connections = health["connections"] - 1  # less the health request's own
             progress.update(task, description="collecting", completed=settings.warmup_s + settings.duration_s)
             deadline = time.monotonic() + _ANSWER_TIMEOUT_S + 20
             while set(parts) != expected:

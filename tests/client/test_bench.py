@@ -118,7 +118,7 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     assert await run_bench(args, console) == 0
     figures = json.loads(out.read_text())
     assert figures["clients_held"] == 6
-    assert figures["server_connections"] >= 6, "the server counts them too (and sockets closing, if any)"
+    assert figures["server_connections"] >= 6, "the server counts them too, mid-window (and sockets closing, if any)"
     assert figures["offered_moves_per_s"] == 20
     assert figures["moves_acked_per_s"] > 10, "most offered moves are acknowledged within the window"
     assert 0 < figures["ack_p50_ms"] <= figures["ack_p95_ms"] <= figures["ack_p99_ms"] <= figures["ack_max_ms"]
