@@ -129,9 +129,12 @@ class ServerProcess:
 
     async def start(self, timeout_s: float = 30.0) -> None:
         """Start the server and wait until ``GET /healthz`` answers (at most ``timeout_s``
-        seconds). Raises ServerProcessError if it exits or stays silent."""
-        self.port = _free_port()
-        self._log = tempfile.TemporaryFile()
+        seconds). Started again after a stop, it keeps its port and its log (one log across its
+        lives). Raises ServerProcessError if it exits or stays silent."""
+        if not self.port:
+            self.port = _free_port()
+        if self._log is None:
+            self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log,
                                         stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout_s

@@ -126,3 +126,17 @@ def redis_prefix(request) -> str:
     import uuid
 
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+def http_get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    """A plain HTTP GET (``headers`` added): the status, the response headers and the body, for
+    error statuses too."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()

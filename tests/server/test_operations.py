@@ -9,8 +9,6 @@ import json
 import re
 import signal
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -20,21 +18,12 @@ from client.server_process import ServerProcess
 from server import protocol as p
 from server.catalog import load_catalog
 from server.service import SHUTDOWN_REASON, ArenaServer, ServerConfig
-from tests.conftest import MS
+from tests.conftest import MS, http_get
 from tests.server.conftest import FastClock
 
 #: A public Klondike deal and its winning line (seeds/klondike.txt): every move of it is legal.
 WINNER = load_catalog(ServerConfig().catalog_dir, "klondike")[0]
 GRACE_S = 5
-
-
-def _get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(url, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
 
 
 def _wait_exit(server: ServerProcess, timeout_s: float) -> int | None:
@@ -197,9 +186,9 @@ async def test_healthz_and_metrics_over_http(server, peers):
     assert (await ann.move(code, 9, WINNER.moves[3])).code == "seq_gap"
     assert (await ann.request(p.JoinRace(req=3, race="NOSUCH"), p.RaceReply)).code == "unknown_race"
 
-    status, headers, body = await asyncio.to_thread(_get, base + "/healthz")
+    status, headers, body = await asyncio.to_thread(http_get, base + "/healthz")
     assert status == 200 and json.loads(body)["status"] == "ok"
-    status, headers, body = await asyncio.to_thread(_get, base + "/metrics")
+    status, headers, body = await asyncio.to_thread(http_get, base + "/metrics")
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(body.decode()) for s in family.samples}
@@ -217,7 +206,7 @@ async def test_healthz_and_metrics_over_http(server, peers):
 
     server.draining = True  # as during a shutdown: what a health check sees (the listener stays here)
     try:
-        status, _, body = await asyncio.to_thread(_get, base + "/healthz")
+        status, _, body = await asyncio.to_thread(http_get, base + "/healthz")
     finally:
         server.draining = False
     assert status == 503 and json.loads(body)["status"] == "shutting_down"
@@ -229,13 +218,13 @@ async def test_metrics_are_served_only_to_the_metrics_from_addresses():
     config = ServerConfig(ping_interval_s=None, trusted_proxies=("127.0.0.1",))
     async with ArenaServer(config) as server:
         base = server.url.replace("ws://", "http://", 1)
-        assert (await asyncio.to_thread(_get, base + "/metrics"))[0] == 200
-        forwarded = await asyncio.to_thread(_get, base + "/metrics", **{"X-Forwarded-For": "203.0.113.9"})
+        assert (await asyncio.to_thread(http_get, base + "/metrics"))[0] == 200
+        forwarded = await asyncio.to_thread(http_get, base + "/metrics", **{"X-Forwarded-For": "203.0.113.9"})
         assert forwarded[0] == 403
     async with ArenaServer(ServerConfig(ping_interval_s=None, metrics_from=())) as server:
-        assert (await asyncio.to_thread(_get, server.url.replace("ws://", "http://", 1) + "/metrics"))[0] == 403
+        assert (await asyncio.to_thread(http_get, server.url.replace("ws://", "http://", 1) + "/metrics"))[0] == 403
     async with ArenaServer(ServerConfig(ping_interval_s=None, metrics_from=("10.0.0.0/8", "127.0.0.0/8"))) as server:
-        assert (await asyncio.to_thread(_get, server.url.replace("ws://", "http://", 1) + "/metrics"))[0] == 200
+        assert (await asyncio.to_thread(http_get, server.url.replace("ws://", "http://", 1) + "/metrics"))[0] == 200
 
 
 async def test_while_draining_only_records_are_served_then_1001(server, peers):

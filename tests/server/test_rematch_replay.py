@@ -4,8 +4,6 @@ page and its files served on the websocket's own port."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 import pytest
 
@@ -13,6 +11,7 @@ from engine.core import Audience
 from engine.games import GAMES, find_game
 from server import protocol as p
 from server.replay import CHECKPOINT_EVERY
+from tests.conftest import http_get
 
 
 async def _race(ann, bob, game: str = "klondike", seed: int = 7) -> str:
@@ -107,25 +106,16 @@ async def test_a_finished_race_replays_any_entrant_move_by_move(server, peers):
     assert server.replays.kept == 1
 
 
-def _get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(url, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
-
-
 @pytest.mark.parametrize("path", ["/", "/r/AB12CD", "/w/AB12CD", "/t/T1A2B3"])
 async def test_the_page_is_served_on_the_websocket_port(server, path):
     import asyncio
 
     base = server.url.replace("ws://", "http://")
-    status, headers, body = await asyncio.to_thread(_get, base + path)
+    status, headers, body = await asyncio.to_thread(http_get, base + path)
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     assert b'<script type="module" src="/static/app.js">' in body
     assert "script-src 'self'" in headers["Content-Security-Policy"]
-    again = await asyncio.to_thread(_get, base + path, **{"If-None-Match": headers["ETag"]})
+    again = await asyncio.to_thread(http_get, base + path, **{"If-None-Match": headers["ETag"]})
     assert again[0] == 304
 
 
@@ -133,17 +123,17 @@ async def test_static_files_games_and_rules_pages(server):
     import asyncio
 
     base = server.url.replace("ws://", "http://")
-    status, headers, body = await asyncio.to_thread(_get, base + "/static/vendor/msgpack-3.1.3.min.js")
+    status, headers, body = await asyncio.to_thread(http_get, base + "/static/vendor/msgpack-3.1.3.min.js")
     assert status == 200 and headers["Content-Type"].startswith("text/javascript") and b"MessagePack" in body
-    status, headers, body = await asyncio.to_thread(_get, base + "/api/games")
+    status, headers, body = await asyncio.to_thread(http_get, base + "/api/games")
     games = json.loads(body)
     assert [g["key"] for g in games] == [g.key for g in GAMES]
     klondike = games[0]
     assert klondike["summary"] == GAMES[0].summary and klondike["rules"] == "/rules/klondike"
     assert {s["pile"] for s in klondike["layout"]["slots"]} == set(GAMES[0](1).piles)
-    status, headers, body = await asyncio.to_thread(_get, base + "/rules/klondike")
+    status, headers, body = await asyncio.to_thread(http_get, base + "/rules/klondike")
     assert status == 200 and b"<h1>Klondike</h1>" in body and b"<table>" in body
     for missing in ("/rules/nothing", "/static/../service.py", "/static/nope.js", "/x"):
-        assert (await asyncio.to_thread(_get, base + missing))[0] == 404, missing
-    status, _, body = await asyncio.to_thread(_get, base + "/healthz")
+        assert (await asyncio.to_thread(http_get, base + missing))[0] == 404, missing
+    status, _, body = await asyncio.to_thread(http_get, base + "/healthz")
     assert status == 200 and json.loads(body)["status"] == "ok"

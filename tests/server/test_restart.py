@@ -11,9 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator
 
@@ -21,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from client.connection import ArenaClient, ArenaError
-from client.server_process import _ROOT, ServerProcess, ServerProcessError, _free_port, fetch_health
+from client.server_process import _ROOT, ServerProcess
 from client.verify import verify_record
 from server import protocol as p
 from server.catalog import load_catalog
@@ -39,22 +37,11 @@ WAIT_S = 10_000 * MS
 
 
 class Node(ServerProcess):
-    """`arena serve --redis URL` in a child process that keeps its port when started again, and
-    one log across its lives."""
+    """`arena serve --redis URL` in a child process (`ServerProcess` keeps its port and its log
+    when started again), with this test's patience for a start."""
 
     async def start(self, timeout_s: float = WAIT_S) -> None:
-        if not self.port:
-            self.port = _free_port()
-        if self._log is None:
-            self._log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log,
-                                        stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout_s
-        while await fetch_health(self.url, 1.0) is None:
-            self._check_alive()
-            if time.monotonic() > deadline:
-                raise ServerProcessError(f"the server did not answer within {timeout_s:g} s{self._log_tail()}")
-            await asyncio.sleep(0.05)
+        await super().start(timeout_s)
 
     async def halt(self, signum: int) -> int:
         """Send ``signum`` (SIGTERM: drain; SIGKILL: a crash) and wait for the exit code."""
