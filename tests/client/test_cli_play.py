@@ -226,7 +226,7 @@ async def test_ctrl_c_shows_the_token_that_resumes_the_race(server):
         finally:
             tty.kill()
         await host.start_race(race.code)
-        tty = Tty("play", race.code.lower(), "--server", server.url, "--token", token)
+        tty = Tty("play", race.code.lower(), "--server", server.url, f"--token={token}")
         try:
             await tty.expect_async(rf"alice is in race {race.code} already")
             await tty.expect_async(_header(0))
@@ -237,7 +237,7 @@ async def test_ctrl_c_shows_the_token_that_resumes_the_race(server):
             assert await tty.exit_code() == 130
         finally:
             tty.kill()
-        tty = Tty("play", race.code, "--server", server.url, "--token", token)
+        tty = Tty("play", race.code, "--server", server.url, f"--token={token}")
         try:
             await tty.expect_async(_header(1))
             tty.type("quit")
