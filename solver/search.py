@@ -56,6 +56,18 @@ class Budget:
     seconds: float = 60.0
     positions: int = 2_000_000
 
+    def spent(self, nodes: int, positions: int, now: float | None, deadline: float) -> str:
+        """Which budget is spent after ``nodes`` moves tried and ``positions`` remembered, at
+        ``now`` (monotonic seconds; None: the clock was not read) against ``deadline``, as the
+        reason a verdict gives; "" while none is."""
+        if nodes >= self.nodes:
+            return f"node budget ({self.nodes:,} moves) spent"
+        if now is not None and now > deadline:
+            return f"time budget ({self.seconds:g} s) spent"
+        if positions > self.positions:
+            return f"memory budget ({self.positions:,} positions) spent"
+        return ""
+
 
 @dataclass(slots=True)
 class Verdict:
@@ -218,11 +230,8 @@ def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
     frontier: list[tuple[int, int, int, Game, tuple | None]] = [(-score(start), 0, next(order), start, None)]
     nodes = 0
     while frontier:
-        if nodes >= budget.nodes:
-            verdict.reason = f"node budget ({budget.nodes:,} moves) spent"
-            break
-        if time.monotonic() > deadline:
-            verdict.reason = f"time budget ({budget.seconds:g} s) spent"
+        if reason := budget.spent(nodes, len(seen), time.monotonic(), deadline):
+            verdict.reason = reason
             break
         _, depth, _, position, path = heapq.heappop(frontier)
         for move in _choices(position):
@@ -247,9 +256,6 @@ def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
             heapq.heappush(frontier, (-score(child), depth - 1, next(order), child, (move, path)))
         if verdict.result == "won":
             break
-        if len(seen) > budget.positions:
-            verdict.reason = f"memory budget ({budget.positions:,} positions) spent"
-            break
     else:
         _exhausted(game, verdict)
     return _finish(verdict, nodes, len(seen), began)
@@ -267,11 +273,8 @@ def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
     path: list[Move] = []
     nodes = 0
     while stack:
-        if nodes >= budget.nodes:
-            verdict.reason = f"node budget ({budget.nodes:,} moves) spent"
-            break
-        if nodes % 256 == 0 and time.monotonic() > deadline:
-            verdict.reason = f"time budget ({budget.seconds:g} s) spent"
+        if reason := budget.spent(nodes, len(seen), time.monotonic() if nodes % 256 == 0 else None, deadline):
+            verdict.reason = reason
             break
         position, moves = stack[-1]
         move = next(moves, None)
@@ -292,9 +295,6 @@ def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
         if key in seen:
             continue
         seen.add(key)
-        if len(seen) > budget.positions:
-            verdict.reason = f"memory budget ({budget.positions:,} positions) spent"
-            break
         if child.cleared > verdict.best_cleared:
             verdict.best_cleared = child.cleared
         path.append(move)

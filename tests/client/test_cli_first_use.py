@@ -39,3 +39,15 @@ def test_the_server_url_comes_from_arena_url():
     done = _arena("races", env={"ARENA_URL": f"ws://127.0.0.1:{port}"})
     assert done.returncode == 2 and f"cannot connect to ws://127.0.0.1:{port}" in done.stdout
     assert f"ws://127.0.0.1:{port}" in _arena("races", "--help", env={"ARENA_URL": f"ws://127.0.0.1:{port}"}).stdout
+
+
+def test_an_unknown_game_is_one_line_with_a_suggestion_before_any_connection():
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens: the game is refused before connecting
+    for args in (("create", "--game", "klondyke", "--server", f"ws://127.0.0.1:{port}"),
+                 ("solve", "pyramyd", "3")):
+        done = _arena(*args)
+        assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
+        lines = done.stdout.strip().splitlines()
+        assert len(lines) == 1 and "did you mean" in lines[0] and lines[0].endswith("[unknown_game]"), lines
