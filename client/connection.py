@@ -178,6 +178,7 @@ class ArenaClient:
         self.timeout_s = timeout_s
         self.player = ""
         self.token: str | None = None
+        self.welcome: Welcome | None = None  # the server's last welcome (its ``node`` says which node serves us)
         self.races: dict[str, RaceInfo] = {}
         self.started: dict[str, RaceStarted] = {}
         self.finished: dict[str, RaceFinished] = {}
@@ -241,6 +242,7 @@ class ArenaClient:
             await ws.close()
             raise
         self._ws = ws
+        self.welcome = welcome
         self.player = welcome.player
         self.name = welcome.name
         self.token = welcome.token

@@ -4,10 +4,11 @@ Every field of `server.service.ServerConfig` that is a limit or a timing becomes
 (``max_moves`` -> ``--max-moves``) and an environment variable (``ARENA_MAX_MOVES``); a flag
 wins over the variable, and the variable over the default. Limits that can be switched off take
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
-``/metrics`` and the Redis to keep races in have flags of their own (``--catalog``,
-``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``)
+``/metrics``, the Redis to keep races in and the node's name have flags of their own (``--catalog``,
+``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``,
+``--node-id``)
 and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
-``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``); so do the log's level and format (``--log-level``, ``--log-format``;
+``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``); so do the log's level and format (``--log-level``, ``--log-format``;
 ``ARENA_LOG_LEVEL``, ``ARENA_LOG_FORMAT``: `log_settings`).
 
 >>> parser = argparse.ArgumentParser()
@@ -51,6 +52,10 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--redis", metavar="URL", default=None,
                         help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0 (default: $ARENA_REDIS_URL; "
                              "none: in memory)")
+    parser.add_argument("--node-id", metavar="NAME", default=None,
+                        help="with --redis: this node's name among the nodes sharing that Redis (default: "
+                             "$ARENA_NODE_ID, else HOSTNAME:PORT); a node restarted under the same name resumes "
+                             "its own races")
     parser.add_argument("--catalog", metavar="DIR",
                         help="public catalogs of winnable deals, for practice races (default: seeds/; $ARENA_CATALOG)")
     parser.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDR", dest="trusted_proxies",
@@ -100,6 +105,10 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
     config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
     if config.redis_url is not None and config.redis_url.split("://", 1)[0] not in ("redis", "rediss", "unix"):
         raise ValueError(f"--redis / ARENA_REDIS_URL: not a redis://, rediss:// or unix:// URL: {config.redis_url!r}")
+    config.node_id = getattr(args, "node_id", None) or environ.get("ARENA_NODE_ID") or None
+    if config.node_id is not None and not (0 < len(config.node_id) <= 64 and config.node_id.isprintable()
+                                           and " " not in config.node_id):
+        raise ValueError(f"--node-id / ARENA_NODE_ID: 1 to 64 printable characters without spaces: {config.node_id!r}")
     if catalog := args.catalog or environ.get("ARENA_CATALOG"):
         config.catalog_dir = Path(catalog)
     if private := args.private_catalog or environ.get("ARENA_PRIVATE_CATALOG"):

@@ -496,6 +496,7 @@ class Welcome(_Msg, tag="welcome"):
     token: str
     protocol: int
     server_time_ms: int
+    node: Annotated[str, Meta(max_length=64)] = ""
 
 
 class Error(_Msg, tag="error"):

@@ -39,6 +39,7 @@ import json
 import logging
 import resource
 import secrets
+import socket
 import struct
 import time
 from collections import Counter, deque
@@ -112,7 +113,8 @@ from server.replay import Replays
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
 from server.store import Store, StoreUnavailable
 from server.store.memory import MemoryStore
-from server.store.redis import RedisStore
+from server.store.redis import RedisStore, StaleRace
+from server.nodes import NodeLink
 from server.tournament import Tournament, TournamentPlan
 
 __all__ = ["ArenaServer", "Player", "ServerConfig", "Session", "serve"]
@@ -249,6 +251,12 @@ class ServerConfig:
       (default None: memory). The server connects at start and refuses to start without it; a
       move while Redis is away is refused with ``unavailable``, never acknowledged. A server
       restarted over the same Redis resumes its casual races and players (`ArenaServer.start`).
+      ``node_id``: this node's name among the nodes sharing one Redis (default
+      ``HOSTNAME:PORT``, so that a node restarted on the same port resumes its own races).
+      ``lease_s``: a node counts as alive for this many seconds after each heartbeat (default 3):
+      the others take a dead node's races over within about that long (`server.nodes`).
+      ``forward_timeout_s``: how long a request forwarded to the node that serves its race may
+      take before it is answered ``unavailable`` (default 3).
     Tournaments and catalogs:
       ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
       default, refuses them all).
@@ -307,6 +315,9 @@ class ServerConfig:
     winnable_nodes: int = _limit(4_000, "moves the solver may try on each fresh deal it tries to prove winnable")
     winnable_seconds: float = _limit(2.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
     winnable_wait_s: float = _limit(10.0, "seconds a request for winnable secret deals waits for the solver in all")
+    lease_s: float = _limit(3.0, "with Redis: seconds a node counts as alive after each heartbeat (its races' lease)")
+    forward_timeout_s: float = _limit(3.0, "with Redis: seconds a request forwarded to another node may take")
+    node_id: str | None = None
     admin_token: str | None = None
     redis_url: str | None = None
     catalog_dir: Path = Path(__file__).resolve().parent.parent / "seeds"
@@ -388,12 +399,17 @@ class Session:
     pass to the socket are the client's backlog; past ``max_send_buffer_bytes`` it is closed.
     """
 
+    #: False: a connection to this node; True for a `RemoteSession`, another node's connection.
+    remote = False
+
     def __init__(self, server: ArenaServer, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
         self.player: Player | None = None
         self.watching: set[str] = set()
         self.following: set[str] = set()
+        self.conn_id = next(server._conn_ids)  # how other nodes address this connection (`server.nodes`)
+        self.remote_nodes: set[str] = set()  # the nodes this connection's requests were forwarded to
         cfg = server.config
         self.max_buffer = cfg.max_send_buffer_bytes
         protocol = ws.protocol
@@ -501,6 +517,49 @@ class Session:
         await self.flush()
 
 
+class RemoteSession(Session):
+    """Another node's connection, as the node that owns a race sees it (`server.nodes`): requests
+    forwarded from it are carried out as if it were connected here, and every frame sent to it
+    goes back to its node, which hands it to the client. That node watches the client's backlog
+    and rate; here it has room for half of the outgoing buffer."""
+
+    remote = True
+
+    def __init__(self, server: ArenaServer, link: NodeLink, node: str, conn: int, address: str) -> None:
+        self.server = server
+        self.link = link
+        self.node = node
+        self.conn_id = conn
+        self.address = address
+        self.player = None
+        self.watching = set()
+        self.following = set()
+        self.remote_nodes = set()
+        self.closing = False
+        self.strikes = 0
+
+    def send(self, frame: bytes) -> None:
+        """Queue ``frame`` for the client on its node (sent at the end of this loop turn)."""
+        self.link.deliver(self.node, self.conn_id, frame)
+        tally = self.server.tally
+        tally.frames_sent += 1
+        tally.bytes_sent += len(frame)
+
+    @property
+    def buffered(self) -> int:
+        return 0
+
+    @property
+    def room(self) -> int:
+        return self.server.config.max_send_buffer_bytes // 2
+
+    async def flush(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
 class _Connection(ServerConnection):
     """A websocket connection counted from the moment its socket is accepted, so that sockets that
     never finish the handshake count against the limits too; one over a limit is reset at once
@@ -556,7 +615,8 @@ class ArenaServer:
         if store is not None:
             self.store = store
         elif self.config.redis_url is not None:
-            self.store = RedisStore(self.config.redis_url, max_events=self.config.max_events_per_race)
+            self.store = RedisStore(self.config.redis_url, max_events=self.config.max_events_per_race,
+                                    node_id=self.config.node_id or "node")
         else:
             self.store = MemoryStore(max_events=self.config.max_events_per_race, now=self.clock.monotonic)
         self.races: dict[str, Race] = {}
@@ -588,6 +648,10 @@ class ArenaServer:
         self.draining = False  # shutting down: new requests are refused (`shutdown`)
         self._busy = 0  # requests being carried out now
         self._resumed: dict[str, set[str]] = {}  # player id -> rebuilt races it entered or created, until its hello
+        self._conn_ids = itertools.count(1)
+        self.sessions_by_conn: dict[int, Session] = {}
+        self.link: NodeLink | None = None  # with Redis: this node among the others (`server.nodes`)
+        self.node_id = ""
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -596,6 +660,11 @@ class ArenaServer:
         `url`). Raises `StoreUnavailable` (an OSError) if the store does not answer, OSError if
         the address cannot be used (e.g. the port is taken)."""
         cfg = self.config
+        if isinstance(self.store, RedisStore):
+            # a node restarted on the same port is the same node: it resumes its own races
+            # (a server on a port picked at random, as in tests, keeps the id its store was given)
+            self.node_id = cfg.node_id or (f"{socket.gethostname()}:{port}" if port else self.store.node_id)
+            self.store.node_id = self.node_id
         try:
             await self.store.open()
         except StoreUnavailable:
@@ -606,7 +675,12 @@ class ArenaServer:
         limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
         if self.store.durable:
             try:
+                if isinstance(self.store, RedisStore):  # the lease first: nobody takes over what it resumes
+                    await self.store.heartbeat(cfg.lease_s)
                 await self._resume_races()
+                if isinstance(self.store, RedisStore):
+                    self.link = NodeLink(self, self.store, lease_s=cfg.lease_s, forward_timeout_s=cfg.forward_timeout_s)
+                    await self.link.start()
             except StoreUnavailable:
                 if self._own_store:
                     await self.store.close()
@@ -802,6 +876,9 @@ class ArenaServer:
             await race.close()
         for task in list(self._tasks):
             task.cancel()
+        if self.link is not None:
+            await self.link.stop(release=self.draining)  # after a graceful shutdown the others take over at once
+            self.link = None
         if self._own_store:
             await self.store.close()
 
@@ -917,6 +994,7 @@ class ArenaServer:
     async def _handle(self, ws: ServerConnection) -> None:
         session = Session(self, ws)
         self.sessions.add(session)
+        self.sessions_by_conn[session.conn_id] = session
         if _connections_log.isEnabledFor(logging.DEBUG):
             _connections_log.debug("connection from %s opened", session.address,
                                    extra=fields("connection_opened", remote=session.address))
@@ -948,6 +1026,9 @@ class ArenaServer:
         finally:
             hello_timer.cancel()
             self.sessions.discard(session)
+            del self.sessions_by_conn[session.conn_id]
+            if self.link is not None and session.remote_nodes:
+                self.link.closed(session)
             player = session.player
             if player is not None and player.session is session:
                 _players_log.info("%s left", player.name,
@@ -972,7 +1053,19 @@ class ArenaServer:
                 message = decode(frame)
                 requests = self.tally.requests
                 requests[type(message)] = requests.get(type(message), 0) + 1
+                if self.link is not None and not self.draining:
+                    owner = await self.link.route(session, message)
+                    if owner is not None:  # another node serves that race: it answers the client through us
+                        await self.link.forward(owner, session, frame if isinstance(frame, bytes) else frame.encode(),
+                                                message)
+                        return
                 await self._dispatch(session, message)
+            except StaleRace as exc:  # another node took the race over, or its log moved on: let it go
+                log.warning("%s: it leaves this node's memory", exc,
+                            extra=fields("race_lost", race=exc.code, reason=str(exc)))
+                await self.let_go(exc.code)
+                raise ProtocolError(ErrorCode.UNAVAILABLE, f"race {exc.code} moved to another node: send it "
+                                                           "again") from exc
             except StoreUnavailable as exc:
                 log.warning("store unavailable: %s", exc)
                 raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot reach its store: try again "
@@ -1171,7 +1264,7 @@ class ArenaServer:
         self._listen(player, player)
         session.reply(
             Welcome(player=player.id, name=player.name, token=player.token, protocol=PROTOCOL_VERSION,
-                    server_time_ms=self.clock.wall_ms())
+                    server_time_ms=self.clock.wall_ms(), node=self.node_id)
         )
 
     async def _stored_player(self, token: str) -> Player | None:
@@ -1378,6 +1471,73 @@ class ArenaServer:
         elif resumed and race.status == "finished":
             self._retiring.append((now + self.config.race_retention_s, "race", race.code))
 
+    async def adopt_race(self, code: str) -> bool:
+        """Bring race ``code``, which this node owns now (taken over from a dead node, or its own
+        before a restart), into memory from the store, as a restarted server does
+        (`_resume_races`), and restart its timers; its players already here get it back at once,
+        the others at their hello. False if the store has no such race or it cannot be rebuilt
+        (logged). Raises `StoreUnavailable`."""
+        if code in self.races:
+            return True
+        meta = await self.store.load_race(code)
+        if meta is None:
+            return False
+        try:
+            race = await Race.rebuild(code, meta, store=self.store, clock=self.clock)
+        except RebuildError as exc:
+            log.error("race %s not taken over: %s", code, exc, extra=fields("race_not_resumed", race=code,
+                                                                             reason=str(exc)))
+            return False
+        if code in self.races:  # rebuilt meanwhile by another request
+            return True
+        self.add_race(race, resumed=True)
+        for player_id in {race.creator, *race.entrants}:
+            player = self.players_by_id.get(player_id)
+            if player is None:
+                self._resumed.setdefault(player_id, set()).add(code)
+                continue
+            if player_id in race.entrants:
+                player.races.add(code)
+                race.entrants[player_id].listener = player
+            if race.creator == player_id and race.status == "open":
+                player.open_races.add(code)
+        await race.resume()
+        return True
+
+    async def let_go(self, code: str) -> None:
+        """Race ``code`` is no longer this node's (`server.store.redis.StaleRace`): drop it from
+        memory, and close its spectators' connections here with 1012 so that they reconnect and
+        watch it where it is served now (its entrants reach it with their next request)."""
+        if self.link is not None:
+            self.link.lost(code)
+        race = self.races.get(code)
+        if race is None:
+            return
+        for spectator in list(race.spectators):
+            if isinstance(spectator, Session) and not spectator.remote and not spectator.closing:
+                spectator.closing = True
+                self._spawn(spectator.ws.close(1012, f"race {code} moved to another node: reconnect"))
+        await self._drop_race(race)
+
+    def remote_player(self, token: str, player_id: str, name: str) -> Player:
+        """The player of a request forwarded by another node, which checked its token: the one in
+        memory, or a new one here with the races it entered that this node rebuilt."""
+        player = self.players.get(token)
+        if player is not None:
+            return player
+        player = Player(id=player_id, name=name, token=token)
+        for code in self._resumed.pop(player_id, ()):
+            race = self.races.get(code)
+            if race is None:
+                continue
+            if player_id in race.entrants:
+                player.races.add(code)
+            if race.creator == player_id and race.status == "open":
+                player.open_races.add(code)
+        self.players[token] = player
+        self.players_by_id[player_id] = player
+        return player
+
     def _race_status(self, race: Race, old: str) -> None:
         """Keep the lobby, the counts and the creator's open races in step with a race's status."""
         self.race_counts[old] -= 1
@@ -1448,10 +1608,19 @@ class ArenaServer:
         try:
             record = encode(await race.record(0)) if race.started_at is not None else None
             await self.store.archive_race(code, record, self.config.record_retention_s)
+        except StaleRace:  # another node serves it now, and archives it in its time
+            await self._drop_race(race)
+            return
         except StoreUnavailable as exc:  # it stays in memory; tried again at the next sweep
             log.warning("race %s cannot leave memory yet: %s", code, exc)
             self._retiring.appendleft((now + self.config.sweep_interval_s, "race", code))
             return
+        await self._drop_race(race)
+
+    async def _drop_race(self, race: Race) -> None:
+        """Take ``race`` out of this node's memory (its timers stop), and out of its players' and
+        spectators' lists; the store keeps whatever it has of it."""
+        code = race.code
         del self.races[code]
         self.race_counts[race.status] -= 1
         if not self.race_counts[race.status]:

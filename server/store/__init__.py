@@ -12,6 +12,10 @@ A durable store also keeps what a restarted server needs to rebuild its races
 each race's description (everything `server.race.Race.rebuild` reads), the version of its last
 event (`last_version`), and each player's id and name under a SHA-256 digest of its token
 (`save_player`; never the token itself), so that a hello with an old token is the same player.
+It keeps each tournament that has not left memory yet, as a description (`save_tournament`:
+everything `server.tournament.Tournament.rebuild` reads, its deal races by code) listed among
+`live_tournaments` until `archive_tournament`, and every recurring schedule's request
+(`save_schedule`), so that a restarted server goes on with both.
 
 Errors: every method may raise `StoreUnavailable` (an `OSError`) when the storage cannot be
 reached or does not answer in time; the caller then refuses the request with ``unavailable``.
@@ -135,3 +139,37 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def load_record(self, code: str) -> bytes | None:
         """The record `archive_race` kept for ``code``, or None (never kept, or expired)."""
+
+    @abc.abstractmethod
+    async def save_tournament(self, tournament_id: str, meta: dict[str, object]) -> None:
+        """Create or update a tournament's description (a flat dict of str, int, bool or None,
+        as for `save_race`), and list it among `live_tournaments` until `archive_tournament`."""
+
+    @abc.abstractmethod
+    async def load_tournament(self, tournament_id: str) -> dict[str, object] | None:
+        """A tournament's description, or None if there is no such tournament (or it was
+        archived)."""
+
+    @abc.abstractmethod
+    async def live_tournaments(self) -> list[str]:
+        """The ids of every tournament with a description (saved and not archived yet), in no
+        particular order: what a restarted server resumes."""
+
+    @abc.abstractmethod
+    async def archive_tournament(self, tournament_id: str) -> None:
+        """The tournament left the server's memory: drop its description and unlist it (its deal
+        races are archived one by one, `archive_race`)."""
+
+    @abc.abstractmethod
+    async def save_schedule(self, schedule_id: str, message: bytes) -> None:
+        """Keep a recurring schedule: ``message`` is its encoded
+        `server.protocol.CreateTournament` (msgspec MessagePack), replaced if ``schedule_id``
+        had one already."""
+
+    @abc.abstractmethod
+    async def schedules(self) -> dict[str, bytes]:
+        """Every kept schedule: its id -> the message `save_schedule` kept."""
+
+    @abc.abstractmethod
+    async def drop_schedule(self, schedule_id: str) -> None:
+        """Forget a schedule (it was cancelled); nothing happens for an unknown id."""

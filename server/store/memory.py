@@ -22,8 +22,8 @@ class MemoryStore(Store):
     runs out. ``now``: the clock that keep times are measured on, in seconds (default
     `time.monotonic`; the server passes its own).
 
-    Players (`save_player`) are kept too, for the contract, but the server saves them only in
-    a durable store: nothing outlives this one's process.
+    Players (`save_player`), tournaments and schedules are kept too, for the contract, but the
+    server saves them only in a durable store: nothing outlives this one's process.
     """
 
     durable = False  # the process's memory: its races end with it
@@ -36,6 +36,8 @@ class MemoryStore(Store):
         self._events: dict[str, deque[StoredEvent]] = defaultdict(lambda: deque(maxlen=max_events))
         self._records: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self._tokens: dict[str, tuple[float, StoredPlayer]] = {}  # token digest -> (keep until, player)
+        self._tournaments: dict[str, dict[str, object]] = {}
+        self._schedules: dict[str, bytes] = {}
         self.max_records = max_records
         self.now = now
 
@@ -113,6 +115,28 @@ class MemoryStore(Store):
         self._expire(self.now())
         kept = self._records.get(code)
         return kept[1] if kept is not None else None
+
+    async def save_tournament(self, tournament_id: str, meta: dict[str, object]) -> None:
+        self._tournaments[tournament_id] = dict(meta)
+
+    async def load_tournament(self, tournament_id: str) -> dict[str, object] | None:
+        meta = self._tournaments.get(tournament_id)
+        return dict(meta) if meta is not None else None
+
+    async def live_tournaments(self) -> list[str]:
+        return list(self._tournaments)
+
+    async def archive_tournament(self, tournament_id: str) -> None:
+        self._tournaments.pop(tournament_id, None)
+
+    async def save_schedule(self, schedule_id: str, message: bytes) -> None:
+        self._schedules[schedule_id] = message
+
+    async def schedules(self) -> dict[str, bytes]:
+        return dict(self._schedules)
+
+    async def drop_schedule(self, schedule_id: str) -> None:
+        self._schedules.pop(schedule_id, None)
 
     def _expire(self, now: float) -> None:
         """Drop records whose keep time is over, oldest first (records are kept in archive order,

@@ -255,8 +255,10 @@ async def test_redis_keys_of_one_race_share_a_hash_tag(redis_server, redis_prefi
         await store.append_move("ABCD", "p1", MoveEntry(1, "deal", 1))
         await store.append_event("ABCD", event(1))
         keys = sorted(k.decode() for k in await raw.keys(f"{redis_prefix}:race:*"))
-        assert keys == [f"{redis_prefix}:race:{{ABCD}}:{part}" for part in ("events", "meta", "moves:p1", "players")]
-        assert await raw.smembers(f"{redis_prefix}:races") == {b"ABCD"}  # the live-race index: no race's slot
+        assert keys == [f"{redis_prefix}:race:{{ABCD}}:{part}"
+                        for part in ("events", "meta", "moves:p1", "owner", "players")]
+        # the node's live races: in the node's slot, not the race's
+        assert await raw.smembers(f"{redis_prefix}:node:{{node}}:races") == {b"ABCD"}
         await store.archive_race("ABCD", b"record", 60)
         keys = sorted(k.decode() for k in await raw.keys(f"{redis_prefix}:*"))
         assert keys == [f"{redis_prefix}:record:{{ABCD}}", f"{redis_prefix}:records"]

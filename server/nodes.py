@@ -1,0 +1,363 @@
+"""Several server nodes sharing one Redis: who serves a race, and how requests and frames travel.
+
+**One owner per race.** Every race lives in the memory of exactly one node, its owner, which
+applies all of its moves, runs its timers and publishes its events, exactly as a server on its own
+does (server/race.py is unchanged by having several nodes). Redis says which node that is (the
+race's ``owner`` key, set by the node that creates the race) and whether that node is alive (each
+node holds a lease, a key with a time to live of ``lease_s`` that it renews three times per
+lease). Each race's entrants play independent games of the same deal, so one writer per race is
+all the ordering a race needs; the owner key also fences Redis itself: every script that writes a
+race first checks that the writer still owns it (`server.store.redis.NotOwner`), and a move whose
+number does not follow its log's last one is refused, so that no acknowledged move is lost or
+applied twice even when two nodes briefly both believe they own a race.
+
+**Any node takes any client.** A client's connection may land on any node (a load balancer spreads
+them). A request about a race this node does not hold (join, start, move, resign, watch, sync,
+record, replay, rematch, Double or Naught) is forwarded, as the client's own frame with who sent
+it, to the owner's inbox (a sharded pub/sub channel per node), and the sending node waits up to
+``forward_timeout_s`` for it to be carried out. The owner carries it out for a `RemoteSession`:
+a stand-in for the far connection, which the race treats like any other listener. Whatever the
+race sends that connection (the reply, the events of its audience, delayed boards) goes back to
+the client's node in batches, one message per node per turn of the owner's event loop, and that
+node hands the frames to the connection. The owner ends each request's frames with a "done" mark,
+which releases the waiting node.
+
+**A node that dies.** Its lease runs out within ``lease_s``; the other nodes notice at their next
+heartbeat and share its races out (each race goes to the node that first pops it from the dead
+node's set, `RedisStore.adopt`), rebuilding each from its description and move logs
+(`server.race.Race.rebuild`), as a restarted server does. A request for a race whose owner is
+dead takes it over on the spot. The dead node's clients reconnect (through the load balancer, to
+a live node) with their tokens; their resent moves get their first answers (invariant 4), and
+what they missed comes from the race's event stream (`sync`). A node that stops gracefully gives
+its lease up first, so that the others take over at once. Pub/sub loses what is sent while a
+node is cut off: a forwarded request then times out and its client is answered ``unavailable``
+and sends it again; an event that never arrived is caught up with ``sync`` (events carry
+versions).
+
+Wire format between nodes (MessagePack arrays, `msgspec`):
+
+* ``[0, from_node, conn, ticket, token, player, name, address, frame]``: a request;
+* ``[1, from_node, frames, items]``: frames for connections of the receiving node, ``frames``
+  each payload once, ``items`` ``[index, conn]`` to deliver ``frames[index]`` to ``conn``, or
+  ``[-1, ticket]`` for "request ``ticket`` is done", in the order they were sent;
+* ``[2, from_node, conn]``: connection ``conn`` of ``from_node`` closed.
+
+A player's session token travels inside requests (the owner keeps the player as it would for its
+own connection); so Redis, which holds the store anyway, must be as private as the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from server.logs import fields
+from server.protocol import (
+    BonusMove,
+    DoubleOrNaught,
+    ErrorCode,
+    GetRecord,
+    JoinRace,
+    MoveRequest,
+    ProtocolError,
+    Rematch,
+    Replay,
+    Resign,
+    StartRace,
+    Sync,
+    Watch,
+)
+from server.store import StoreUnavailable
+
+if TYPE_CHECKING:
+    from server.service import ArenaServer, RemoteSession, Session
+    from server.store.redis import RedisStore
+
+__all__ = ["NodeLink", "RACE_REQUESTS"]
+
+log = logging.getLogger("arena.server")
+
+#: The requests about one race, carried out by the node that owns it.
+RACE_REQUESTS = (JoinRace, StartRace, MoveRequest, Resign, Watch, Sync, GetRecord, DoubleOrNaught, BonusMove,
+                 Rematch, Replay)
+
+_REQUEST, _FRAMES, _GONE = 0, 1, 2
+#: Races taken over from a dead node per store round trip.
+_ADOPT_BATCH = 50
+#: How long a looked-up owner is trusted before it is looked up again (seconds): a move for a
+#: race served elsewhere then costs no extra round trip.
+_OWNER_TTL_S = 1.0
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
+
+
+class NodeLink:
+    """This node's part among the nodes sharing one Redis (the `RedisStore` ``store``): its
+    lease, its inbox, the requests it forwards and the ones it carries out for other nodes.
+
+    ``lease_s`` (seconds): how long the node counts as alive after each heartbeat; another node
+    takes its races over within about that long after it dies. ``forward_timeout_s`` (seconds):
+    how long a forwarded request may take before its client is answered ``unavailable``.
+    Start it with `start` (after the server has resumed its own races) and stop it with `stop`.
+    """
+
+    def __init__(self, server: ArenaServer, store: RedisStore, *, lease_s: float, forward_timeout_s: float) -> None:
+        self.server = server
+        self.store = store
+        self.node = store.node_id
+        self.lease_s = lease_s
+        self.forward_timeout_s = forward_timeout_s
+        self.dead: set[str] = set()  # other nodes whose lease ran out, at the last heartbeat
+        self.remote: dict[tuple[str, int], RemoteSession] = {}  # stand-ins for other nodes' connections
+        self._owners: dict[str, tuple[str, float]] = {}  # race code -> (owner, trusted until, loop time)
+        self._adopting: dict[str, asyncio.Future[None]] = {}
+        self._pending: dict[int, asyncio.Future[None]] = {}  # tickets of requests forwarded, waiting
+        self._tickets = itertools.count(1)
+        self._outbox: dict[str, list[tuple[int, int, bytes | None]]] = {}  # node -> (kind, conn or ticket, frame)
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.forwarded = 0  # requests sent to other nodes
+        self.served = 0  # requests carried out for other nodes
+        self.adopted = 0  # races taken over from dead nodes
+
+    # ------------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Take the lease (raises `StoreUnavailable` if Redis does not answer), then listen to the
+        inbox and keep the lease in the background."""
+        await self.store.heartbeat(self.lease_s)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._send()),
+                       loop.create_task(self._keep_lease())]
+
+    async def stop(self, *, release: bool) -> None:
+        """Stop listening and sending; with ``release``, give the lease up so that the other
+        nodes take this node's races over at once (a graceful shutdown, once this node has
+        stopped carrying out moves)."""
+        if release:
+            try:
+                await self.store.release()
+            except StoreUnavailable as exc:
+                log.warning("node %s: lease not given up (it runs out by itself): %s", self.node, exc)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+
+    async def _keep_lease(self) -> None:
+        """Renew the lease three times per lease, and take over the races of nodes whose lease
+        ran out."""
+        while True:
+            await asyncio.sleep(self.lease_s / 3)
+            try:
+                await self.store.heartbeat(self.lease_s)
+                dead = set(await self.store.dead_nodes())
+                for node in dead - self.dead:
+                    log.warning("node %s is gone (its lease ran out): taking over its races", node,
+                                extra=fields("node_gone", node=node))
+                    self._forget_node(node)
+                self.dead = dead
+                for node in dead:
+                    while codes := await self.store.adopt(node, _ADOPT_BATCH):
+                        for code in codes:
+                            await self._rebuild(code)
+            except StoreUnavailable as exc:
+                log.warning("node %s: heartbeat failed: %s", self.node, exc)
+            except Exception:
+                log.exception("node %s: heartbeat failed; trying again", self.node)
+
+    def _forget_node(self, node: str) -> None:
+        """Drop the stand-ins of a dead node's connections (their clients reconnect elsewhere)."""
+        for key in [key for key in self.remote if key[0] == node]:
+            self.server._forget(self.remote.pop(key))
+        for code in [code for code, (owner, _) in self._owners.items() if owner == node]:
+            del self._owners[code]
+
+    # -------------------------------------------------------------------------- routing
+
+    async def route(self, session: Session, message: object) -> str | None:
+        """The node to forward ``message`` to, or None to carry it out here: a race this node
+        holds, one nobody holds any more (unknown, or archived: its record is in the store),
+        or one this node has just taken over from a dead node (rebuilt from Redis)."""
+        if not isinstance(message, RACE_REQUESTS) or session.player is None or session.remote:
+            return None
+        code = message.race.upper()
+        if code in self.server.races:
+            return None
+        loop = asyncio.get_running_loop()
+        known = self._owners.get(code)
+        if known is not None and known[1] > loop.time():
+            owner = known[0]
+        else:
+            owner = await self.store.owner(code)
+            if owner is None:
+                return None
+            self._owners[code] = (owner, loop.time() + _OWNER_TTL_S)
+        if owner == self.node:  # ours (taken over, or ours before a restart) but not rebuilt yet
+            await self._rebuild(code)
+            return None
+        if owner in self.dead and await self.store.claim(code, owner):
+            self._owners.pop(code, None)
+            await self._rebuild(code)
+            return None
+        return owner
+
+    async def _rebuild(self, code: str) -> None:
+        """Bring race ``code``, owned by this node now, into memory (once, however many requests
+        ask at the same time)."""
+        if code in self.server.races:
+            return
+        waiting = self._adopting.get(code)
+        if waiting is not None:
+            await asyncio.shield(waiting)
+            return
+        done = asyncio.get_running_loop().create_future()
+        self._adopting[code] = done
+        try:
+            if await self.server.adopt_race(code):
+                self.adopted += 1
+        finally:
+            del self._adopting[code]
+            done.set_result(None)
+
+    def lost(self, code: str) -> None:
+        """Race ``code`` is no longer this node's (another node owns it, or its log moved on):
+        forget who owned it, so that the next request looks again."""
+        self._owners.pop(code, None)
+
+    # ------------------------------------------------------------------------ forwarding
+
+    async def forward(self, node: str, session: Session, frame: bytes, message: Any) -> None:
+        """Have node ``node`` carry out ``frame`` (``message`` decoded) for ``session``, and wait
+        until it has; its answers reach ``session`` through this node's inbox. Raises
+        ProtocolError(unavailable) if it has not answered within ``forward_timeout_s``."""
+        player = session.player
+        assert player is not None
+        ticket = next(self._tickets)
+        done = asyncio.get_running_loop().create_future()
+        self._pending[ticket] = done
+        session.remote_nodes.add(node)
+        self.forwarded += 1
+        try:
+            await self.store.publish(node, _encode([_REQUEST, self.node, session.conn_id, ticket, player.token,
+                                                    player.id, player.name, session.address, frame]))
+            async with asyncio.timeout(self.forward_timeout_s):
+                await done
+        except TimeoutError:
+            self._owners.pop(message.race.upper(), None)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"node {node}, which serves race {message.race.upper()}, "
+                                                       f"did not answer in time: try again") from None
+        finally:
+            self._pending.pop(ticket, None)
+
+    def closed(self, session: Session) -> None:
+        """A connection of this node closed: tell the nodes it sent requests to."""
+        for node in session.remote_nodes:
+            self._queue(node, (_GONE, session.conn_id, None))
+
+    # ---------------------------------------------------------------------- the far side
+
+    def deliver(self, node: str, conn: int, frame: bytes) -> None:
+        """Queue ``frame`` for connection ``conn`` of node ``node`` (sent at the end of this turn
+        of the event loop, with everything else queued for that node)."""
+        self._queue(node, (_FRAMES, conn, frame))
+
+    def _queue(self, node: str, item: tuple[int, int, bytes | None]) -> None:
+        box = self._outbox.get(node)
+        if box is None:
+            box = self._outbox[node] = []
+        box.append(item)
+        self._wake.set()
+
+    async def _send(self) -> None:
+        """Send what was queued, one message per node per round, in order (one sender, so that a
+        request's frames and its done mark never overtake each other)."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            outbox, self._outbox = self._outbox, {}
+            for node, items in outbox.items():
+                rest = [item for item in items if item[0] != _GONE]
+                messages = [self._batch(rest)] if rest else []
+                messages += [_encode([_GONE, self.node, conn]) for kind, conn, _ in items if kind == _GONE]
+                for payload in messages:
+                    try:
+                        await self.store.publish(node, payload)
+                    except StoreUnavailable as exc:
+                        log.warning("node %s: frames for node %s lost: %s", self.node, node, exc)
+
+    def _batch(self, items: list[tuple[int, int, bytes | None]]) -> bytes:
+        """One message of frames and done marks, each payload in it once (a fan-out sends the
+        same bytes object to every connection of an audience)."""
+        frames: list[bytes] = []
+        index: dict[int, int] = {}  # id(payload) -> its place in frames
+        out: list[list[int]] = []
+        for kind, conn, frame in items:
+            if frame is None:  # a done mark: (_REQUEST, ticket, None)
+                out.append([-1, conn])
+                continue
+            at = index.get(id(frame))
+            if at is None:
+                at = index[id(frame)] = len(frames)
+                frames.append(frame)
+            out.append([at, conn])
+        return _encode([_FRAMES, self.node, frames, out])
+
+    async def _listen(self) -> None:
+        async for payload in self.store.listen():
+            try:
+                message = _decode(payload)
+                kind = message[0]
+                if kind == _FRAMES:
+                    self._arrived(message[2], message[3])
+                elif kind == _REQUEST:
+                    asyncio.get_running_loop().create_task(self._serve(*message[1:]))
+                elif kind == _GONE:
+                    session = self.remote.pop((message[1], message[2]), None)
+                    if session is not None:
+                        self.server._forget(session)
+            except Exception:
+                log.exception("node %s: a message from another node could not be handled", self.node)
+
+    def _arrived(self, frames: list[bytes], items: list[list[int]]) -> None:
+        sessions = self.server.sessions_by_conn
+        for at, conn in items:
+            if at == -1:
+                done = self._pending.get(conn)
+                if done is not None and not done.done():
+                    done.set_result(None)
+                continue
+            session = sessions.get(conn)
+            if session is not None:
+                session.send(frames[at])
+
+    async def _serve(self, node: str, conn: int, ticket: int, token: str, player_id: str, name: str,
+                     address: str, frame: bytes) -> None:
+        """Carry out a request forwarded by node ``node`` for its connection ``conn``, then mark
+        it done."""
+        from server.service import RemoteSession  # noqa: PLC0415 (server.service imports this module)
+
+        self.served += 1
+        try:
+            session = self.remote.get((node, conn))
+            if session is None:
+                session = self.remote[(node, conn)] = RemoteSession(self.server, self, node, conn, address)
+            player = self.server.remote_player(token, player_id, name)
+            session.player = player
+            if player.session is not session:
+                player.session = session
+                self.server._listen(player, player)
+            await self.server._receive(session, frame)
+        except Exception:
+            log.exception("node %s: a request forwarded by node %s failed", self.node, node)
+        finally:
+            self._queue(node, (_REQUEST, ticket, None))  # done
+
