@@ -25,7 +25,10 @@ CPU time and resident memory are measured apart from the benchmark's own work.
     Races played at a steady move rate by entrants and watched by spectators, from separate load
     processes, against a server of its own (or ``--server URL``): moves acknowledged per second,
     ack and spectator delivery latency, server CPU per move, memory per connection
-    (`client.loadgen`).
+    (`client.loadgen`). With ``--redis URL`` (or ``local``: a private redis-server) and
+    ``--nodes N`` it starts N nodes over one Redis and spreads each race's connections over them,
+    so that about half of the requests are forwarded between nodes; ``--server`` given once per
+    node drives running nodes.
 ``engine``
     The rules engine alone, in this process: moves per second of legal_moves() plus apply() over
     seeded random playouts, and the cost of one audience view, for every game
@@ -438,7 +441,8 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
                     "spectators, from separate load processes, against a server in its own process (or "
                     "--server URL): moves acknowledged per second, ack and spectator delivery latency, "
                     "server CPU per move and memory per connection. Spectator latency compares the "
-                    "server's clock with the generator's: valid only on the same machine.")
+                    "server's clock with the generator's: valid only on the same machine. With --redis and "
+                    "--nodes, several nodes over one Redis, each race's connections spread over them.")
     sub.add_argument("--races", type=_COUNT, default=10, help="races played at once (default 10)")
     sub.add_argument("--entrants", type=bounded(int, low=1, high=64), default=10,
                      help="entrants per race, 1 to 64 (default 10)")
@@ -456,13 +460,25 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
                      help="processes generating the load, each one asyncio loop (default 1)")
     sub.add_argument("--load-cpus", type=_cpus, default=(), metavar="N,N",
                      help="CPUs the load processes are pinned to, in turn (default: not pinned)")
-    sub.add_argument("--server", metavar="URL",
+    sub.add_argument("--server", metavar="URL", action="append",
                      help="drive this running server (ws://host:port) instead of starting one; it needs "
-                          "raised limits (connections per address, races per hour, message rate)")
-    sub.add_argument("--server-pid", type=_COUNT, metavar="PID",
-                     help="with --server on this machine: its process id, to read its CPU time and memory")
-    sub.add_argument("--server-cpu", type=_cpu, metavar="N",
-                     help="pin the server this benchmark starts to CPU N (default: not pinned)")
+                          "raised limits (connections per address, races per hour, message rate). Give it once "
+                          "per node to drive several nodes over one Redis")
+    sub.add_argument("--server-pid", type=_COUNT, metavar="PID", action="append",
+                     help="with --server on this machine: its process id, to read its CPU time and memory "
+                          "(once per --server, in the same order)")
+    sub.add_argument("--server-cpu", type=_cpus, metavar="N[,N]",
+                     help="pin the server this benchmark starts to CPU N; with --nodes, one CPU per node, in "
+                          "turn (default: not pinned)")
+    sub.add_argument("--redis", metavar="URL",
+                     help="start the servers over this Redis (redis://host:port/db; it should be empty) instead "
+                          "of the memory store; 'local': a private redis-server on a free port (appendonly, "
+                          "appendfsync always), stopped at the end")
+    sub.add_argument("--nodes", type=bounded(int, low=1, high=64), default=1, metavar="N",
+                     help="with --redis: server nodes to start over it, node1..nodeN, each on a port of its own; "
+                          "each race's connections are spread over them in turn (default 1)")
+    sub.add_argument("--redis-cpu", type=_cpu, metavar="N",
+                     help="with --redis local: pin the private redis-server to CPU N (default: not pinned)")
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     sub.set_defaults(bench_run=_run_load)
 
@@ -565,15 +581,25 @@ async def _run_memory(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _run_load(args: argparse.Namespace, console: Console) -> int:
-    settings = LoadSettings(
-        races=args.races, entrants=args.entrants, spectators=args.spectators, rate=args.rate, game=args.game,
-        countdown_s=args.countdown_s, warmup_s=args.warmup, duration_s=args.duration,
-        load_processes=args.load_processes, load_cpus=args.load_cpus, server_url=args.server,
-        server_pid=args.server_pid, server_cpu=args.server_cpu)
+    try:
+        settings = LoadSettings(
+            races=args.races, entrants=args.entrants, spectators=args.spectators, rate=args.rate, game=args.game,
+            countdown_s=args.countdown_s, warmup_s=args.warmup, duration_s=args.duration,
+            load_processes=args.load_processes, load_cpus=args.load_cpus, server_urls=tuple(args.server or ()),
+            server_pids=tuple(args.server_pid or ()), server_cpus=tuple(args.server_cpu or ()),
+            redis=args.redis, nodes=args.nodes, redis_cpu=args.redis_cpu)
+    except ValueError as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
+        return 2
+    several = ""
+    if settings.redis is not None or settings.node_count > 1:
+        store = "redis" if settings.redis is not None else "the servers' own store"
+        several = (f"; {settings.node_count} node{'s' if settings.node_count > 1 else ''}, {store}"
+                   + (f" ({settings.redis})" if settings.redis is not None else ""))
     console.print(f"load: {settings.races} races x ({settings.entrants} entrants + {settings.spectators} spectators) "
                   f"= {settings.connections:,} clients, {settings.offered_moves_per_s:,.0f} moves/s offered, "
                   f"{settings.load_processes} load process(es); {settings.warmup_s:g} s warm-up, "
-                  f"{settings.duration_s:g} s measured", highlight=False)
+                  f"{settings.duration_s:g} s measured{several}", highlight=False)
     figures = await bench_load(settings, console=console)
     console.print(load_table(figures))
     for warning in figures.warnings:

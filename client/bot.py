@@ -575,7 +575,7 @@ async def run_bot(
         return result
     memory = BotMemory()
     strategy = strategy_for(board.game, variety)
-    failures = 0
+    failures = unavailable = 0
     while True:
         result.cleared, result.total, result.won = board.cleared, board.total, board.won
         if board.won or board.over:
@@ -606,6 +606,8 @@ async def run_bot(
             continue
         failures = 0
         client.pending_events()  # the bot needs no event but the end (client.finished)
+        if answer is not None and not (isinstance(answer, MoveResult) and answer.code == "unavailable"):
+            unavailable = 0
         if answer is None:
             continue
         if isinstance(answer, Board):  # reconnected: the snapshot's board is the latest
@@ -620,9 +622,19 @@ async def run_bot(
             return result
         elif answer.code == "not_started":
             await asyncio.sleep(0.05)
+        elif answer.code == "unavailable":  # the store is away, or the race is moving to another node
+            unavailable += 1
+            if unavailable > _UNAVAILABLE_TRIES:
+                raise ArenaError("unavailable", f"move {move} refused as unavailable {unavailable} times in a row")
+            await asyncio.sleep(0.2)  # then the same move again (same board, same choice)
         else:
             log.warning("%s: move %s refused: %s [%s]", client.name, move, answer.reason, answer.code)
             memory.refused.add((layout_key(game), str(move)))
+
+
+#: Moves refused as ``unavailable`` in a row (0.2 s apart) before a bot gives up: about a minute,
+#: longer than a Redis restart or a node's race being taken over by another.
+_UNAVAILABLE_TRIES = 300
 
 
 async def _move(client: ArenaClient, code: str, notation: str, attempts: int) -> MoveResult | Board | None:

@@ -12,7 +12,7 @@
     arena verify CODE [--server URL]
     arena tournament create|list|show|register|cancel ...
     arena simulate|catalog|solve ... (offline: the bot and the solver)
-    arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20]
+    arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20] [--url URL]
 
 Output (`client.output`): a table on a terminal; one tab-separated line per row when stdout is
 not a terminal (titles and hints on stderr); one JSON document with ``--json``. ``watch`` and
@@ -437,7 +437,7 @@ async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
     if args.tournament:
         return await run_tournament_demo(args.game, console=console)
     return await run_demo(
-        args.game, seed=args.seed, bots=args.bots, delay_ms=args.delay_ms, console=console
+        args.game, seed=args.seed, bots=args.bots, delay_ms=args.delay_ms, console=console, url=args.url
     )
 
 
@@ -659,7 +659,14 @@ def _parser() -> argparse.ArgumentParser:
                   server=False)
     add_solve_arguments(sub)
 
-    sub = command("demo", "a server, bots and a spectator in this process: one whole race", server=False)
+    sub = command("demo", "a server, bots and a spectator in this process: one whole race (or, with --url, "
+                          "on a running server)", server=False)
+    # No default from $ARENA_URL, unlike the other commands: without --url the demo is the whole race
+    # in this process, as the README's tour (which exports ARENA_URL) runs it.
+    sub.add_argument("--url", "--server", dest="url", metavar="URL", default=None,
+                     help="play the race on this running server (ws://HOST:PORT; e.g. a load balancer over several "
+                          "nodes) instead of one started in this process; each bot and the spectator connect on "
+                          "their own")
     sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")
     sub.add_argument("--seed", type=int, default=42, help="the deal's public seed (default 42)")
     sub.add_argument("--bots", type=int, default=3, help="number of bots, 1 to 8 (default 3)")
@@ -714,6 +721,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     _option(text)
                 except argparse.ArgumentTypeError as exc:
                     parser.error(str(exc))
+        if args.command == "demo" and args.tournament and args.url:
+            parser.error("--url plays the race demo on a running server; the --tournament demo runs in this "
+                         "process only")
         return asyncio.run(handler(args, console))  # type: ignore[arg-type]
     except (ArenaError, UnknownGame) as exc:
         console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False,

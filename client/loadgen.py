@@ -1,4 +1,4 @@
-"""``arena bench load``: races played at a steady rate against one server, and what it costs the server.
+"""``arena bench load``: races played at a steady rate against one server (or several nodes), and what it costs.
 
 The generator plays ``races`` races at once, each of ``entrants`` entrants and ``spectators``
 spectators, every connection a player of its own, from ``load_processes`` processes (each one
@@ -38,19 +38,40 @@ started, for ``duration_s`` seconds):
   and how many moves left more than 10% of an interval after they were due. Above 90% of a core,
   or above 10% of the moves late, the figures measure the generator as much as the server, and
   the output says so.
+
+**Several nodes** (server/nodes.py). With ``redis`` the generator starts ``nodes`` servers over
+that Redis (``arena serve --redis URL --node-id nodeK``, each on a port of its own; ``local``: a
+private ``redis-server`` on a free port, ``appendonly yes``, ``appendfsync always``, in a temporary
+folder, stopped at the end), or it drives the nodes ``server_urls`` names. Each race's connections
+are spread over the nodes in turn: connection ``n`` of the entrants of race group ``g`` goes to
+node ``(g + n) mod nodes``, and so does spectator ``n``. The creator (entrant 0) creates the race,
+so its node owns it, and the owners are spread over the nodes too; every other connection on
+another node has its requests forwarded to the owner over Redis, and receives the race's frames
+back the same way. With two nodes, half of the entrants and half of the spectators of every race
+cross nodes. Each connection learns its node from ``Welcome.node``, so the generator tells which
+moves were forwarded (ack latency "same node" and "forwarded") and which spectators receive
+events from another node. Server CPU is read per node; the totals (µs per accepted move, cores)
+are sums over the nodes, and each node's µs per move divides its own CPU by all the accepted
+moves, so that the nodes' figures add up to the total. The private ``redis-server``'s CPU is
+reported too (it is part of what a move costs).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import math
 import multiprocessing
 import os
 import queue
 import random
 import resource
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -60,7 +81,10 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from websockets.asyncio.client import ClientConnection, connect
@@ -70,7 +94,7 @@ from client.server_process import ServerProcess, ServerProcessError, cpu_seconds
 from server.catalog import CatalogEntry, load_catalog
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
 
-__all__ = ["LoadFigures", "LoadSettings", "bench_load", "load_table", "load_warnings"]
+__all__ = ["LoadFigures", "LoadSettings", "NodeFigures", "bench_load", "load_table", "load_warnings"]
 
 #: The public catalogs of winnable deals (the repository's seeds/).
 _SEEDS = Path(__file__).resolve().parent.parent / "seeds"
@@ -114,7 +138,16 @@ class LoadSettings:
     ``load_processes``: processes of the generator; ``load_cpus``: CPUs they are pinned to, in
     turn (empty: not pinned); ``server_url``: drive this running server (None: start one in a
     child process, pinned to ``server_cpu`` if not None); ``server_pid``: the running server's
-    process id, to read its CPU time and memory from ``/proc`` (same machine only)."""
+    process id, to read its CPU time and memory from ``/proc`` (same machine only).
+
+    Several nodes (see the module's docstring): ``redis``: start the servers over this Redis
+    (``redis://...``, or ``local``: a private ``redis-server``, pinned to ``redis_cpu`` if not
+    None) rather than with the memory store; ``nodes``: how many to start (more than 1 needs
+    ``redis``); ``server_cpus``: the CPUs they are pinned to, in turn. ``server_urls``: drive
+    these running nodes instead, ``server_pids`` their process ids (none, or one each).
+    ``server_url``, ``server_pid`` and ``server_cpu`` are the first of ``server_urls``,
+    ``server_pids`` and ``server_cpus`` (either may be given). Raises ValueError for a
+    combination that makes no sense."""
 
     races: int = 10
     entrants: int = 10
@@ -129,6 +162,42 @@ class LoadSettings:
     server_url: str | None = None
     server_pid: int | None = None
     server_cpu: int | None = None
+    redis: str | None = None
+    nodes: int = 1
+    server_urls: tuple[str, ...] = ()
+    server_pids: tuple[int, ...] = ()
+    server_cpus: tuple[int, ...] = ()
+    redis_cpu: int | None = None
+
+    def __post_init__(self) -> None:
+        for one, many in (("server_url", "server_urls"), ("server_pid", "server_pids"), ("server_cpu", "server_cpus")):
+            first, every = getattr(self, one), tuple(getattr(self, many))
+            if every and first is not None and first != every[0]:
+                raise ValueError(f"{one} {first!r} is not the first of {many} {every!r}")
+            object.__setattr__(self, many, every or (() if first is None else (first,)))
+            object.__setattr__(self, one, every[0] if every else first)
+        if self.nodes < 1:
+            raise ValueError(f"--nodes must be at least 1, not {self.nodes}")
+        if self.server_urls:
+            if self.redis is not None:
+                raise ValueError("--redis starts servers of its own: it cannot go with --server")
+            if self.nodes not in (1, len(self.server_urls)):
+                raise ValueError(f"--nodes {self.nodes} starts servers of its own: with --server, give one "
+                                 f"--server per node")
+        elif self.nodes > 1 and self.redis is None:
+            raise ValueError("--nodes more than 1 needs --redis (several nodes share one Redis): --redis local "
+                             "starts a private redis-server")
+        if self.server_urls and self.server_pids and len(self.server_pids) != len(self.server_urls):
+            raise ValueError(f"give one --server-pid per --server ({len(self.server_urls)}), or none")
+        if self.redis not in (None, "local") and self.redis.split("://", 1)[0] not in ("redis", "rediss", "unix"):
+            raise ValueError(f"--redis: 'local', or a redis://, rediss:// or unix:// URL, not {self.redis!r}")
+        if self.redis_cpu is not None and self.redis != "local":
+            raise ValueError("--redis-cpu pins the redis-server that --redis local starts")
+
+    @property
+    def node_count(self) -> int:
+        """Servers the load is spread over: the ``server_urls`` given, or the ``nodes`` to start."""
+        return len(self.server_urls) or self.nodes
 
     @property
     def connections(self) -> int:
@@ -146,7 +215,7 @@ class _WorkerSpec:
     """What one load process plays: the race groups ``groups`` (indices from 0) of ``settings``."""
 
     worker: int
-    url: str
+    urls: tuple[str, ...]  # the nodes; a race group's connections are spread over them in turn
     settings: LoadSettings
     groups: tuple[int, ...]
     lines: tuple[tuple[int, tuple[str, ...]], ...]  # (seed, winning moves) of the catalog
@@ -169,6 +238,7 @@ class _Frame(msgspec.Struct):
     reason: str = ""
     server_ms: int = 0
     server_time_ms: int = 0
+    node: str = ""  # in a welcome: the node that holds the connection (empty: a server on its own)
 
 
 _decoder = msgspec.msgpack.Decoder(_Frame)
@@ -186,6 +256,14 @@ class _Stats:
     measuring: bool = False
     acks_ms: list[float] = field(default_factory=list)
     delivery_ms: list[float] = field(default_factory=list)
+    # the same samples split by where the connection is: on the race's node, or on another one
+    acks_local_ms: list[float] = field(default_factory=list)
+    acks_forwarded_ms: list[float] = field(default_factory=list)
+    delivery_local_ms: list[float] = field(default_factory=list)
+    delivery_forwarded_ms: list[float] = field(default_factory=list)
+    clients_by_url: Counter[int] = field(default_factory=Counter)  # connections opened, by node (its index)
+    clients_by_node: Counter[str] = field(default_factory=Counter)  # the same by the node's name (Welcome.node)
+    names_by_url: dict[int, str] = field(default_factory=dict)  # each node's name, as its first welcome said
     lag_ms: list[float] = field(default_factory=list)
     moves_acked: int = 0
     moves_sent: int = 0
@@ -215,10 +293,12 @@ class _Stats:
 class _Conn:
     """One raw websocket of the generator: a player, its reader task and what waits on it."""
 
-    def __init__(self, ws: ClientConnection, stats: _Stats, *, spectator: bool) -> None:
+    def __init__(self, ws: ClientConnection, stats: _Stats, *, spectator: bool, node: str = "") -> None:
         self.ws = ws
         self.stats = stats
         self.spectator = spectator
+        self.node = node  # the node that holds this connection (Welcome.node)
+        self.forwarded = False  # its race is owned by another node: its requests and frames cross nodes
         self.closing = False
         self._req = 0
         self._replies: dict[int, asyncio.Future[_Frame]] = {}
@@ -240,7 +320,7 @@ class _Conn:
             await ws.close()
             raise _LoadError(f"hello refused: {welcome.code}: {welcome.reason}")
         stats.clock_offsets_ms.append((sent_ms + received_ms) / 2 - welcome.server_time_ms)
-        return cls(ws, stats, spectator=spectator)
+        return cls(ws, stats, spectator=spectator, node=welcome.node)
 
     async def _read(self) -> None:
         stats = self.stats
@@ -259,7 +339,9 @@ class _Conn:
                         waiter.set_result((frame, received))
                 elif kind == "progress":  # a spectator receives only the spectators' frames, board and all
                     if self.spectator and stats.measuring and frame.server_ms:
-                        stats.delivery_ms.append(time.time() * 1000 - frame.server_ms)
+                        delay = time.time() * 1000 - frame.server_ms
+                        stats.delivery_ms.append(delay)
+                        (stats.delivery_forwarded_ms if self.forwarded else stats.delivery_local_ms).append(delay)
                 elif kind == "race_started":
                     self._settle(self.started, frame.race)
                 elif kind == "race_finished":
@@ -346,19 +428,25 @@ class _Worker:
         self.groups: dict[int, tuple[list[_Conn], list[_Conn]]] = {}
 
     async def connect(self) -> None:
-        """Open every connection of this process's groups."""
-        s, w = self.settings, self.spec.worker
+        """Open every connection of this process's groups: entrant ``n`` and spectator ``n`` of
+        group ``g`` on node ``(g + n) mod nodes`` (one node: all on it)."""
+        s, w, urls = self.settings, self.spec.worker, self.spec.urls
         slots = asyncio.Semaphore(_CONNECTING_AT_ONCE)
 
-        async def one(name: str, spectator: bool) -> _Conn:
+        async def one(name: str, spectator: bool, at: int) -> _Conn:
             async with slots:
-                conn = await _Conn.open(self.spec.url, name, self.stats, spectator=spectator)
+                conn = await _Conn.open(urls[at], name, self.stats, spectator=spectator)
                 self.stats.connected += 1
+                self.stats.clients_by_url[at] += 1
+                self.stats.clients_by_node[conn.node] += 1
+                self.stats.names_by_url.setdefault(at, conn.node)
                 return conn
 
         for group in self.spec.groups:
-            entrants = await asyncio.gather(*(one(f"w{w}g{group}e{n}", False) for n in range(s.entrants)))
-            spectators = await asyncio.gather(*(one(f"w{w}g{group}s{n}", True) for n in range(s.spectators)))
+            entrants = await asyncio.gather(*(one(f"w{w}g{group}e{n}", False, (group + n) % len(urls))
+                                              for n in range(s.entrants)))
+            spectators = await asyncio.gather(*(one(f"w{w}g{group}s{n}", True, (group + n) % len(urls))
+                                                for n in range(s.spectators)))
             self.groups[group] = (list(entrants), list(spectators))
             self.conns.extend(entrants)
             self.conns.extend(spectators)
@@ -402,6 +490,8 @@ class _Worker:
             req=req, game=s.game, seed=entry.seed, max_entrants=s.entrants, countdown_s=s.countdown_s,
             time_limit_s=limit_s, join=True))
         code = reply.race["code"]
+        for conn in (*entrants, *spectators):  # the creator's node owns the race
+            conn.forwarded = conn.node != creator.node
         for conn in entrants:
             conn.expect(code)
         await asyncio.gather(*(conn.request(lambda req: JoinRace(req=req, race=code)) for conn in entrants[1:]))
@@ -448,7 +538,9 @@ class _Worker:
             stats.total_acked += 1
             if stats.measuring:
                 stats.moves_acked += 1
-                stats.acks_ms.append((received - sent) * 1000)
+                ack_ms = (received - sent) * 1000
+                stats.acks_ms.append(ack_ms)
+                (stats.acks_forwarded_ms if conn.forwarded else stats.acks_local_ms).append(ack_ms)
             slot += interval
         return True
 
@@ -499,6 +591,10 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
             "refused_codes": dict(stats.refused_codes), "timeouts": stats.timeouts, "closed": stats.closed,
             "request_errors": stats.request_errors, "races_finished": stats.races_finished,
             "clock_offsets_ms": stats.clock_offsets_ms, "error_examples": stats.error_examples,
+            "acks_local_ms": stats.acks_local_ms, "acks_forwarded_ms": stats.acks_forwarded_ms,
+            "delivery_local_ms": stats.delivery_local_ms, "delivery_forwarded_ms": stats.delivery_forwarded_ms,
+            "clients_by_url": dict(stats.clients_by_url), "clients_by_node": dict(stats.clients_by_node),
+            "names_by_url": stats.names_by_url,
         }))
     finally:
         ticking = False
@@ -534,11 +630,40 @@ def _percentile(samples: Sequence[float], share: float) -> float | None:
 
 
 @dataclass(frozen=True)
+class NodeFigures:
+    """One server node of a load run, over the same window as `LoadFigures`. ``node``: its name
+    (``Welcome.node``; empty for a server on its own, with the memory store); ``cpu``: the CPU it
+    was pinned to (None: not pinned, or not started by the benchmark); ``clients``: the
+    generator's connections to it; ``server_connections``: its own count, mid-window (None: it did
+    not answer); ``cpu_us_per_move``: its CPU time over the window / every move acknowledged in
+    the window, on whichever node (so that the nodes' figures add up to the total); ``cpu_cores``:
+    its CPU time / the window; its resident memory before the generator connected and at the end."""
+
+    url: str
+    node: str
+    pid: int | None
+    cpu: int | None
+    clients: int
+    server_connections: int | None
+    cpu_us_per_move: float | None
+    cpu_cores: float | None
+    rss_idle_mib: float | None
+    rss_mib: float | None
+
+
+@dataclass(frozen=True)
 class LoadFigures:
     """What `bench_load` measured over its window of ``duration_s`` seconds (see the module's
     docstring for how). Latencies in ms; None where nothing was measured (no server pid, no
     sample). ``generator_limited``: the figures measure the load generator as much as the server
-    (``warnings`` says why)."""
+    (``warnings`` says why).
+
+    The server's figures (connections, CPU, RSS) are sums over ``nodes`` (one for a server on its
+    own). ``store``: ``memory`` or ``redis`` (a node names itself in its welcome only over Redis);
+    ``redis``: which Redis, when the benchmark started the nodes over one. The ``_local_`` and
+    ``_forwarded_`` latencies split the samples by whether the connection was on the race's node
+    or on another one; ``moves_forwarded_share``: the share of the acknowledged moves that were
+    forwarded. ``redis_cpu_*``: the private ``redis-server``'s CPU (``--redis local`` only)."""
 
     settings: LoadSettings
     server: str
@@ -574,6 +699,20 @@ class LoadFigures:
     clock_offset_ms: float | None
     generator_limited: bool
     warnings: list[str]
+    store: str = "memory"
+    redis: str | None = None
+    nodes: list[NodeFigures] = field(default_factory=list)
+    moves_forwarded_share: float = 0.0
+    ack_local_p50_ms: float | None = None
+    ack_local_p99_ms: float | None = None
+    ack_forwarded_p50_ms: float | None = None
+    ack_forwarded_p99_ms: float | None = None
+    spectator_local_p50_ms: float | None = None
+    spectator_local_p99_ms: float | None = None
+    spectator_forwarded_p50_ms: float | None = None
+    spectator_forwarded_p99_ms: float | None = None
+    redis_cpu_us_per_move: float | None = None
+    redis_cpu_cores: float | None = None
     clock_note: str = ("spectator latency compares the server's clock (server_ms) with the generator's: valid "
                        "only when both run on the same machine")
 
@@ -581,6 +720,11 @@ class LoadFigures:
     def errors(self) -> int:
         """Refused moves, timeouts, closed sockets and refused requests, together."""
         return self.refused + self.timeouts + self.closed + self.request_errors
+
+    @property
+    def several(self) -> bool:
+        """More than one node, or nodes over Redis: the output shows the nodes' own figures."""
+        return len(self.nodes) > 1 or self.store == "redis"
 
 
 def load_warnings(load_cpu_cores: Sequence[float], late_moves_share: float, moves_sent: int,
@@ -601,8 +745,27 @@ def load_warnings(load_cpu_cores: Sequence[float], late_moves_share: float, move
     return found
 
 
-def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *, server_connections: int | None,
-             cpu_s: float | None, rss_idle: float | None, rss_end: float | None) -> LoadFigures:
+@dataclass
+class _NodeReading:
+    """What the parent read of one node: its CPU time over the window (seconds), its RSS before
+    the load and at the end (MiB), its connection count mid-window (None where unknown)."""
+
+    url: str
+    pid: int | None
+    cpu: int | None
+    cpu_s: float | None = None
+    rss_idle: float | None = None
+    rss_end: float | None = None
+    connections: int | None = None
+
+
+def _sum(values: Sequence[float | None]) -> float | None:
+    """The sum of ``values``, or None if any is unknown (a partial sum would mislead)."""
+    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *, readings: list[_NodeReading],
+             redis: str | None = None, redis_cpu_s: float | None = None, notes: Sequence[str] = ()) -> LoadFigures:
     window = settings.duration_s
 
     def joined(key: str) -> list[float]:
@@ -612,22 +775,49 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         return sum(part[key] for part in parts)
 
     acks, delivery, lags = joined("acks_ms"), joined("delivery_ms"), joined("lag_ms")
+    acks_local, acks_forwarded = joined("acks_local_ms"), joined("acks_forwarded_ms")
+    delivery_local, delivery_forwarded = joined("delivery_local_ms"), joined("delivery_forwarded_ms")
     acked, sent = total("moves_acked"), total("moves_sent")
     held = total("held")
     load_cores = [part["cpu_s"] / window for part in parts]
     late = total("moves_late") / sent if sent else 0.0
     types: Counter[str] = Counter()
     refused_codes: Counter[str] = Counter()
+    clients: Counter[int] = Counter()
+    names: dict[int, str] = {}
     for part in parts:
         types.update(part["frame_types"])
         refused_codes.update(part["refused_codes"])
-    warnings = load_warnings(load_cores, late, sent, settings.offered_moves_per_s, acked / window)
-    if cpu_s is not None and cpu_s / window >= _BUSY_CORE_SHARE:
-        warnings.append(f"the server used {cpu_s / window:.0%} of a core (one asyncio loop): the server is the limit")
+        clients.update(part["clients_by_url"])
+        for at, name in part["names_by_url"].items():
+            names.setdefault(at, name)
+    cpu_s = _sum([r.cpu_s for r in readings])
+    rss_idle, rss_end = _sum([r.rss_idle for r in readings]), _sum([r.rss_end for r in readings])
+    store = "redis" if settings.redis is not None or any(names.values()) else "memory"
+    nodes = [NodeFigures(url=r.url, node=names.get(n, ""), pid=r.pid, cpu=r.cpu, clients=clients.get(n, 0),
+                         server_connections=r.connections,
+                         cpu_us_per_move=r.cpu_s / acked * 1e6 if r.cpu_s is not None and acked else None,
+                         cpu_cores=r.cpu_s / window if r.cpu_s is not None else None,
+                         rss_idle_mib=r.rss_idle, rss_mib=r.rss_end)
+             for n, r in enumerate(readings)]
+    warnings = [*notes, *load_warnings(load_cores, late, sent, settings.offered_moves_per_s, acked / window)]
+    if len(nodes) == 1:
+        if cpu_s is not None and cpu_s / window >= _BUSY_CORE_SHARE:
+            warnings.append(f"the server used {cpu_s / window:.0%} of a core (one asyncio loop): "
+                            f"the server is the limit")
+    else:
+        for n, node in enumerate(nodes):
+            if node.cpu_cores is not None and node.cpu_cores >= _BUSY_CORE_SHARE:
+                warnings.append(f"node {node.node or n + 1} used {node.cpu_cores:.0%} of a core (one asyncio loop): "
+                                f"that node is the limit")
+        seen = [node.node for node in nodes if node.node]
+        if len(set(seen)) < len(seen):
+            warnings.append(f"several server URLs lead to the same node ({', '.join(seen)}): give each node's own URL")
     limited = any("generator" in text for text in warnings)
     offsets = joined("clock_offsets_ms")
     return LoadFigures(
-        settings=settings, server=server, clients_held=held, server_connections=server_connections,
+        settings=settings, server=server, clients_held=held,
+        server_connections=_sum([r.connections for r in readings]),  # type: ignore[arg-type]
         offered_moves_per_s=settings.offered_moves_per_s, moves_acked_per_s=acked / window,
         ack_p50_ms=_percentile(acks, 50), ack_p95_ms=_percentile(acks, 95), ack_p99_ms=_percentile(acks, 99),
         ack_max_ms=max(acks) if acks else None,
@@ -645,6 +835,16 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         error_examples=[text for part in parts for text in part["error_examples"]][:5],
         load_cpu_cores=load_cores, late_moves_share=late, send_lag_p99_ms=_percentile(lags, 99),
         clock_offset_ms=_percentile(offsets, 50), generator_limited=limited, warnings=warnings,
+        store=store, redis=redis, nodes=nodes,
+        moves_forwarded_share=len(acks_forwarded) / len(acks) if acks else 0.0,
+        ack_local_p50_ms=_percentile(acks_local, 50), ack_local_p99_ms=_percentile(acks_local, 99),
+        ack_forwarded_p50_ms=_percentile(acks_forwarded, 50), ack_forwarded_p99_ms=_percentile(acks_forwarded, 99),
+        spectator_local_p50_ms=_percentile(delivery_local, 50),
+        spectator_local_p99_ms=_percentile(delivery_local, 99),
+        spectator_forwarded_p50_ms=_percentile(delivery_forwarded, 50),
+        spectator_forwarded_p99_ms=_percentile(delivery_forwarded, 99),
+        redis_cpu_us_per_move=redis_cpu_s / acked * 1e6 if redis_cpu_s is not None and acked else None,
+        redis_cpu_cores=redis_cpu_s / window if redis_cpu_s is not None else None,
     )
 
 
@@ -652,15 +852,28 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.2f}"
 
 
+def _us(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _cores(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
 def load_table(figures: LoadFigures) -> Table:
-    """A rich table of `LoadFigures`: one figure a row."""
+    """A rich table of `LoadFigures`: one figure a row (with several nodes, or over Redis, the
+    nodes' own figures and the latencies split by same node / forwarded too)."""
     s = figures.settings
+    several = figures.several
+    nodes = (f", {len(figures.nodes)} node{'s' if len(figures.nodes) != 1 else ''}, {figures.store} store"
+             if several else "")
     table = Table(title=f"load: {s.races} races x ({s.entrants} entrants + {s.spectators} spectators), "
-                        f"{s.rate:g} moves/s per entrant, {s.game}",
+                        f"{s.rate:g} moves/s per entrant, {s.game}{nodes}",
                   caption=f"Over a {s.duration_s:g} s window after {s.warmup_s:g} s of warm-up; server: "
                           f"{figures.server}. {figures.clock_note[0].upper()}{figures.clock_note[1:]}.")
     table.add_column("figure")
     table.add_column("value", justify="right")
+    every = " (all nodes)" if several else ""
     rows = [
         ("clients held", f"{figures.clients_held:,}"),
         ("moves/s offered", f"{figures.offered_moves_per_s:,.1f}"),
@@ -669,10 +882,10 @@ def load_table(figures: LoadFigures) -> Table:
          " / ".join(_ms(v) for v in (figures.ack_p50_ms, figures.ack_p95_ms, figures.ack_p99_ms, figures.ack_max_ms))),
         ("spectator delivery p50 / p99, ms",
          f"{_ms(figures.spectator_p50_ms)} / {_ms(figures.spectator_p99_ms)} ({figures.spectator_samples:,} frames)"),
-        ("server CPU per accepted move, µs",
+        (f"server CPU per accepted move, µs{every}",
          "-" if figures.server_cpu_us_per_move is None else f"{figures.server_cpu_us_per_move:,.0f}"),
-        ("server CPU, cores", "-" if figures.server_cpu_cores is None else f"{figures.server_cpu_cores:.2f}"),
-        ("server RSS idle -> loaded, MiB",
+        (f"server CPU, cores{every}", "-" if figures.server_cpu_cores is None else f"{figures.server_cpu_cores:.2f}"),
+        (f"server RSS idle -> loaded, MiB{every}",
          "-" if figures.server_rss_mib is None else f"{figures.server_rss_idle_mib:,.1f} -> {figures.server_rss_mib:,.1f}"),
         ("RSS per connection, KiB",
          "-" if figures.rss_kib_per_connection is None else f"{figures.rss_kib_per_connection:,.1f}"),
@@ -685,6 +898,31 @@ def load_table(figures: LoadFigures) -> Table:
         ("moves sent late (>10% of an interval)", f"{figures.late_moves_share:.1%}"),
         ("send lag p99, ms", _ms(figures.send_lag_p99_ms)),
     ]
+    if several:
+        names = ", ".join(node.node or "-" for node in figures.nodes)
+        split = len(figures.nodes) > 1  # one node forwards nothing
+        extra = [
+            ("nodes, store", f"{len(figures.nodes)} ({names}), {figures.store}"),
+            ("moves forwarded to the race's node", f"{figures.moves_forwarded_share:.1%}"),
+            ("ack p50 / p99, ms: same node | forwarded",
+             f"{_ms(figures.ack_local_p50_ms)} / {_ms(figures.ack_local_p99_ms)} | "
+             f"{_ms(figures.ack_forwarded_p50_ms)} / {_ms(figures.ack_forwarded_p99_ms)}"),
+            ("spectator p50 / p99, ms: same node | forwarded",
+             f"{_ms(figures.spectator_local_p50_ms)} / {_ms(figures.spectator_local_p99_ms)} | "
+             f"{_ms(figures.spectator_forwarded_p50_ms)} / {_ms(figures.spectator_forwarded_p99_ms)}"),
+        ]
+        for n, node in enumerate(figures.nodes):
+            name = node.node or f"node {n + 1}"
+            pinned = f", CPU {node.cpu}" if node.cpu is not None else ""
+            counted = "-" if node.server_connections is None else f"{node.server_connections:,}"
+            extra.append((f"{name}{pinned}: clients (generator / server)", f"{node.clients:,} / {counted}"))
+            extra.append((f"{name}{pinned}: CPU µs per accepted move / cores",
+                          f"{_us(node.cpu_us_per_move)} / {_cores(node.cpu_cores)}"))
+        if figures.redis_cpu_cores is not None:
+            extra.append(("redis-server CPU µs per accepted move / cores",
+                          f"{_us(figures.redis_cpu_us_per_move)} / {_cores(figures.redis_cpu_cores)}"))
+        rows = (rows[:1] + extra[:2 if split else 1] + rows[1:5] + (extra[2:4] if split else [])
+                + rows[5:8] + extra[4:] + rows[8:])
     for name, value in rows:
         style = "red" if name.startswith("errors") and figures.errors else None
         table.add_row(name, value, style=style)
@@ -694,19 +932,128 @@ def load_table(figures: LoadFigures) -> Table:
 # --------------------------------------------------------------------------------- the run
 
 
+def _pinned(command: list[str], cpu: int | None) -> list[str]:
+    """``command`` run with its CPU affinity set to ``cpu`` (before it starts any thread), or as it is."""
+    if cpu is None:
+        return command
+    pin = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); os.execv(sys.argv[2], sys.argv[2:])"
+    return [sys.executable, "-c", pin, str(cpu), *command]
+
+
 class _PinnedServer(ServerProcess):
     """`ServerProcess` started with its CPU affinity set to one CPU (before it starts any thread)."""
 
-    def __init__(self, limits: dict[str, object], cpu: int | None) -> None:
-        super().__init__(limits)
+    def __init__(self, limits: dict[str, object], cpu: int | None, *, extra_flags: Sequence[str] = ()) -> None:
+        super().__init__(limits, extra_flags=extra_flags)
         self.cpu = cpu
 
     def command(self) -> list[str]:
-        command = super().command()
-        if self.cpu is None:
-            return command
-        pin = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])}); os.execv(sys.argv[2], sys.argv[2:])"
-        return [sys.executable, "-c", pin, str(self.cpu), *command]
+        return _pinned(super().command(), self.cpu)
+
+
+class _LocalRedis:
+    """A private ``redis-server`` for one load run (``--redis local``): on a free port of
+    127.0.0.1, its append-only file in a temporary folder with ``appendfsync always`` (a move is on
+    disk before Redis answers it, as README.md asks of a real deployment), no snapshots, pinned to
+    ``cpu`` if not None. ``async with`` starts it and waits until it answers ``PING``, and stops it
+    (and removes its folder) at the end."""
+
+    def __init__(self, cpu: int | None) -> None:
+        self.cpu = cpu
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._log: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def __str__(self) -> str:
+        pinned = f", pinned to CPU {self.cpu}" if self.cpu is not None else ""
+        return f"a private redis-server on port {self.port} (appendonly yes, appendfsync always{pinned})"
+
+    async def __aenter__(self) -> _LocalRedis:
+        exe = shutil.which("redis-server")
+        if exe is None:
+            raise ServerProcessError("--redis local starts a redis-server, and none is installed (Debian: "
+                                     "apt-get install redis-server, or `make redis`)")
+        self._folder = tempfile.TemporaryDirectory(prefix="arena-bench-redis-")
+        self._log = tempfile.TemporaryFile()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        command = [exe, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "yes",
+                   "--appendfsync", "always", "--dir", self._folder.name, "--daemonize", "no",
+                   "--loglevel", "warning"]
+        self.process = subprocess.Popen(_pinned(command, self.cpu), stdin=subprocess.DEVNULL, stdout=self._log,
+                                        stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 10
+            while await _redis_keys(self.url, timeout_s=0.5) is None:
+                self.check()
+                if time.monotonic() > deadline:
+                    raise ServerProcessError(f"the private redis-server did not answer within 10 s{self._tail()}")
+                await asyncio.sleep(0.05)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.stop()
+
+    def check(self) -> None:
+        """Raise ServerProcessError if the redis-server has exited."""
+        if self.process is not None and (code := self.process.poll()) is not None:
+            raise ServerProcessError(f"the private redis-server exited with code {code}{self._tail()}")
+
+    def _tail(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        tail = self._log.read().decode(errors="replace").splitlines()[-10:]
+        return (":\n" + "\n".join(tail)) if tail else ""
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM, then SIGKILL after 5 s) and remove its folder; harmless twice."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+
+async def _redis_keys(url: str, timeout_s: float = 2.0) -> int | None:
+    """How many keys the Redis at ``url`` holds (its database's), or None if it does not answer."""
+    client = aioredis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    try:
+        return int(await client.dbsize())
+    except (RedisError, OSError):
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            await client.aclose()
+
+
+def _stop_all(servers: Sequence[ServerProcess]) -> None:
+    """Stop the ``servers`` together: every one is told to stop before the first is waited for."""
+    for server in servers:
+        if server.alive:
+            assert server.process is not None
+            server.process.terminate()
+    for server in servers:
+        server.stop()
 
 
 def _catalog_lines(game: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
@@ -728,27 +1075,74 @@ async def _drain(report: Any) -> list[tuple[Any, ...]]:
 
 async def bench_load(settings: LoadSettings, *, console: Console) -> LoadFigures:
     """Run one load (see the module's docstring) and return its figures. Raises
-    ServerProcessError if the server or a load process fails."""
+    ServerProcessError if the server (a node, the private Redis) or a load process fails."""
     lines = _catalog_lines(settings.game)
-    if settings.server_url is not None:
-        return await _drive(settings, settings.server_url, settings.server_pid, lines, console=console,
-                            server=f"{settings.server_url}"
-                                   + (f" (pid {settings.server_pid})" if settings.server_pid else ""))
-    async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as server:
-        pinned = f", pinned to CPU {settings.server_cpu}" if settings.server_cpu is not None else ""
-        return await _drive(settings, server.url, server.pid, lines, console=console,
-                            server=f"a child process{pinned}", child=server)
+    if settings.server_urls:
+        pids: tuple[int | None, ...] = settings.server_pids or (None,) * len(settings.server_urls)
+        described = [url + (f" (pid {pid})" if pid else "")
+                     for url, pid in zip(settings.server_urls, pids, strict=True)]
+        server = described[0] if len(described) == 1 else f"{len(described)} nodes: {', '.join(described)}"
+        return await _drive(settings, settings.server_urls, pids, lines, console=console, server=server)
+    if settings.redis is None and settings.nodes == 1:
+        async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as server:
+            pinned = f", pinned to CPU {settings.server_cpu}" if settings.server_cpu is not None else ""
+            return await _drive(settings, (server.url,), (server.pid,), lines, console=console,
+                                server=f"a child process{pinned}", children=(server,))
+    return await _bench_nodes(settings, lines, console=console)
 
 
-async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple[tuple[int, tuple[str, ...]], ...],
-                 *, console: Console, server: str, child: ServerProcess | None = None) -> LoadFigures:
+async def _bench_nodes(settings: LoadSettings, lines: tuple[tuple[int, tuple[str, ...]], ...], *,
+                       console: Console) -> LoadFigures:
+    """Start ``settings.nodes`` servers over ``settings.redis`` (a private one for ``local``),
+    run the load over them, stop them all."""
+    assert settings.redis is not None
+    notes: list[str] = []
+    async with contextlib.AsyncExitStack() as stack:
+        local: _LocalRedis | None = None
+        if settings.redis == "local":
+            local = await stack.enter_async_context(_LocalRedis(settings.redis_cpu))
+            url, where = local.url, str(local)
+        else:
+            url, where = settings.redis, f"the Redis at {settings.redis}"
+            keys = await _redis_keys(url)
+            if keys is None:
+                raise ServerProcessError(f"nothing answers at --redis {url}")
+            if keys:
+                notes.append(f"the Redis at {url} already holds {keys:,} keys: a load run needs an empty one (the "
+                             f"nodes resume and serve whatever races are left there); --redis local starts a "
+                             f"private one")
+                console.print(f"[yellow]warning:[/] {escape(notes[-1])}", highlight=False)
+        cpus = settings.server_cpus
+        servers = [_PinnedServer(_SERVER_LIMITS, cpus[k % len(cpus)] if cpus else None,
+                                 extra_flags=["--redis", url, "--node-id", f"node{k + 1}"])
+                   for k in range(settings.nodes)]
+        stack.callback(_stop_all, servers)
+        for server in servers:  # one after the other: each picks its own free port
+            await server.start()
+        count = len(servers)
+        pinned = (f", pinned to CPU{'s' if count > 1 else ''} {', '.join(str(s.cpu) for s in servers)}"
+                  if cpus else "")
+        described = (f"{count} nodes (node1..node{count}), child processes{pinned}, over {where}" if count > 1
+                     else f"1 node (node1), a child process{pinned}, over {where}")
+        return await _drive(settings, tuple(s.url for s in servers), tuple(s.pid for s in servers), lines,
+                            console=console, server=described, children=servers, redis=local, redis_where=where,
+                            notes=notes)
+    raise AssertionError("unreachable")  # pragma: no cover (the stack does not swallow exceptions)
+
+
+async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int | None],
+                 lines: tuple[tuple[int, tuple[str, ...]], ...], *, console: Console, server: str,
+                 children: Sequence[ServerProcess] = (), redis: _LocalRedis | None = None,
+                 redis_where: str | None = None, notes: Sequence[str] = ()) -> LoadFigures:
     context = multiprocessing.get_context("spawn")
     report = context.Queue()
     controls = [context.Queue() for _ in range(settings.load_processes)]
-    rss_idle = rss_mib(pid) if pid is not None else None
+    readings = [_NodeReading(url=url, pid=pid, cpu=getattr(child, "cpu", None) if child else None,
+                             rss_idle=rss_mib(pid) if pid is not None else None)
+                for url, pid, child in itertools.zip_longest(urls, pids, children[:len(urls)])]
     cpus = settings.load_cpus
     specs = [
-        _WorkerSpec(worker=n, url=url, settings=settings,
+        _WorkerSpec(worker=n, urls=tuple(urls), settings=settings,
                     groups=tuple(range(n, settings.races, settings.load_processes)), lines=lines,
                     cpu=cpus[n % len(cpus)] if cpus else None, seed=n)
         for n in range(settings.load_processes)
@@ -774,16 +1168,22 @@ async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple
                 parts[worker] = message[2]
             elif kind == "failed":
                 failures.append(f"load process {worker} failed:\n{message[2]}")
-        if child is not None:
+        for child in children:
             child.cpu_s()  # raises ServerProcessError if the server died
+        if redis is not None:
+            redis.check()
         if failures:
             raise ServerProcessError(failures[0])
         for process in processes:
             if process.exitcode not in (0, None):
                 raise ServerProcessError(f"{process.name} exited with code {process.exitcode}")
 
+    def cpu_now() -> list[float | None]:
+        return [cpu_seconds(pid) if pid is not None else None for pid in pids]
+
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
                TimeElapsedColumn())
+    redis_before = redis_after = None
     try:
         with Progress(*columns, console=console, transient=True) as progress:
             task = progress.add_task("connecting", total=settings.warmup_s + settings.duration_s, status="")
@@ -796,29 +1196,36 @@ async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple
             end_wall = start_wall + settings.duration_s
             for control in controls:
                 control.put((start_wall, end_wall))
-            cpu_before = cpu_after = rss_end = None
-            connections = None
+            cpu_before: list[float | None] | None = None
+            counted = False
             while time.time() < end_wall:
                 await pump()
                 now = time.time()
                 measuring = now >= start_wall
-                if measuring and cpu_before is None and pid is not None:
-                    cpu_before = cpu_seconds(pid)
-                if connections is None and now >= start_wall + settings.duration_s / 2:
+                if measuring and cpu_before is None:
+                    cpu_before = cpu_now()
+                    redis_before = cpu_seconds(redis.pid) if redis is not None else None
+                if not counted and now >= start_wall + settings.duration_s / 2:
                     # counted mid-window, while every client is surely connected (at the end the
                     # load processes may already be closing theirs)
-                    health = await fetch_health(url)
-                    if health is not None:
-                        connections = health["connections"] - 1  # less the health request's own
+                    counted = True
+                    for reading, health in zip(readings, await asyncio.gather(*(fetch_health(u) for u in urls)),
+                                               strict=True):
+                        if health is not None:
+                            reading.connections = health["connections"] - 1  # less the health request's own
                 acked = sum(t[1] for t in ticks.values())
                 errors = sum(t[2] for t in ticks.values())
                 progress.update(task, description="measuring" if measuring else "warm-up",
                                 completed=settings.warmup_s - (start_wall - now),
                                 status=f"{acked:,} moves acknowledged, {errors} errors")
                 await asyncio.sleep(min(0.1, max(0.0, (start_wall if not measuring else end_wall) - now)))
-            if pid is not None:
-                cpu_after = cpu_seconds(pid)
-                rss_end = rss_mib(pid)
+            cpu_after = cpu_now()
+            redis_after = cpu_seconds(redis.pid) if redis is not None else None
+            for reading, before, after in zip(readings, cpu_before or [None] * len(readings), cpu_after, strict=True):
+                if reading.pid is not None:
+                    reading.rss_end = rss_mib(reading.pid)
+                if before is not None and after is not None:
+                    reading.cpu_s = after - before
             progress.update(task, description="collecting", completed=settings.warmup_s + settings.duration_s)
             deadline = time.monotonic() + _ANSWER_TIMEOUT_S + 20
             while set(parts) != expected:
@@ -833,6 +1240,6 @@ async def _drive(settings: LoadSettings, url: str, pid: int | None, lines: tuple
             if process.is_alive():
                 process.kill()
                 process.join()
-    cpu_s = cpu_after - cpu_before if cpu_after is not None and cpu_before is not None else None
-    return _figures(settings, server, [parts[n] for n in sorted(parts)], server_connections=connections,
-                    cpu_s=cpu_s, rss_idle=rss_idle, rss_end=rss_end)
+    redis_cpu_s = redis_after - redis_before if redis_after is not None and redis_before is not None else None
+    return _figures(settings, server, [parts[n] for n in sorted(parts)], readings=readings,
+                    redis=redis_where, redis_cpu_s=redis_cpu_s, notes=notes)

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
@@ -97,11 +98,13 @@ class ServerProcess:
 
     ``async with ServerProcess(limits) as server:`` starts it and waits until it answers, and
     stops it at the end whatever happened. Its output goes to a temporary file (`log_text`);
-    `ServerProcessError` quotes the file's end if the server dies.
+    `ServerProcessError` quotes the file's end if the server dies. ``extra_flags``: more flags
+    of ``arena serve``, after the limits (e.g. ``["--redis", URL, "--node-id", "node1"]``).
     """
 
-    def __init__(self, limits: dict[str, object] | None = None) -> None:
+    def __init__(self, limits: dict[str, object] | None = None, *, extra_flags: Sequence[str] = ()) -> None:
         self.limits = dict(limits or {})
+        self.extra_flags = list(extra_flags)
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -125,7 +128,8 @@ class ServerProcess:
     def command(self) -> list[str]:
         """The command line that starts the server: ``python -m client.cli serve`` and its flags."""
         flags = [f"--{name.replace('_', '-')}={value}" for name, value in self.limits.items()]
-        return [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), *flags]
+        return [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), *flags,
+                *self.extra_flags]
 
     async def start(self, timeout_s: float = 30.0) -> None:
         """Start the server and wait until ``GET /healthz`` answers (at most ``timeout_s``

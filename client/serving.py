@@ -6,7 +6,7 @@ wins over the variable, and the variable over the default. Limits that can be sw
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
 ``/metrics``, the Redis to keep races in and the node's name have flags of their own (``--catalog``,
 ``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``,
-``--node-id``)
+``--node-id``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster)
 and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
 ``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``); so do the log's level and format (``--log-level``, ``--log-format``;
 ``ARENA_LOG_LEVEL``, ``ARENA_LOG_FORMAT``: `log_settings`).
@@ -29,6 +29,7 @@ from pathlib import Path
 from client.arguments import bounded
 from server.logs import LOG_FORMATS, LOG_LEVELS
 from server.service import ServerConfig
+from server.store.redis import CLUSTER_SCHEMES, cluster_seeds
 
 __all__ = ["add_server_arguments", "log_settings", "server_config"]
 
@@ -50,8 +51,8 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--admin-token", default=None,
                         help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)")
     parser.add_argument("--redis", metavar="URL", default=None,
-                        help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0 (default: $ARENA_REDIS_URL; "
-                             "none: in memory)")
+                        help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0, or in this Redis Cluster, "
+                             "redis+cluster://HOST:PORT[,HOST:PORT...] (default: $ARENA_REDIS_URL; none: in memory)")
     parser.add_argument("--node-id", metavar="NAME", default=None,
                         help="with --redis: this node's name among the nodes sharing that Redis (default: "
                              "$ARENA_NODE_ID, else HOSTNAME:PORT); a node restarted under the same name resumes "
@@ -87,7 +88,18 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
 def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> ServerConfig:
     """The `ServerConfig` that the flags in ``args`` and the variables in ``environ`` ask for.
 
-    Raises ValueError naming the variable when an environment value is not a valid limit.
+    Raises ValueError naming the variable when an environment value is not a valid limit, or
+    the flag and the variable when the Redis URL is not one (a Redis Cluster's names its nodes,
+    `server.store.redis.cluster_seeds`).
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_server_arguments(parser)
+    >>> server_config(parser.parse_args([]), {"ARENA_REDIS_URL": "redis+cluster://10.0.0.1:7000,10.0.0.2"}).redis_url
+    'redis+cluster://10.0.0.1:7000,10.0.0.2'
+    >>> server_config(parser.parse_args(["--redis", "redis+cluster://10.0.0.1:7000/2"]), {})
+    Traceback (most recent call last):
+    ...
+    ValueError: --redis / ARENA_REDIS_URL: a Redis Cluster has database 0 only, not '/2'
     """
     values: dict[str, object] = {}
     for limit in ServerConfig.limits():
@@ -103,8 +115,14 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
     config = ServerConfig(**values)  # type: ignore[arg-type]
     config.admin_token = args.admin_token or environ.get("ARENA_ADMIN_TOKEN") or None
     config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
-    if config.redis_url is not None and config.redis_url.split("://", 1)[0] not in ("redis", "rediss", "unix"):
-        raise ValueError(f"--redis / ARENA_REDIS_URL: not a redis://, rediss:// or unix:// URL: {config.redis_url!r}")
+    if config.redis_url is not None:
+        if config.redis_url.split("://", 1)[0].lower() not in ("redis", "rediss", "unix", *CLUSTER_SCHEMES):
+            raise ValueError(f"--redis / ARENA_REDIS_URL: not a redis://, rediss://, unix:// or (a Redis Cluster) "
+                             f"redis+cluster:// or rediss+cluster:// URL: {config.redis_url!r}")
+        try:
+            cluster_seeds(config.redis_url)
+        except ValueError as exc:
+            raise ValueError(f"--redis / ARENA_REDIS_URL: {exc}") from None
     config.node_id = getattr(args, "node_id", None) or environ.get("ARENA_NODE_ID") or None
     if config.node_id is not None and not (0 < len(config.node_id) <= 64 and config.node_id.isprintable()
                                            and " " not in config.node_id):

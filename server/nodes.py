@@ -52,6 +52,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import zlib
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -59,32 +60,46 @@ import msgspec
 from server.logs import fields
 from server.protocol import (
     BonusMove,
+    CancelTournament,
+    CreateTournament,
     DoubleOrNaught,
     ErrorCode,
+    FollowTournament,
     GetRecord,
     JoinRace,
+    ListTournaments,
     MoveRequest,
+    OpenDeal,
     ProtocolError,
+    RaceInfo,
+    RegisterTournament,
     Rematch,
     Replay,
     Resign,
     StartRace,
     Sync,
     Watch,
+    WithdrawTournament,
+    encode,
 )
 from server.store import StoreUnavailable
 
 if TYPE_CHECKING:
+    from server.race import Race
     from server.service import ArenaServer, RemoteSession, Session
     from server.store.redis import RedisStore
 
-__all__ = ["NodeLink", "RACE_REQUESTS"]
+__all__ = ["NodeLink", "RACE_REQUESTS", "TOURNAMENT_REQUESTS"]
 
 log = logging.getLogger("arena.server")
 
 #: The requests about one race, carried out by the node that owns it.
 RACE_REQUESTS = (JoinRace, StartRace, MoveRequest, Resign, Watch, Sync, GetRecord, DoubleOrNaught, BonusMove,
                  Rematch, Replay)
+
+#: The requests about tournaments, carried out by the leader, which runs every tournament.
+TOURNAMENT_REQUESTS = (CreateTournament, CancelTournament, ListTournaments, FollowTournament, RegisterTournament,
+                       WithdrawTournament, OpenDeal)
 
 _REQUEST, _FRAMES, _GONE = 0, 1, 2
 #: Races taken over from a dead node per store round trip.
@@ -95,6 +110,12 @@ _OWNER_TTL_S = 1.0
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
+_race_info = msgspec.msgpack.Decoder(RaceInfo).decode
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("the shared lobby was not updated: %s", exc)
 
 
 class NodeLink:
@@ -114,6 +135,7 @@ class NodeLink:
         self.lease_s = lease_s
         self.forward_timeout_s = forward_timeout_s
         self.dead: set[str] = set()  # other nodes whose lease ran out, at the last heartbeat
+        self.leading = False  # this node holds the leader lock: it runs the tournaments
         self.remote: dict[tuple[str, int], RemoteSession] = {}  # stand-ins for other nodes' connections
         self._owners: dict[str, tuple[str, float]] = {}  # race code -> (owner, trusted until, loop time)
         self._adopting: dict[str, asyncio.Future[None]] = {}
@@ -122,16 +144,25 @@ class NodeLink:
         self._outbox: dict[str, list[tuple[int, int, bytes | None]]] = {}  # node -> (kind, conn or ticket, frame)
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._listings: dict[str, tuple[Race, str | None]] = {}  # lobby changes waiting for the turn's end
+        self._listing_soon = False
         self.forwarded = 0  # requests sent to other nodes
         self.served = 0  # requests carried out for other nodes
         self.adopted = 0  # races taken over from dead nodes
 
     # ------------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> None:
-        """Take the lease (raises `StoreUnavailable` if Redis does not answer), then listen to the
-        inbox and keep the lease in the background."""
+    async def join(self) -> None:
+        """Take this node's lease, and the leader lock if nobody holds it (raises
+        `StoreUnavailable` if Redis does not answer): before the server resumes its own races,
+        so that nobody takes them over meanwhile, and only a leader resumes tournaments."""
         await self.store.heartbeat(self.lease_s)
+        self.leading = await self.store.lead(2 * self.lease_s)
+        if self.leading:
+            log.info("node %s leads: it runs the tournaments", self.node, extra=fields("node_leads", node=self.node))
+
+    async def start(self) -> None:
+        """Listen to the inbox and keep the lease (and the lead) in the background (after `join`)."""
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._listen()), loop.create_task(self._send()),
                        loop.create_task(self._keep_lease())]
@@ -161,14 +192,27 @@ class NodeLink:
                 await self.store.heartbeat(self.lease_s)
                 dead = set(await self.store.dead_nodes())
                 for node in dead - self.dead:
-                    log.warning("node %s is gone (its lease ran out): taking over its races", node,
-                                extra=fields("node_gone", node=node))
+                    log.warning("node %s is gone (its lease ran out)", node, extra=fields("node_gone", node=node))
                     self._forget_node(node)
                 self.dead = dead
-                for node in dead:
+                # the lock lives twice as long as a lease: whoever takes it over sees the old
+                # leader dead already, and takes its races (its tournaments' with them) first
+                leading = await self.store.lead(2 * self.lease_s)
+                gained = leading and not self.leading
+                if self.leading and not leading:
+                    log.error("node %s lost the lead (it was cut off from Redis longer than its lease)",
+                              self.node, extra=fields("node_lost_lead", node=self.node))
+                self.leading = leading
+                for node in dead if leading else ():
                     while codes := await self.store.adopt(node, _ADOPT_BATCH):
+                        log.warning("node %s takes over %d races of node %s", self.node, len(codes), node,
+                                    extra=fields("races_taken_over", node=node, races=len(codes)))
                         for code in codes:
                             await self._rebuild(code)
+                if gained:
+                    log.warning("node %s leads now: it takes over the tournaments", self.node,
+                                extra=fields("node_leads", node=self.node))
+                    await self.server.became_leader()
             except StoreUnavailable as exc:
                 log.warning("node %s: heartbeat failed: %s", self.node, exc)
             except Exception:
@@ -187,7 +231,11 @@ class NodeLink:
         """The node to forward ``message`` to, or None to carry it out here: a race this node
         holds, one nobody holds any more (unknown, or archived: its record is in the store),
         or one this node has just taken over from a dead node (rebuilt from Redis)."""
-        if not isinstance(message, RACE_REQUESTS) or session.player is None or session.remote:
+        if session.player is None or session.remote:
+            return None
+        if isinstance(message, TOURNAMENT_REQUESTS):
+            return await self._leader()
+        if not isinstance(message, RACE_REQUESTS):
             return None
         code = message.race.upper()
         if code in self.server.races:
@@ -204,11 +252,31 @@ class NodeLink:
         if owner == self.node:  # ours (taken over, or ours before a restart) but not rebuilt yet
             await self._rebuild(code)
             return None
-        if owner in self.dead and await self.store.claim(code, owner):
-            self._owners.pop(code, None)
-            await self._rebuild(code)
-            return None
+        if owner in self.dead:
+            if not self.leading:  # the leader takes it over at its next heartbeat
+                self._owners.pop(code, None)
+                raise ProtocolError(ErrorCode.UNAVAILABLE, f"race {code} is being taken over from node {owner}, "
+                                                           "which is gone: send it again in a moment")
+            if await self.store.claim(code, owner):
+                self._owners.pop(code, None)
+                await self._rebuild(code)
+                return None
         return owner
+
+    async def _leader(self) -> str | None:
+        """The leader to forward a tournament request to, or None to carry it out here (this node
+        leads, or nobody does at the moment)."""
+        if self.leading:
+            return None
+        loop = asyncio.get_running_loop()
+        known = self._owners.get("")  # the leader, cached under the empty code
+        if known is not None and known[1] > loop.time():
+            return known[0]
+        leader = await self.store.leader()
+        if leader is None or leader == self.node:
+            return None
+        self._owners[""] = (leader, loop.time() + _OWNER_TTL_S)
+        return leader
 
     async def _rebuild(self, code: str) -> None:
         """Bring race ``code``, owned by this node now, into memory (once, however many requests
@@ -233,6 +301,30 @@ class NodeLink:
         forget who owned it, so that the next request looks again."""
         self._owners.pop(code, None)
 
+    # ---------------------------------------------------------------------------- lobby
+
+    def listed(self, race: Race, listing: str | None) -> None:
+        """Show ``race`` in the shared lobby as it stands now, in ``listing`` ("open", "live" or
+        None); written at the end of this loop turn, once per race however often it changed."""
+        self._listings[race.code] = (race, listing)
+        if not self._listing_soon:
+            self._listing_soon = True
+            asyncio.get_running_loop().call_soon(self._write_listings)
+
+    def _write_listings(self) -> None:
+        self._listing_soon = False
+        changed, self._listings = self._listings, {}
+        for code, (race, listing) in changed.items():
+            score = race.created_ms * 1000 + zlib.crc32(code.encode()) % 1000
+            task = asyncio.get_running_loop().create_task(
+                self.store.list_race(code, listing, score, encode(race.info()) if listing else b""))
+            task.add_done_callback(_log_failure)
+
+    async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[RaceInfo], int | None]:
+        """One page of the shared lobby (every node's races), newest first."""
+        infos, cursor = await self.store.lobby_page(listing, before, limit)
+        return [_race_info(info) for info in infos], cursor
+
     # ------------------------------------------------------------------------ forwarding
 
     async def forward(self, node: str, session: Session, frame: bytes, message: Any) -> None:
@@ -252,9 +344,11 @@ class NodeLink:
             async with asyncio.timeout(self.forward_timeout_s):
                 await done
         except TimeoutError:
-            self._owners.pop(message.race.upper(), None)
-            raise ProtocolError(ErrorCode.UNAVAILABLE, f"node {node}, which serves race {message.race.upper()}, "
-                                                       f"did not answer in time: try again") from None
+            code = getattr(message, "race", "").upper()
+            self._owners.pop(code, None)
+            what = f"race {code}" if code else "the tournaments"
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"node {node}, which serves {what}, did not answer in time: "
+                                                       "try again") from None
         finally:
             self._pending.pop(ticket, None)
 

@@ -153,6 +153,13 @@ _WHILE_DRAINING = (Hello, Sync, GetRecord, Replay)
 _LONGEST_RACE_S = 86_400.0
 
 
+def _schedule_id(tournament: Tournament) -> str | None:
+    """The id of the recurring schedule ``tournament`` is an occurrence of (its ``schedule`` is
+    ``"ID: CRON"``), or None for a one-off."""
+    schedule = tournament.plan.schedule
+    return schedule.split(":", 1)[0] if schedule else None
+
+
 def token_digest(token: str) -> str:
     """What a store keeps of a player's token: its SHA-256 hex digest, never the token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -676,10 +683,10 @@ class ArenaServer:
         if self.store.durable:
             try:
                 if isinstance(self.store, RedisStore):  # the lease first: nobody takes over what it resumes
-                    await self.store.heartbeat(cfg.lease_s)
-                await self._resume_races()
-                if isinstance(self.store, RedisStore):
                     self.link = NodeLink(self, self.store, lease_s=cfg.lease_s, forward_timeout_s=cfg.forward_timeout_s)
+                    await self.link.join()
+                await self._resume_races()
+                if self.link is not None:
                     await self.link.start()
             except StoreUnavailable:
                 if self._own_store:
@@ -711,21 +718,18 @@ class ArenaServer:
         """Rebuild every race the durable store lists as still in play (`Race.rebuild`), oldest
         first, and restart its timers; a race that cannot be rebuilt is logged and left in the
         store. Its players get their races back at their hello (`_hello`: their tokens are in the
-        store). A tournament's race is left as it is: tournaments do not resume yet."""
+        store). A tournament's deal races are rebuilt so too, then the tournaments themselves,
+        which take their races back (`_resume_tournaments`). A race in memory already is left as
+        it is, so that calling this again is harmless."""
         began = time.perf_counter()
         codes = await self.store.live_races()
         races, skipped = [], 0
         for code in codes:
+            if code in self.races:
+                continue
             meta = await self.store.load_race(code)
             if meta is None:
                 continue  # archived since it was listed
-            if meta.get("casual") is not True:
-                skipped += 1
-                _races_log.warning("race %s belongs to tournament %s: not resumed (tournaments do not resume after "
-                                   "a restart yet); it stays in the store as it is", code, meta.get("creator"),
-                                   extra=fields("race_not_resumed", race=code, tournament=meta.get("creator"),
-                                                reason="tournament"))
-                continue
             try:
                 races.append(await Race.rebuild(code, meta, store=self.store, clock=self.clock))
             except RebuildError as exc:
@@ -734,7 +738,8 @@ class ArenaServer:
                           extra=fields("race_not_resumed", race=code, reason=str(exc)))
         for race in sorted(races, key=lambda r: (r.created_ms, r.code)):
             self.add_race(race, resumed=True)
-            for player in {race.creator, *race.entrants}:
+            players = {race.creator, *race.entrants} if race.casual else set(race.entrants)  # (not a tournament)
+            for player in players:
                 self._resumed.setdefault(player, set()).add(race.code)
         for race in races:
             await race.resume()
@@ -742,6 +747,97 @@ class ArenaServer:
         if codes:
             log.info("resumed %d races from the store in %.0f ms (%d left as they are)", len(races), took_ms, skipped,
                      extra=fields("races_resumed", races=len(races), skipped=skipped, took_ms=round(took_ms, 1)))
+        if self.leading:  # among several nodes only the leader runs tournaments
+            await self._resume_tournaments()
+
+    @property
+    def leading(self) -> bool:
+        """True if this server runs the tournaments: on its own, always; among several nodes, while
+        it holds the leader lock (`server.nodes`)."""
+        return self.link is None or self.link.leading
+
+    async def became_leader(self) -> None:
+        """This node has just taken the leader lock over (the leader died or stopped), and the
+        races of the dead nodes: resume the tournaments and schedules from the store."""
+        await self._resume_tournaments()
+
+    async def _resume_tournaments(self) -> None:
+        """Rebuild every tournament the durable store lists as live and memory lacks
+        (`Tournament.rebuild`: after `_resume_races`, whose deal races it takes back), and go on
+        with it (`Tournament.resume`); one that cannot be rebuilt is logged and left in the
+        store. Its entrants are the players in memory, or players awaited until their hello
+        (`player_by_id`). Then every kept recurring schedule comes back (`schedules`): its
+        pending occurrence is the rebuilt one not started yet, or, if the server stopped between
+        an occurrence's start and the next one's creation, the next one is scheduled now, once.
+        A tournament or schedule in memory already is left as it is, so that calling this again
+        is harmless."""
+        began = time.perf_counter()
+        ids = await self.store.live_tournaments()
+        rebuilt, skipped = [], 0
+        for tournament_id in ids:
+            if tournament_id in self.tournaments:
+                continue
+            meta = await self.store.load_tournament(tournament_id)
+            if meta is None:
+                continue  # archived since it was listed
+            try:
+                rebuilt.append(await Tournament.rebuild(self, tournament_id, meta))
+            except RebuildError as exc:
+                skipped += 1
+                log.error("tournament %s not resumed: %s", tournament_id, exc,
+                          extra=fields("tournament_not_resumed", tournament=tournament_id, reason=str(exc)))
+        kept = await self.store.schedules()
+        for schedule_id, data in kept.items():
+            if schedule_id in self.schedules:
+                continue
+            try:
+                self.schedules[schedule_id] = msgspec.msgpack.decode(data, type=CreateTournament)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                log.error("schedule %s not resumed: %s", schedule_id, exc,
+                          extra=fields("schedule_not_resumed", schedule=schedule_id, reason=str(exc)))
+        for tournament in sorted(rebuilt, key=lambda t: (t.plan.starts_at_ms, t.id)):
+            self.tournaments[tournament.id] = tournament
+            for entrant in tournament.entrants.values():
+                entrant.player.tournaments.add(tournament.id)
+            schedule_id = _schedule_id(tournament)
+            if schedule_id in self.schedules and tournament.status in ("scheduled", "registration"):
+                self._pend(schedule_id, tournament)
+            if tournament.status in ("finished", "cancelled"):
+                self.tournament_ended(tournament)  # it leaves memory after the retention, as it would have
+            tournament.resume()
+            _tournaments_log.info("tournament %s resumed (%s, %d entrants, %d races, event %d)", tournament.id,
+                                  tournament.status, len(tournament.entrants), len(tournament.races),
+                                  tournament.version,
+                                  extra=fields("tournament_resumed", tournament=tournament.id, status=tournament.status,
+                                               entrants=len(tournament.entrants), races=len(tournament.races),
+                                               version=tournament.version, schedule=tournament.plan.schedule))
+        for schedule_id in list(self.schedules):
+            pending = self.tournaments.get(self._pending.get(schedule_id, ""))
+            if pending is not None and pending.status in ("scheduled", "registration"):
+                continue
+            # Every occurrence there is has started (or there is none): the next one, after the latest.
+            latest = max((t.plan.starts_at_ms for t in self.tournaments.values() if _schedule_id(t) == schedule_id),
+                         default=0)
+            self._next_occurrence(schedule_id, max(latest, self.clock.wall_ms()))
+        took_ms = (time.perf_counter() - began) * 1000
+        if ids or kept:
+            log.info("resumed %d tournaments and %d schedules from the store in %.0f ms (%d left as they are)",
+                     len(rebuilt), len(self.schedules), took_ms, skipped,
+                     extra=fields("tournaments_resumed", tournaments=len(rebuilt), schedules=len(self.schedules),
+                                  skipped=skipped, took_ms=round(took_ms, 1)))
+
+    def player_by_id(self, player_id: str, name: str) -> Player:
+        """The player ``player_id`` for a rebuilt tournament's entrant (`TournamentHost`): the
+        one in memory, else a new disconnected one without a token, which a later hello with
+        that player's token becomes (`_stored_player`), so that the tournament's frames reach it
+        from then on. Until then nothing is sent to it; it leaves memory with its tournaments
+        (`_retire_tournament`) if it never comes back."""
+        player = self.players_by_id.get(player_id)
+        if player is None:
+            player = Player(id=player_id, name=name, token="")
+            player.left_at = self.clock.monotonic()
+            self.players_by_id[player_id] = player
+        return player
 
     def _fit_open_files(self) -> None:
         """Make sure ``max_connections`` sockets fit under the process's open-files limit: raise
@@ -779,9 +875,10 @@ class ArenaServer:
         3. over a store that is not durable (the memory store: nothing survives the process), end
            every unfinished tournament and race with reason ``server_shutdown``, seeds and salts
            revealed as at any end, so that every entrant and spectator holds the final standings;
-           over a durable store (Redis) only the tournaments end so (they do not resume after a
-           restart yet): casual races stay as they are, and the server that starts next over the
-           same store resumes them (`start`), their entrants reconnecting to it;
+           over a durable store (Redis) nothing ends: races and tournaments stay as they are, and
+           the server that starts next over the same store resumes them (`start`: the races, then
+           the tournaments and their schedules, which go on where they stood), their entrants
+           reconnecting to it;
         4. keep the connections open until each has been quiet for half a second (no frame from
            it, nothing left to send it), two seconds at most: time to ask for the records;
         5. close every connection with 1001 "server shutting down", and cut off a peer that has
@@ -807,10 +904,10 @@ class ArenaServer:
             self._server.server.close()  # no new sockets; websockets answers a handshake in progress 503
         await _until(lambda: self._busy == 0, closing_at)
         races = tournaments = 0
-        if not self.store.durable or self.tournaments:
+        if not self.store.durable:
             try:
                 async with asyncio.timeout_at(closing_at):
-                    races, tournaments = await self._end_all("server_shutdown", all_races=not self.store.durable)
+                    races, tournaments = await self._end_all("server_shutdown")
             except TimeoutError:
                 log.warning("shutdown: the grace ran out while ending races")
         ended_at = loop.time()
@@ -1145,6 +1242,10 @@ class ArenaServer:
             case CreateRace():
                 await self._create(session, player, message)
             case ListRaces():
+                if self.link is not None:  # every node's races, from the shared lobby in Redis
+                    infos, cursor = await self.link.lobby_page(message.status, message.before, message.limit)
+                    session.reply(Races(req=message.req, races=infos, cursor=cursor))
+                    return
                 codes, cursor = self.lobby.page(message.status, before=message.before, limit=message.limit)
                 session.reply(Races(req=message.req, races=[self.races[c].info() for c in codes], cursor=cursor))
             case JoinRace():
@@ -1154,6 +1255,8 @@ class ArenaServer:
                 await race.join(player.id, player.name, player)
                 session.watching.discard(race.code)  # joining ended the watch
                 player.races.add(race.code)
+                if self.link is not None and race.status == "open":
+                    self.link.listed(race, "open")  # the lobby shows the new entrant
                 session.reply(RaceReply(req=message.req, race=race.info()))
                 if race.rematch_of is not None and (old := self.races.get(race.rematch_of)) is not None:
                     await old.offer_rematch(race)
@@ -1269,14 +1372,20 @@ class ArenaServer:
 
     async def _stored_player(self, token: str) -> Player | None:
         """The player a durable store keeps under ``token`` (a server restarted since its hello),
-        now in memory again with the rebuilt races it entered or created; None if unknown."""
+        now in memory again with the rebuilt races it entered or created; None if unknown. The
+        entrant of a rebuilt tournament is the `Player` that tournament holds (`player_by_id`),
+        so that the tournament's frames reach it from now on."""
         stored = await self.store.player_by_token(token_digest(token))
         if stored is None:
             return None
         player = self.players.get(token)  # another hello with the same token got here first
         if player is not None:
             return player
-        player = Player(id=stored.player, name=stored.name, token=token)
+        player = self.players_by_id.get(stored.player)
+        if player is not None and not player.token:  # awaited by a rebuilt tournament
+            player.token = token
+        else:
+            player = Player(id=stored.player, name=stored.name, token=token)
         for code in self._resumed.pop(player.id, ()):
             race = self.races.get(code)
             if race is None:
@@ -1462,6 +1571,8 @@ class ArenaServer:
         self.race_counts[race.status] += 1
         listing = {"open": "open", "starting": "live", "running": "live"}.get(race.status) if race.casual else None
         self.lobby.add(race.code, listing)
+        if self.link is not None and listing is not None:
+            self.link.listed(race, listing)
         now = self.clock.monotonic()
         if race.casual and race.status == "open":
             ttl_s = self.config.open_race_ttl_s
@@ -1544,7 +1655,10 @@ class ArenaServer:
         if not self.race_counts[old]:
             del self.race_counts[old]
         self.race_counts[race.status] += 1
-        self.lobby.move(race.code, "live" if race.status in ("starting", "running") else None)
+        listing = "live" if race.status in ("starting", "running") else None
+        self.lobby.move(race.code, listing)
+        if self.link is not None:
+            self.link.listed(race, listing)
         if old == "open":
             creator = self.players_by_id.get(race.creator)
             if creator is not None:
@@ -1643,11 +1757,23 @@ class ArenaServer:
         await race.close()
 
     async def _retire_tournament(self, tournament_id: str, now: float) -> None:
-        tournament = self.tournaments.pop(tournament_id, None)
+        """A finished or cancelled tournament leaves memory: its races (their records go to the
+        store), then its description in a durable store (if the store cannot be reached, it
+        stays in memory and is tried again at the next sweep), then its followers' and
+        entrants' lists; an entrant awaited since a restart that never came back goes too."""
+        tournament = self.tournaments.get(tournament_id)
         if tournament is None:
             return
         for race in tournament.races:
             await self._retire_race(race.code, now)
+        if self.store.durable:
+            try:
+                await self.store.archive_tournament(tournament_id)
+            except StoreUnavailable as exc:
+                log.warning("tournament %s cannot leave memory yet: %s", tournament_id, exc)
+                self._retiring.appendleft((now + self.config.sweep_interval_s, "tournament", tournament_id))
+                return
+        del self.tournaments[tournament_id]
         for follower in tournament.followers:
             if isinstance(follower, Session):
                 follower.following.discard(tournament_id)
@@ -1655,6 +1781,8 @@ class ArenaServer:
             player = self.players_by_id.get(entrant.player.id)
             if player is not None:
                 player.tournaments.discard(tournament_id)
+                if not player.token and not player.tournaments and not player.races:
+                    del self.players_by_id[player.id]  # awaited since a restart, never back: nothing needs it
 
     def _retire_player(self, token: str, now: float) -> None:
         player = self.players.get(token)
@@ -1777,19 +1905,40 @@ class ArenaServer:
         return game_cls, starts_at
 
     def _create_checked(self, msg: CreateTournament, game_cls: type, starts_at: int,
-                        seeds: list[int] | None) -> Tournament:
-        """Schedule a checked tournament request (``seeds``: winnable ones already found)."""
+                        seeds: list[int] | None, *, ident: str | None = None) -> Tournament:
+        """Schedule a checked tournament request (``seeds``: winnable ones already found).
+        ``ident``: the digest of a schedule file's entry (`load_schedule`), which names its
+        schedule (``S`` + it) or its one-off tournament (``T`` + it) at every start."""
         if (seeds is None and msg.winnable and msg.seeds is None
                 and self.private_deals.available(game_cls.key) < msg.deals):
             self._draw_winnable(game_cls.key, msg.deals, private=True)  # raises: too few secret deals
         schedule_id = None
         if msg.cron is not None:
-            schedule_id = "S" + secrets.token_hex(3).upper()
+            schedule_id = "S" + (ident or secrets.token_hex(3).upper())
             self.schedules[schedule_id] = msg
-        return self._schedule(msg, game_cls, starts_at, schedule_id, seeds)
+            if self.store.durable:  # a restarted server goes on with the series (`_resume_tournaments`)
+                self._spawn(self._keep_schedule(schedule_id, msg))
+        return self._schedule(msg, game_cls, starts_at, schedule_id, seeds,
+                              tournament_id=f"T{ident}" if ident is not None and schedule_id is None else None)
+
+    async def _keep_schedule(self, schedule_id: str, msg: CreateTournament) -> None:
+        """Save a recurring schedule's request in the store (not its admin token); if the store
+        cannot be reached, say so: the series goes on in memory, and its first occurrence is
+        kept (a restart then finds it, without its schedule)."""
+        try:
+            await self.store.save_schedule(schedule_id, msgspec.msgpack.encode(
+                msgspec.structs.replace(msg, req=0, admin_token="-")))
+        except StoreUnavailable as exc:
+            log.warning("schedule %s not stored: %s", schedule_id, exc)
+
+    def _pend(self, schedule_id: str, tournament: Tournament) -> None:
+        """``tournament`` is schedule ``schedule_id``'s pending occurrence: the next one is
+        scheduled when it starts (`_next_occurrence`)."""
+        tournament.on_starting = lambda t: self._next_occurrence(schedule_id, t.plan.starts_at_ms)
+        self._pending[schedule_id] = tournament.id
 
     def _schedule(self, msg: CreateTournament, game_cls: type, starts_at: int, schedule_id: str | None,
-                  found: list[int] | None = None) -> Tournament:
+                  found: list[int] | None = None, *, tournament_id: str | None = None) -> Tournament:
         if found is not None:
             seeds = tuple(found)
         elif msg.seeds is not None:
@@ -1806,10 +1955,9 @@ class ArenaServer:
             schedule=f"{schedule_id}: {msg.cron}" if schedule_id else None, timezone=msg.timezone,
             spectator_delay_s=msg.spectator_delay_s,
         )
-        tournament = Tournament(self, "T" + secrets.token_hex(3).upper(), plan)
+        tournament = Tournament(self, tournament_id or "T" + secrets.token_hex(3).upper(), plan)
         if schedule_id is not None:
-            tournament.on_starting = lambda t: self._next_occurrence(schedule_id, t.plan.starts_at_ms)
-            self._pending[schedule_id] = tournament.id
+            self._pend(schedule_id, tournament)
         self.tournaments[tournament.id] = tournament
         tournament.start()
         _tournaments_log.info("tournament %s %r created, starting at %s", tournament.id, plan.name,
@@ -1834,6 +1982,8 @@ class ArenaServer:
     async def _cancel(self, target: str) -> object:
         target = target.upper()  # ids are shown in capitals; like race codes, any case finds them
         if target in self.schedules:  # a schedule: no more occurrences, and the pending one goes
+            if self.store.durable:
+                await self.store.drop_schedule(target)  # (raises StoreUnavailable: refused, nothing changed)
             del self.schedules[target]
             pending = self.tournaments.get(self._pending.pop(target, ""))
             if pending is None or pending.status not in ("scheduled", "registration"):
@@ -1846,14 +1996,29 @@ class ArenaServer:
 
     def load_schedule(self, path: str | Path) -> list[Tournament]:
         """Schedule every tournament of a TOML schedule file (`server.schedule`); raises
-        ScheduleError or ProtocolError naming the first bad entry, before scheduling any."""
+        ScheduleError or ProtocolError naming the first bad entry, before scheduling any.
+
+        Each entry's schedule (or one-off tournament) is named by a digest of the entry, so
+        that one a durable store kept (`_resume_tournaments`: call this after `start`) is not
+        scheduled again: its pending tournament is returned instead. An entry removed from the
+        file does not end its schedule: cancel it by its id."""
         messages = []
         for number, table in enumerate(load_schedule_file(path), 1):
             try:
                 messages.append(msgspec.convert({"req": 0, "admin_token": "file", **table}, CreateTournament))
             except msgspec.ValidationError as exc:
                 raise ScheduleError(f"tournament {number} in {str(path)!r}: {exc}") from None
-        return [self.create_tournament(msg) for msg in messages]
+        made = []
+        for msg in messages:
+            ident = hashlib.sha256(msgspec.msgpack.encode(msg)).hexdigest()[:6].upper()
+            if msg.cron is not None and f"S{ident}" in self.schedules:  # kept by the store: going on already
+                pending = self.tournaments.get(self._pending.get(f"S{ident}", ""))
+                made.extend([pending] if pending is not None else [])
+            elif msg.cron is None and f"T{ident}" in self.tournaments:
+                made.append(self.tournaments[f"T{ident}"])
+            else:
+                made.append(self._create_checked(msg, *self._check_tournament(msg), None, ident=ident))
+        return made
 
     def _tournament(self, tournament_id: str) -> Tournament:
         tournament = self.tournaments.get(tournament_id.upper())
@@ -1880,12 +2045,16 @@ async def serve(host: str = "127.0.0.1", port: int = 8765, config: ServerConfig 
     """Run a server until ``stop`` is set, then shut it down gracefully within its
     ``shutdown_grace_s`` (`ArenaServer.shutdown`; `arena serve` sets it on SIGTERM and SIGINT);
     if cancelled instead, it closes at once. ``tournaments``: a TOML schedule file whose
-    tournaments are scheduled at start (each is logged as ``tournament_created``)."""
+    tournaments are scheduled at start (each is logged as ``tournament_created``), once the
+    server has resumed what a durable store kept, so that none is scheduled twice (a file that
+    cannot be read stops the server before it listens)."""
     server = ArenaServer(config)
     if tournaments is not None:
-        server.load_schedule(tournaments)
+        load_schedule_file(tournaments)
     await server.start(host, port)
     try:
+        if tournaments is not None:
+            server.load_schedule(tournaments)
         if stop is None:
             await asyncio.Future()  # until cancelled
         else:

@@ -19,6 +19,18 @@ Scoring: each deal ranks by the race's standings; the tournament adds cards clea
 breaks ties by total time (milliseconds), then by registration order. Entrants who never showed
 up (no move and no resignation in any deal) are listed as absent. docs/tournaments.md gives the outcome of late registration,
 withdrawal and disconnection.
+
+Over a durable store a tournament outlives the server process: it saves its description
+(`Tournament._description`: the plan, salts, status, entrants and their scores, each deal's race)
+at every change that matters, always before the event that announces the change, and a
+restarted server rebuilds it (`Tournament.rebuild`, after its deal races) and goes on where it
+stood (`Tournament.resume`). A deal's race is named in the stored description before the race
+is stored or dealt, so that a restarted server finds every deal it dealt and never deals one
+twice: when the store cannot take that description, the deal waits for it (rounds) or
+`open_deal` is refused with ``unavailable`` (arena). Every other description that cannot be
+stored is logged and the tournament goes on, as a race does. The instants of the schedule are
+on the wall clock (the break before a rounds deal too: ``next_deal_ms``), so time passes while
+no server runs, and an instant that passed meanwhile is acted on at once.
 """
 
 from __future__ import annotations
@@ -29,10 +41,13 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from engine.core import Game
+import msgspec
+
+from engine.core import BadNotation, Game
 from engine.deal import DEAL_VERSION, commitment_of
+from engine.games import UnknownGame, find_game
 from server.protocol import (
     DealScore,
     ErrorCode,
@@ -44,13 +59,17 @@ from server.protocol import (
 )
 from server.logs import fields, iso_time
 from server.names import name_key
-from server.race import Clock, Listener, Race
-from server.store import Store
+from server.race import Clock, Entrant, Listener, Race, RebuildError
+from server.store import Store, StoreUnavailable
 
-__all__ = ["TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan"]
+__all__ = ["ArchivedRace", "TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan"]
 
 log = logging.getLogger("arena.server")
 events = logging.getLogger("arena.tournaments")
+
+#: Seconds between two tries to store the description that names a new rounds deal's race, while
+#: the store cannot be reached (the deal waits: it is never dealt unless a restart would find it).
+_RETRY_S = 1.0
 
 
 class TournamentHost(Protocol):
@@ -58,6 +77,7 @@ class TournamentHost(Protocol):
 
     store: Store
     clock: Clock
+    races: dict[str, Race]  # every race in memory, by code (a rebuilt tournament finds its deals' here)
 
     def add_race(self, race: Race) -> None:
         """Make a race reachable by its code (moves, watch, sync, records), under the server's
@@ -68,6 +88,11 @@ class TournamentHost(Protocol):
 
     def tournament_ended(self, tournament: Tournament) -> None:
         """The tournament finished or was cancelled: it may leave memory after the retention."""
+
+    def player_by_id(self, player_id: str, name: str) -> Player:
+        """The player ``player_id`` (display name ``name``), for a rebuilt tournament's entrant:
+        the one in memory, or a new disconnected one that the player becomes again when it says
+        hello with its token."""
 
 
 class Player(Protocol):
@@ -113,7 +138,25 @@ class TournamentEntrant:
     moved: bool = False
     withdrawn: bool = False
     current: Race | None = None
-    deal_races: dict[int, Race] = field(default_factory=dict)
+    deal_races: dict[int, Race | ArchivedRace] = field(default_factory=dict)
+
+
+class ArchivedRace:
+    """A deal's race that had left the store's live races (archived: its record is kept, and
+    `get_record` answers it) when its tournament was rebuilt: its code, nothing more. It stands
+    in the tournament's lists for a race that finished long ago."""
+
+    status = "finished"
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.entrants: dict[str, Entrant] = {}
+
+    async def stop(self, reason: str) -> None:
+        """Nothing to stop: it finished."""
+
+    def reveal(self) -> None:
+        """Nothing to reveal: its record is public already."""
 
 
 class Tournament:
@@ -130,13 +173,15 @@ class Tournament:
         self.entrants: dict[str, TournamentEntrant] = {}
         self._names: dict[str, str] = {}  # `name_key` of each entrant's name -> its player id
         self.followers: set[Listener] = set()
-        self.races: list[Race] = []
+        self.races: list[Race | ArchivedRace] = []  # rounds: deal i's race at index i; arena: in opening order
         self.current_deal: int | None = None
         self.ends_at_ms: int | None = None
+        self.next_deal_ms: int | None = None  # rounds: when the next deal is due (the break's end), once one ended
         self.lock = asyncio.Lock()
         self.task: asyncio.Task[None] | None = None
         self.on_starting: Callable[[Tournament], None] | None = None  # a schedule's next occurrence
-        self._deal_done: asyncio.Event | None = None
+        self._done: dict[int, asyncio.Event] = {}  # rounds: set once deal i has been scored and announced
+        self._tasks: set[asyncio.Task[None]] = set()  # deals being scored (`_deal_over`)
 
     @property
     def registration_opens_ms(self) -> int:
@@ -208,7 +253,7 @@ class Tournament:
         if entrant is None or entrant.withdrawn or deal in entrant.scores or self.status == "finished":
             return True
         race = entrant.deal_races.get(deal)
-        return race is not None and race.entrants[player].done
+        return race is not None and (race.status == "finished" or race.entrants[player].done)
 
     # ------------------------------------------------------------------------ requests
 
@@ -235,7 +280,7 @@ class Tournament:
                                     f"an entrant of {self.id} is already called {player.name!r}")
             self.entrants[player.id] = TournamentEntrant(player, len(self.entrants))
             self._names[key] = player.id
-            self._announce("registered")
+            await self._announce("registered")
             events.info("%s registered for tournament %s", player.name, self.id,
                         extra=fields("tournament_registered", tournament=self.id, player=player.id,
                                      player_name=player.name))
@@ -255,7 +300,7 @@ class Tournament:
             else:
                 entrant.withdrawn = True
             racing = [r for r in self.races if r.status == "running" and player.id in r.entrants]
-            self._announce("withdrawn")
+            await self._announce("withdrawn")
             events.info("%s withdrew from tournament %s", player.name, self.id,
                         extra=fields("tournament_withdrawn", tournament=self.id, player=player.id,
                                      player_name=player.name))
@@ -264,8 +309,10 @@ class Tournament:
                 await race.resign(player.id)
 
     async def open_deal(self, player: Player) -> Race:
-        """Arena: start the entrant's next deal now and return its race. Raises ProtocolError
-        (not_registered, no_deal, not_allowed)."""
+        """Arena: start the entrant's next deal now and return its race (the one in play, if
+        any). Raises ProtocolError (not_registered, no_deal, not_allowed), `StoreUnavailable`
+        when the store cannot take the description that names the new deal's race (the deal is
+        not dealt; asked again, it is)."""
         async with self.lock:
             entrant = self.entrants.get(player.id)
             if self.plan.format != "arena":
@@ -274,20 +321,31 @@ class Tournament:
                 raise ProtocolError(ErrorCode.NOT_REGISTERED, f"you are not registered for {self.id}")
             if self.status != "running" or self.ends_at_ms is None:
                 raise ProtocolError(ErrorCode.NO_DEAL, f"the arena window of {self.id} is not open")
-            if entrant.current is not None and entrant.current.status != "finished":
-                return entrant.current
-            deal = len(entrant.scores)
-            if deal >= len(self.plan.seeds):
-                raise ProtocolError(ErrorCode.NO_DEAL, "you have played every deal")
-            left_s = (self.ends_at_ms - self.host.clock.wall_ms()) // 1000
-            if left_s < 1:
-                raise ProtocolError(ErrorCode.NO_DEAL, f"the arena window of {self.id} is closing")
-            race = self._new_race(deal, [entrant], min(self.plan.deal_time_limit_s, left_s), hold_seed=True)
-            entrant.current = race
-            race.on_finish = lambda r, d=deal: self._scored(r, d)
-            self._log_deal(deal, race, player.id)
-        await race.join(player.id, player.name, player)
-        await race.start(self.id)
+            race = entrant.current
+            if race is None or race.status == "finished":
+                # The next deal is the first one never dealt to this entrant (not the first one
+                # unscored: a deal that just ended is scored a moment later, `_deal_over`).
+                deal = len(entrant.deal_races)
+                if deal >= len(self.plan.seeds):
+                    raise ProtocolError(ErrorCode.NO_DEAL, "you have played every deal")
+                left_s = (self.ends_at_ms - self.host.clock.wall_ms()) // 1000
+                if left_s < 1:
+                    raise ProtocolError(ErrorCode.NO_DEAL, f"the arena window of {self.id} is closing")
+                race = self._new_race(deal, [entrant], min(self.plan.deal_time_limit_s, left_s), hold_seed=True)
+                entrant.current = race
+            if race.status != "open":
+                return race  # the deal in play
+            # Not dealt yet (new, or its opening failed before): named in the store first.
+            await self._save(strict=True)
+            self._log_deal(len(entrant.deal_races) - 1, race, player.id)
+        try:  # (another open_deal of the same entrant may be a step ahead: the deal is the same)
+            if player.id not in race.entrants:
+                await race.join(player.id, player.name, player)
+            if race.status == "open":
+                await race.start(self.id)
+        except ProtocolError as exc:
+            if exc.code not in (ErrorCode.ALREADY_JOINED, ErrorCode.ALREADY_STARTED):
+                raise
         return race
 
     async def cancel(self, reason: str = "cancelled") -> None:
@@ -297,7 +355,7 @@ class Tournament:
             if self.status in ("finished", "cancelled"):
                 return
             self.status = "cancelled"
-            self._announce("cancelled")
+            await self._announce("cancelled")
             self._log_status(reason)
             self.host.tournament_ended(self)
         if self.task is not None and self.task is not asyncio.current_task():
@@ -309,10 +367,46 @@ class Tournament:
     # ------------------------------------------------------------------------- running
 
     def start(self) -> None:
-        """Start the tournament's task: it waits for each instant of the schedule. Registration
-        that opens at once is open when this returns."""
+        """Start the tournament's task: it stores the tournament, then waits for each instant of
+        the schedule. Registration that opens at once is open when this returns."""
         if self.registration_opens_ms <= self.host.clock.wall_ms():
             self.status = "registration"
+        self._run_task()
+
+    def resume(self) -> None:
+        """Go on with a rebuilt tournament (`rebuild`): re-attach its deal races (their end is
+        scored, their watching allowed as before), score each deal whose race finished while no
+        server ran (once: a deal scored before is not scored again), and restart its task where
+        `_run` stood: waiting for the next instant of the schedule (one that passed is acted on
+        at once), for the deal in play, for the break, or for the arena window to close. A
+        finished or cancelled tournament only gets its races back."""
+        for deal, race in self._deal_races():
+            self._attach(race, deal)
+            if self._unscored(race, deal):
+                self._finished(race, deal)  # it ended while no server ran (or before this tournament was back)
+        if self.status not in ("finished", "cancelled"):
+            self._run_task()
+            return
+        for race in self.races:
+            race.reveal()  # its end revealed every seed (an arena deal's description still holds it)
+
+    def _deal_races(self) -> list[tuple[int, Race]]:
+        """(deal, race) for every deal race in memory (not `ArchivedRace`), each once."""
+        seen: dict[str, tuple[int, Race]] = {}
+        for entrant in self._by_order():
+            for deal, race in entrant.deal_races.items():
+                if isinstance(race, Race):
+                    seen.setdefault(race.code, (deal, race))
+        return list(seen.values())
+
+    def _unscored(self, race: Race, deal: int) -> bool:
+        """True for a finished deal race some of whose entrants have no score for that deal."""
+        return race.status == "finished" and any(
+            (entrant := self.entrants.get(player)) is not None and deal not in entrant.scores
+            for player in race.entrants
+        )
+
+    def _run_task(self) -> None:
         self.task = asyncio.ensure_future(self._run())
         self.task.add_done_callback(self._ended)
 
@@ -321,24 +415,32 @@ class Tournament:
             log.error("tournament %s stopped by an error", self.id, exc_info=task.exception())
 
     async def _run(self) -> None:
+        """The tournament's life from wherever it stands (a new tournament is ``scheduled`` or in
+        ``registration``; a rebuilt one may stand anywhere before ``finished``)."""
         clock = self.host.clock
+        plan = self.plan
+        async with self.lock:
+            await self._save()  # a new tournament's first description; a rebuilt one's, as it resumes
         if self.status == "scheduled":
             await clock.sleep_until_wall(self.registration_opens_ms)
             await self._become("registration", "registration_open")
-        await clock.sleep_until_wall(self.plan.starts_at_ms - self.plan.countdown_s * 1000)
-        await self._become("starting", "starting")
-        if self.on_starting is not None:
-            self.on_starting(self)
-        await clock.sleep_until_wall(self.plan.starts_at_ms)
-        if self.plan.format == "arena":
-            self.ends_at_ms = self.plan.starts_at_ms + self.plan.arena_window_s * 1000
-        await self._become("running", "standings")
-        if self.plan.format == "rounds":
+        if self.status == "registration":
+            await clock.sleep_until_wall(plan.starts_at_ms - plan.countdown_s * 1000)
+            await self._become("starting", "starting")
+            if self.on_starting is not None:
+                self.on_starting(self)
+        if self.status == "starting":
+            await clock.sleep_until_wall(plan.starts_at_ms)
+            if plan.format == "arena":
+                self.ends_at_ms = plan.starts_at_ms + plan.arena_window_s * 1000
+            await self._become("running", "standings")
+        if plan.format == "rounds":
             await self._play_rounds()
         else:
             await clock.sleep_until_wall(self.ends_at_ms or 0)
             for race in list(self.races):
                 await race.stop("window_closed")
+        await self._scoring()  # every deal_ended goes before finished
         for race in self.races:
             race.reveal()
         await self._become("finished", "finished")
@@ -349,28 +451,61 @@ class Tournament:
             if self.status == "cancelled":
                 raise asyncio.CancelledError
             self.status = status
-            self._announce(kind)
+            await self._announce(kind)
             self._log_status()
 
     async def _play_rounds(self) -> None:
+        """Deal each deal in turn to every entrant not withdrawn, after the break that follows
+        the one before; a deal dealt already (a rebuilt tournament) is not dealt again: its race
+        is waited for (one that was named but not started yet is started)."""
+        clock = self.host.clock
         for deal in range(len(self.plan.seeds)):
-            async with self.lock:
-                players = [e for e in self._by_order() if not e.withdrawn]
-                if not players:
+            race = self.races[deal] if deal < len(self.races) else None
+            if race is None or race.status == "open":
+                if race is None and self.next_deal_ms is not None:
+                    await clock.sleep_until_wall(self.next_deal_ms)
+                race = await self._deal(deal, race if isinstance(race, Race) else None)
+                if race is None:
                     return
-                race = self._new_race(deal, players, self.plan.deal_time_limit_s, hold_seed=False)
-                self.current_deal = deal
-                done = asyncio.Event()
-                race.on_finish = lambda r, d=deal: (self._scored(r, d), done.set())
-            for e in players:
-                await race.join(e.player.id, e.player.name, e.player)
-            await race.start(self.id)
+            if deal in self._done:  # (an `ArchivedRace` was scored long ago)
+                await self._done[deal].wait()
+
+    async def _deal(self, deal: int, race: Race | None = None) -> Race | None:
+        """Rounds: deal ``deal`` now in a new race holding every entrant not withdrawn (None if
+        there is none), or in ``race``, named already and not started (a rebuilt tournament).
+        The race is named in the stored description before it is stored itself or dealt, so that
+        a restarted server finds it and never deals the deal twice; while the store cannot take
+        that description the deal waits, trying again every `_RETRY_S` seconds."""
+        clock = self.host.clock
+        while True:
             async with self.lock:
-                self._announce("deal_started", deal=deal, race=race.code)
-                self._log_deal(deal, race)
-            await done.wait()
-            if deal + 1 < len(self.plan.seeds):
-                await self.host.clock.sleep_until(self.host.clock.monotonic() + self.plan.break_s)
+                if self.status == "cancelled":
+                    raise asyncio.CancelledError
+                if race is None:
+                    players = [e for e in self._by_order() if not e.withdrawn]
+                    if not players:
+                        return None
+                    race = self._new_race(deal, players, self.plan.deal_time_limit_s, hold_seed=False)
+                    self.current_deal = deal
+                try:
+                    await self._save(strict=True)
+                    break
+                except StoreUnavailable as exc:
+                    log.warning("tournament %s: deal %d waits until its race can be stored: %s", self.id, deal + 1,
+                                exc)
+            await clock.sleep_until(clock.monotonic() + _RETRY_S)
+        for e in self._by_order():
+            if e.deal_races.get(deal) is race and e.player.id not in race.entrants:
+                await race.join(e.player.id, e.player.name, e.player)
+        if race.status == "open" and not race.entrants:  # (every entrant withdrew meanwhile)
+            await race.expire()
+            return None
+        if race.status == "open":
+            await race.start(self.id)
+        async with self.lock:
+            await self._announce("deal_started", deal=deal, race=race.code)
+            self._log_deal(deal, race)
+        return race
 
     def _new_race(self, deal: int, entrants: list[TournamentEntrant], limit_s: int, *, hold_seed: bool) -> Race:
         plan = self.plan
@@ -387,11 +522,11 @@ class Tournament:
             store=self.host.store,
             clock=self.host.clock,
             salt=self.salts[deal],
-            watch_policy=lambda player, d=deal: self.may_watch_deal(player, d),
             hold_seed=hold_seed,
             casual=False,
             spectator_delay_s=plan.spectator_delay_s,
         )
+        self._attach(race, deal)
         self.races.append(race)
         self.host.add_race(race)
         for e in entrants:
@@ -399,8 +534,28 @@ class Tournament:
             e.deal_races[deal] = race
         return race
 
-    def _scored(self, race: Race, deal: int) -> None:
-        """A deal's race finished: record each entrant's result and announce it."""
+    def _attach(self, race: Race, deal: int) -> None:
+        """Make ``race`` deal ``deal`` of this tournament: its end is scored (`_finished`), and
+        an entrant may watch it once it has finished the deal itself (`may_watch_deal`)."""
+        race.watch_policy = lambda player, d=deal: self.may_watch_deal(player, d)
+        race.on_finish = lambda r, d=deal: self._finished(r, d)
+        if self.plan.format == "rounds":
+            self._done.setdefault(deal, asyncio.Event())
+            if race.status == "finished" and not self._unscored(race, deal):
+                self._done[deal].set()
+
+    def _finished(self, race: Race, deal: int) -> None:
+        """A deal's race finished (its ``on_finish``, inside the race's lock): record each
+        entrant's result now, so that the standings and the next `open_deal` see it, and store
+        and announce it in a task of its own (`_deal_over`)."""
+        self._score(race, deal)
+        task = asyncio.ensure_future(self._deal_over(race, deal))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._ended)
+
+    def _score(self, race: Race, deal: int) -> None:
+        """Record each entrant's result in ``race``, deal ``deal`` (again: the same result)."""
         for line in race.standings():
             entrant = self.entrants.get(line.player)
             if entrant is None:
@@ -408,7 +563,22 @@ class Tournament:
             entrant.scores[deal] = DealScore(race=race.code, cleared=line.cleared, time_ms=line.time_ms,
                                              status=line.status)
             entrant.moved = entrant.moved or line.moves > 0 or line.status == "resigned"
-        self._announce("deal_ended", deal=deal, race=race.code)
+
+    async def _deal_over(self, race: Race, deal: int) -> None:
+        """Store and announce a deal's results (``deal_ended``); in a rounds tournament the break
+        starts now, and the next deal is due at its end (``next_deal_ms``, on the wall clock)."""
+        async with self.lock:
+            self._score(race, deal)
+            if self.plan.format == "rounds" and self.status == "running" and deal + 1 < len(self.plan.seeds):
+                self.next_deal_ms = self.host.clock.wall_ms() + self.plan.break_s * 1000
+            await self._announce("deal_ended", deal=deal, race=race.code)
+        if deal in self._done:
+            self._done[deal].set()
+
+    async def _scoring(self) -> None:
+        """Wait until every deal that ended has been stored and announced (`_deal_over`)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     # ---------------------------------------------------------------------------- logs
 
@@ -434,13 +604,167 @@ class Tournament:
 
     # ---------------------------------------------------------------------- publishing
 
-    def _announce(self, kind: str, *, deal: int | None = None, race: str | None = None) -> None:
-        """Send one event, encoded once, to every entrant and follower (callers hold the lock,
-        or run inside a race's lock at a deal's end)."""
+    async def _announce(self, kind: str, *, deal: int | None = None, race: str | None = None) -> None:
+        """Store the tournament as it stands, with the event's version (`_save`), then send the
+        event, encoded once, to every entrant and follower (callers hold the lock). So a rebuilt
+        tournament numbers its next event after every one its audience received."""
         self.version += 1
+        await self._save()
         frame = encode(TournamentEvent(tournament=self.info(), version=self.version, kind=kind,
                                        standings=self.standings(), deal=deal, race=race))
         for entrant in list(self.entrants.values()):
             entrant.player.send(frame)
         for follower in list(self.followers):
             follower.send(frame)
+
+    # ------------------------------------------------------------------------- storing
+
+    async def _save(self, *, strict: bool = False) -> None:
+        """Store the tournament's description (`_description`) in a durable store (nothing
+        outlives a store that is not). Callers hold the lock, so descriptions land in the order
+        of the changes. If the store cannot be reached, say so and go on (a rebuild reads the
+        one saved before); ``strict``: raise `StoreUnavailable` instead."""
+        if not self.host.store.durable:
+            return
+        try:
+            await self.host.store.save_tournament(self.id, self._description())
+        except StoreUnavailable as exc:
+            if strict:
+                raise
+            log.warning("tournament %s: description not stored: %s", self.id, exc)
+
+    def _description(self) -> dict[str, object]:
+        """Everything `rebuild` reads, as a flat dict (lists and maps as JSON strings, as a race's
+        entrants are): the plan, the salts and commitments, the status and event version, the
+        deal races (``races``: codes, rounds deal i at index i), ``current_deal``, ``ends_at_ms``,
+        ``next_deal_ms``, and the entrants: ``[{"p": id, "n": name, "o": order, "w": withdrawn,
+        "m": moved, "r": {deal: race code}, "s": {deal: [race code, cleared, time_ms, status]}}]``
+        (deal indexes as strings, JSON's keys)."""
+        plan = self.plan
+        entrants = [
+            {"p": e.player.id, "n": e.player.name, "o": e.order, "w": e.withdrawn, "m": e.moved,
+             "r": {str(d): r.code for d, r in sorted(e.deal_races.items())},
+             "s": {str(d): [s.race, s.cleared, s.time_ms, s.status] for d, s in sorted(e.scores.items())}}
+            for e in self._by_order()
+        ]
+        return {
+            "name": plan.name,
+            "game": plan.game_cls.key,
+            "options": ",".join(f"{k}={int(v)}" for k, v in plan.options.items()),
+            "rules_version": plan.game_cls.rules_version,
+            "deal_version": DEAL_VERSION,
+            "format": plan.format,
+            "seeds": _json(list(plan.seeds)),
+            "starts_at_ms": plan.starts_at_ms,
+            "deal_time_limit_s": plan.deal_time_limit_s,
+            "max_entrants": plan.max_entrants,
+            "registration_opens_s": plan.registration_opens_s,
+            "arena_window_s": plan.arena_window_s,
+            "break_s": plan.break_s,
+            "countdown_s": plan.countdown_s,
+            "schedule": plan.schedule,
+            "timezone": plan.timezone,
+            "spectator_delay_s": plan.spectator_delay_s,
+            "salts": _json(self.salts),
+            "commitments": _json(self.commitments),
+            "status": self.status,
+            "version": self.version,
+            "current_deal": self.current_deal,
+            "ends_at_ms": self.ends_at_ms,
+            "next_deal_ms": self.next_deal_ms,
+            "races": _json([r.code for r in self.races]),
+            "entrants": _json(entrants),
+        }
+
+    # ------------------------------------------------------------------------ rebuilding
+
+    @classmethod
+    async def rebuild(cls, host: TournamentHost, tournament_id: str, meta: dict[str, object]) -> Tournament:
+        """The tournament ``tournament_id`` as its description ``meta`` (`_description`) says it
+        stood: same plan, seeds, salts and commitments, status, event version and instants; its
+        entrants as the host's players (`TournamentHost.player_by_id`), with their scores; its
+        deal races from the host's races (rebuilt before it), a race archived since as an
+        `ArchivedRace`, and a race that was named but never stored (the server stopped between
+        the two) left out, so that its deal is dealt when the tournament goes on. Nothing runs
+        until `resume`. Raises `RebuildError` if it cannot be rebuilt faithfully (a field missing
+        or unreadable, a game or rules version this server lacks, seeds and salts that do not
+        give the commitments, a deal race the store has but the host could not rebuild),
+        `StoreUnavailable` if the store does not answer."""
+        m: dict[str, Any] = meta  # its fields' types are checked below, or raise on use
+        try:
+            game_cls = find_game(m["game"])
+            if m["rules_version"] != game_cls.rules_version or m["deal_version"] != DEAL_VERSION:
+                raise RebuildError(f"tournament {tournament_id} was played under {m['game']} rules "
+                                   f"{m['rules_version']}, deal {m['deal_version']}; this server has rules "
+                                   f"{game_cls.rules_version}, deal {DEAL_VERSION}")
+            options = {k: v == "1" for k, _, v in (o.partition("=") for o in m["options"].split(",") if o)}
+            game_cls(0, **options)  # raises BadNotation for an option this server does not know
+            plan = TournamentPlan(
+                name=str(m["name"]), game_cls=game_cls, options=options, format=str(m["format"]),
+                seeds=tuple(int(s) for s in msgspec.json.decode(m["seeds"])), starts_at_ms=int(m["starts_at_ms"]),
+                deal_time_limit_s=int(m["deal_time_limit_s"]), max_entrants=int(m["max_entrants"]),
+                registration_opens_s=int(m["registration_opens_s"]), arena_window_s=int(m["arena_window_s"]),
+                break_s=int(m["break_s"]), countdown_s=int(m["countdown_s"]), schedule=m["schedule"],
+                timezone=str(m["timezone"]), spectator_delay_s=int(m["spectator_delay_s"]),
+            )
+            tournament = cls(host, tournament_id, plan)
+            tournament.salts = [str(s) for s in msgspec.json.decode(m["salts"])]
+            tournament.commitments = [commitment_of(seed, salt) for seed, salt in zip(plan.seeds, tournament.salts)]
+            if tournament.commitments != msgspec.json.decode(m["commitments"]) or len(tournament.salts) != len(plan.seeds):
+                raise RebuildError(f"tournament {tournament_id}: its seeds and salts do not give its published "
+                                   f"commitments")
+            tournament.status = str(m["status"])
+            tournament.version = int(m["version"])
+            tournament.current_deal = m["current_deal"]
+            tournament.ends_at_ms = m["ends_at_ms"]
+            tournament.next_deal_ms = m["next_deal_ms"]
+            codes = [str(c) for c in msgspec.json.decode(m["races"])]
+            saved = [(str(e["p"]), str(e["n"]), int(e["o"]), bool(e["w"]), bool(e["m"]),
+                      {int(d): str(c) for d, c in e["r"].items()},
+                      {int(d): DealScore(race=str(s[0]), cleared=int(s[1]), time_ms=int(s[2]), status=str(s[3]))
+                       for d, s in e["s"].items()})
+                     for e in msgspec.json.decode(m["entrants"])]
+        except RebuildError:
+            raise
+        except (UnknownGame, BadNotation) as exc:
+            raise RebuildError(f"tournament {tournament_id}: {exc.reason}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.DecodeError) as exc:
+            raise RebuildError(f"tournament {tournament_id}: its stored description cannot be read "
+                               f"({type(exc).__name__}: {exc})") from None
+        races: dict[str, Race | ArchivedRace] = {}
+        for code in codes:
+            race = host.races.get(code)
+            if race is not None:
+                races[code] = race
+            elif await host.store.load_record(code) is not None:
+                races[code] = ArchivedRace(code)
+            elif await host.store.load_race(code) is not None:
+                raise RebuildError(f"tournament {tournament_id}: its deal race {code} is in the store but was not "
+                                   f"rebuilt")
+            else:  # named, then the server stopped before the race was stored: never dealt
+                log.warning("tournament %s: race %s was never dealt; its deal is dealt again", tournament_id, code)
+        tournament.races = [races[c] for c in codes if c in races]
+        for player_id, name, order, withdrawn, moved, deal_races, scores in saved:
+            player = host.player_by_id(player_id, name)
+            entrant = TournamentEntrant(player, order, scores=scores, moved=moved, withdrawn=withdrawn)
+            for deal, code in sorted(deal_races.items()):
+                race = races.get(code)
+                if race is None:
+                    continue
+                entrant.deal_races[deal] = race
+                entrant.current = race if isinstance(race, Race) else None
+                if isinstance(race, Race):
+                    player.races.add(code)
+                elif deal not in scores:
+                    log.warning("tournament %s: deal %d of %s (race %s) was archived unscored", tournament_id,
+                                deal + 1, player_id, code)
+            tournament.entrants[player_id] = entrant
+            tournament._names[name_key(name)] = player_id
+        if tournament.current_deal is not None and tournament.plan.format == "rounds":
+            tournament.current_deal = len(tournament.races) - 1 if tournament.races else None
+        return tournament
+
+
+def _json(value: object) -> str:
+    """``value`` as one JSON string (a description stays flat)."""
+    return msgspec.json.encode(value).decode()

@@ -46,20 +46,29 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
 # ------------------------------------------------------------------------------ Redis
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 class RedisServer:
     """A real ``redis-server`` on a free loopback port, with its data (an append-only file) in
     ``folder``: `start` it, `stop` it (SIGKILL: as a crash), `pause` and `resume` it (SIGSTOP,
-    SIGCONT: as a server that stops answering), and start it again on the same port and data."""
+    SIGCONT: as a server that stops answering), and start it again on the same port and data.
+    With ``cluster``, a node of a Redis Cluster (`RedisClusterServer`), its cluster bus on a
+    free port of its own and its view of the cluster in ``folder``/nodes.conf."""
 
-    def __init__(self, folder) -> None:
-        import socket
-
+    def __init__(self, folder, *, cluster: bool = False) -> None:
         self.folder = folder
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process = None
+        # the bus port defaults to port + 10000, which may be taken or past 65535
+        self.cluster_args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                             "--cluster-port", str(_free_port()), "--cluster-node-timeout", "1000"] if cluster else []
 
     def start(self) -> None:
         import shutil
@@ -76,7 +85,8 @@ class RedisServer:
             # appendfsync always: a write is on disk before Redis answers it, so that an acknowledged
             # move survives Redis being killed (everysec may lose the last second or two of writes)
             [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
-             "--appendfsync", "always", "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning"],
+             "--appendfsync", "always", "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning",
+             *self.cluster_args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         client = redis.Redis(port=self.port, socket_timeout=0.2, socket_connect_timeout=0.2)
@@ -111,6 +121,94 @@ class RedisServer:
         self.process = None
 
 
+class RedisClusterServer:
+    """A real Redis Cluster on this machine: ``masters`` redis-servers (`RedisServer` with
+    ``cluster``; three by default, no replicas) on free loopback ports, each with its data in a
+    folder of its own under ``folder``, sharing the 16384 hash slots. ``url`` is
+    ``redis+cluster://`` with every master; ``masters`` are their `RedisServer`s. `start` forms
+    the cluster and waits until every master says ``cluster_state:ok``; `stop` kills them and
+    removes ``folder``; `kill` one master (SIGKILL) and `revive` it (same port, same data: it
+    takes its slots back)."""
+
+    def __init__(self, folder, masters: int = 3) -> None:
+        self.folder = folder
+        self.masters = []
+        for index in range(masters):
+            (folder / f"master{index}").mkdir()
+            self.masters.append(RedisServer(folder / f"master{index}", cluster=True))
+        self.url = "redis+cluster://" + ",".join(f"127.0.0.1:{m.port}" for m in self.masters)
+
+    def start(self) -> None:
+        import shutil
+        import subprocess
+
+        for master in self.masters:
+            master.start()
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            pytest.fail("redis-cli is not installed (Debian's redis-tools, with redis-server)", pytrace=False)
+        formed = subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{m.port}" for m in self.masters),
+                                 "--cluster-replicas", "0", "--cluster-yes"],
+                                capture_output=True, text=True, timeout=60)
+        if formed.returncode != 0:
+            pytest.fail(f"redis-cli --cluster create failed:\n{formed.stdout}{formed.stderr}", pytrace=False)
+        self.wait_ok()
+
+    def wait_ok(self) -> None:
+        """Wait until every master says ``cluster_state:ok`` (all slots served, all masters seen)."""
+        import time
+
+        import redis
+
+        deadline = time.monotonic() + 30 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
+        for master in self.masters:
+            client = redis.Redis(port=master.port, socket_timeout=0.5, socket_connect_timeout=0.5)
+            try:
+                while True:
+                    info = None
+                    try:
+                        info = client.cluster("info")
+                        if info["cluster_state"] == "ok" and int(info["cluster_known_nodes"]) == len(self.masters):
+                            break
+                    except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError):
+                        pass
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"the Redis Cluster in {self.folder} is not ok: {info}", pytrace=False)
+                    time.sleep(0.05)
+            finally:
+                client.close()
+
+    def master_of(self, key: str) -> RedisServer:
+        """The master that serves ``key``'s hash slot now."""
+        import redis
+
+        client = redis.Redis(port=next(m.port for m in self.masters if m.process is not None), socket_timeout=2)
+        try:
+            slot = client.cluster("keyslot", key)
+            for start, end, (_, port, *_), *_ in client.cluster("slots"):
+                if start <= slot <= end:
+                    return next(m for m in self.masters if m.port == port)
+        finally:
+            client.close()
+        raise AssertionError(f"no master serves {key!r} (slot {slot})")
+
+    def kill(self, master: RedisServer) -> None:
+        """Kill one master (SIGKILL: a crash); its slots are served by nobody until `revive`."""
+        master.stop()
+
+    def revive(self, master: RedisServer) -> None:
+        """Start a killed master again on its port and data, and wait until the cluster is ok."""
+        master.start()
+        self.wait_ok()
+
+    def stop(self) -> None:
+        import shutil
+
+        for master in self.masters:
+            master.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
     """One redis-server for the session (each test uses its own key prefix or race codes)."""
@@ -118,6 +216,49 @@ def redis_server(tmp_path_factory):
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory):
+    """One Redis Cluster of three masters for the session (`RedisClusterServer`; each test uses
+    its own key prefix or race codes)."""
+    cluster = RedisClusterServer(tmp_path_factory.mktemp("redis-cluster"))
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+class RedisAt:
+    """Where a test's Redis store keeps its keys: the session's one Redis (`redis_server`) or its
+    Redis Cluster (`redis_cluster`). ``url`` is for `RedisStore`; `raw` is a client of the test's
+    own, to look at the keys (in a cluster, KEYS asks every master)."""
+
+    def __init__(self, kind: str, server) -> None:
+        self.kind = kind
+        self.cluster = kind == "redis-cluster"
+        self.server = server
+        self.url = server.url
+
+    def raw(self):
+        import redis.asyncio as aioredis
+        from redis.asyncio.cluster import RedisCluster
+
+        class EveryMaster(RedisCluster):
+            async def keys(self, pattern="*", **kwargs):  # a random master's keys only, else
+                return await super().keys(pattern, target_nodes=RedisCluster.PRIMARIES, **kwargs)
+
+        if self.cluster:
+            return EveryMaster(host="127.0.0.1", port=self.server.masters[0].port)
+        return aioredis.Redis.from_url(self.url)
+
+
+@pytest.fixture(params=["redis", "redis-cluster"])
+def redis_at(request) -> RedisAt:
+    """A test that runs twice: over one Redis, and over a Redis Cluster of three masters."""
+    return RedisAt(request.param, request.getfixturevalue("redis_cluster" if request.param == "redis-cluster"
+                                                          else "redis_server"))
 
 
 @pytest.fixture

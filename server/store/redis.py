@@ -2,7 +2,7 @@
 
 Key layout, for the key prefix ``P`` (``arena`` unless told otherwise) and a race ``CODE``. Every
 key of one race, its record included, carries the hash tag ``{CODE}``, so that Redis Cluster
-keeps them in one slot and one script or transaction may touch them all:
+keeps them in one slot and one script may touch them all (below: what a cluster changes):
 
 ``P:race:{CODE}:meta``
     hash: the race's description (`Store.save_race`), one field per key, each value
@@ -23,11 +23,25 @@ keeps them in one slot and one script or transaction may touch them all:
 ``P:records``
     sorted set: the codes of the kept records by when they expire (milliseconds since the
     epoch), so that at most ``max_records`` are kept; the oldest go first.
-``P:races``
-    set: the codes of the races with a description, saved and not archived yet
-    (`Store.live_races`): the races a restarted server resumes. (It has no hash tag: the
-    transactions of `save_race` and `archive_race` that change it span two slots, which a
-    Redis Cluster would refuse; this store speaks to one Redis.)
+``P:race:{CODE}:owner``
+    string: the id of the node that serves the race (set when the race is first saved, changed
+    only by `claim` when another node takes it over); every script that writes the race checks
+    it first, so that a node that lost the race writes nothing (`NotOwner`).
+``P:node:{NODE}``
+    string: node ``NODE``'s lease, with a time to live (`heartbeat`); gone: the node is dead.
+``P:node:{NODE}:races``
+    set: the races node ``NODE`` owns and has not archived (`live_races`, `adopt`).
+``P:node:{NODE}:inbox``
+    sharded pub/sub channel: what other nodes send node ``NODE`` (`publish`, `listen`).
+``P:nodes``
+    set: every node id seen (so that a dead one's races are found).
+``P:lobby:open``, ``P:lobby:live``
+    sorted sets: the shared lobby, race codes by their place (creation instant in ms x 1000 plus
+    a digit from the code; `list_race`, `lobby_page`), kept by each race's owner.
+``P:race:{CODE}:info``
+    string: the race as the lobby shows it (an encoded `server.protocol.RaceInfo`).
+``P:leader``
+    string: the leader lock, the leader's node id with a time to live (`lead`).
 ``P:player:DIGEST``
     string: a player's id and display name (JSON ``{"p": ID, "n": NAME}``) under the SHA-256
     hex digest of its token (never the token itself), with a time to live (`save_player`), so
@@ -42,18 +56,40 @@ keeps them in one slot and one script or transaction may touch them all:
     hash: each recurring schedule's id -> its `server.protocol.CreateTournament` request,
     msgspec MessagePack (`Store.save_schedule`; its admin token is not kept).
 
+In a Redis Cluster (``redis+cluster://HOST:PORT,HOST:PORT``: `cluster_seeds`) the keys are the
+same. A race's keys hash to the slot of ``{CODE}``, a node's to that of ``{NODE}``, a
+tournament's to that of ``{TID}``: each script touches one of these groups only, so it runs
+whole on the one master of that slot, and races spread over the masters. The keys without a
+hash tag (``P:records``, ``P:nodes``, ``P:lobby:*``, ``P:leader``, ``P:tournaments``,
+``P:schedules``, ``P:player:DIGEST``) each lie in a slot of their own. Nothing here is atomic
+across two slots, and no transaction (MULTI/EXEC) is used, in a cluster or not: a method that
+writes a race's or a tournament's keys and one of those does it in separate steps, in an order
+that a server stopped between them cannot turn into a loss (`archive_race` drops the race and
+keeps its record in one script, then leaves the node's set and the records' index;
+`save_tournament` lists before it describes, `archive_tournament` undescribes before it
+unlists). A pipeline may still span slots (the client sends each master its part, with no order
+between masters). A node's inbox ``P:node:{NODE}:inbox`` is a sharded channel (``SPUBLISH``,
+``SSUBSCRIBE``): only the master of ``{NODE}``'s slot carries it, so the nodes' traffic spreads
+over the masters as the nodes do, and `listen` subscribes again wherever that slot is served
+after a failover. `open` checks the durability settings of every master.
+
 Round trips: `append_move` one (a small script: it also replaces a last entry with the same
 sequence number, see `Store.append_move`), `append_event` one, `events_since` one, `moves` one,
-`save_race` one (a transaction), `load_race` one, `load_record` one, `archive_race` three or
-four (a race ends once), `live_races`, `last_version`, `save_player`, `player_by_token` and
-`forget_player` one each, and so is each tournament and schedule method (`save_tournament` and
-`archive_tournament` are transactions).
+`save_race` two (a script, then the node's set), `load_race` one, `load_record` one,
+`archive_race` three (its entrants, the script, a pipeline; five when old records must go: a
+race ends once), `live_races`, `last_version`, `save_player`, `player_by_token` and
+`forget_player` one each, and so is each tournament and schedule method but `save_tournament`
+and `archive_tournament` (two each).
 
 Errors: when Redis cannot be reached, or does not answer within ``timeout_s``, every method
 raises `server.store.StoreUnavailable` (an `OSError`) naming the server, so that nothing is
 acknowledged that Redis does not have. The client reconnects by itself at the next command once
 Redis is back: a connection that broke is tried once more at once, a timeout is not (the command
-may have run; the caller refuses the request and the client may resend it).
+may have run; the caller refuses the request and the client may resend it). In a cluster, also
+a cluster that is down (``CLUSTERDOWN``: a master failed and no replica took over yet) or a
+slot that no master serves raises it; and a broken connection or a timeout is tried once more,
+after the client has asked the cluster which master serves the slot now (every script is safe to
+run twice: a move or event stored already is kept once, a claim made already answers True).
 
 Redis's own durability bounds ours: only with ``appendonly yes`` and ``appendfsync always`` is a
 write on disk before Redis answers it. With ``everysec`` (Redis's default once the append-only
@@ -70,8 +106,8 @@ tokens still work. So a shutdown over Redis no longer ends races: their entrants
 status from their description, their task at the point of the schedule where it stood (an
 instant that passed while no server ran is acted on at once; no deal is dealt twice or
 skipped), and recurring schedules with their next occurrence. Not yet: Double or Naught rounds
-and a finished race's par are not kept, and several nodes sharing one Redis (each race served by one
-node at a time) are a later step too.
+and a finished race's par are not kept. Several nodes share one Redis as server/nodes.py
+describes: each race is served by its owner, and a dead node's races are taken over.
 """
 
 from __future__ import annotations
@@ -80,21 +116,82 @@ import asyncio
 import contextlib
 import logging
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Iterator
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError, SlotNotCoveredError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import MoveEntry, Store, StoredEvent, StoredPlayer, StoreUnavailable
 
-__all__ = ["RedisStore"]
+__all__ = ["CLUSTER_SCHEMES", "RedisStore", "cluster_seeds"]
 
 log = logging.getLogger("arena.server")
+
+#: The URL schemes that name a Redis Cluster, each with the scheme of one of its nodes.
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+#: How redis-py's cluster client says that it could not reach or map the cluster (a plain
+#: RedisClusterException, which it also raises for mistakes in a command).
+_CLUSTER_AWAY = ("Redis Cluster cannot be connected", "Cluster mode is not enabled", "All slots are not covered",
+                 "startup_nodes could not agree", "No targets were found")
+
+
+def cluster_seeds(url: str) -> list[tuple[str, int]] | None:
+    """The seed nodes of a Redis Cluster URL, ``redis+cluster://[USER:PASSWORD@]HOST:PORT[,HOST:PORT...]``
+    (``rediss+cluster://`` for TLS; a port left out is 6379; a path, if any, is ``/0``: a
+    cluster has one database), or None for any other URL (one Redis). Any seed that answers is
+    enough: the client learns the rest of the cluster from it. Raises ValueError saying what is
+    wrong with a cluster URL (never quoting its password).
+
+    >>> cluster_seeds("redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]")
+    [('10.0.0.1', 7000), ('10.0.0.2', 7001), ('::1', 6379)]
+    >>> cluster_seeds("redis://127.0.0.1:6379/0") is None
+    True
+    >>> cluster_seeds("rediss+cluster://user:secret@10.0.0.1:7000/1")
+    Traceback (most recent call last):
+    ...
+    ValueError: a Redis Cluster has database 0 only, not '/1'
+    >>> cluster_seeds("redis+cluster://10.0.0.1:7000,10.0.0.2:port")
+    Traceback (most recent call last):
+    ...
+    ValueError: a Redis Cluster URL lists HOST:PORT,HOST:PORT...: not '10.0.0.2:port'
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in CLUSTER_SCHEMES or "://" not in url:
+        return None
+    seeds = []
+    for item in parts.netloc.rpartition("@")[2].split(","):
+        try:
+            seed = urllib.parse.urlsplit("//" + item.strip())
+            host, port = seed.hostname, seed.port or 6379
+        except ValueError:
+            host = None
+        if not host or seed.path or seed.username is not None:
+            raise ValueError(f"a Redis Cluster URL lists HOST:PORT,HOST:PORT...: not {item.strip()!r}")
+        seeds.append((host, port))
+    if parts.path not in ("", "/", "/0"):
+        raise ValueError(f"a Redis Cluster has database 0 only, not {parts.path!r}")
+    return seeds
+
+
+def _cluster_client(url: str, seeds: list[tuple[str, int]] | None, **options: object) -> RedisCluster:
+    """redis-py's cluster client for ``url`` with the seeds ``cluster_seeds`` found in it (None:
+    a plain ``redis://`` or ``rediss://`` URL naming one node of the cluster)."""
+    if seeds is None:
+        return RedisCluster.from_url(url, **options)
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    host, port = seeds[0]
+    netloc = f"{userinfo}{at}{f'[{host}]' if ':' in host else host}:{port}"
+    first = urllib.parse.urlunsplit((CLUSTER_SCHEMES[parts.scheme], netloc, parts.path, parts.query, ""))
+    return RedisCluster.from_url(first, startup_nodes=[ClusterNode(h, p) for h, p in seeds[1:]], **options)
 
 #: Fencing, in every script that writes a race (KEYS[1]: the race's owner key; ARGV[1]: this
 #: node's id): a node that is no longer the race's owner (another node took it over while this
@@ -155,15 +252,83 @@ end
 return 1
 """
 
+#: Archives a race at once (KEYS: owner, meta, record, players, then every other key to drop:
+#: events, info and each move log; ARGV: node, the record, its time to live in ms ('0': none kept),
+#: the move logs' key prefix): 0 if it is archived already (a record and no description), 1 if it
+#: is now (or was by this very call, run again after its answer was lost: the same record). A
+#: player missing from the move logs given (one whose first move came after they were read) is
+#: refused (``NEWPLAYER``): read them again.
+_ARCHIVE_RACE = _FENCE + """
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  local kept = redis.call('GET', KEYS[3])
+  if kept then
+    if kept == ARGV[2] then
+      return 1
+    end
+    return 0
+  end
+end
+local given = {}
+for i = 5, #KEYS do
+  given[KEYS[i]] = true
+end
+for _, player in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+  if not given[ARGV[4] .. player] then
+    return redis.error_reply('NEWPLAYER ' .. player)
+  end
+end
+redis.call('DEL', KEYS[1], KEYS[2], unpack(KEYS, 4))
+if ARGV[3] ~= '0' then
+  redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+end
+return 1
+"""
+
+#: Replaces a hash (KEYS: the hash; ARGV: field, value pairs, none: the hash is dropped).
+_REPLACE_HASH = """
+redis.call('DEL', KEYS[1])
+if #ARGV > 0 then
+  redis.call('HSET', KEYS[1], unpack(ARGV))
+end
+return 1
+"""
+
 #: Takes a race over (KEYS: owner; ARGV: the owner it must have now, '' for none, then the new
-#: one): 1 if it did.
+#: one): 1 if it did, or if the new one owns it already (a claim tried again after its answer was
+#: lost: it is the new owner's).
 _CLAIM = """
 local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[2] then
+  return 1
+end
 if (owner or '') ~= ARGV[1] then
   return 0
 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
+"""
+
+
+#: Takes or keeps the leader lock (KEYS: the lock; ARGV: node, lease in ms): 1 if this node holds it.
+_LEAD = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
+
+#: Gives the leader lock up if this node holds it (KEYS: the lock; ARGV: node).
+_STEP_DOWN = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 
@@ -190,7 +355,10 @@ class NotOwner(StaleRace):
 class RedisStore(Store):
     """Keeps races, move logs, the last ``max_events`` events of each race, and the records of
     archived races in the Redis at ``url`` (``redis://HOST:PORT/DB``, ``rediss://`` for TLS,
-    ``unix:///path/to/socket``); raises ValueError for a URL redis-py cannot read.
+    ``unix:///path/to/socket``), or in the Redis Cluster at ``url``
+    (``redis+cluster://HOST:PORT[,HOST:PORT...]``, ``rediss+cluster://`` for TLS: `cluster_seeds`;
+    ``cluster=True`` takes a ``redis://`` URL naming one node of a cluster too); raises
+    ValueError for a URL redis-py cannot read. ``cluster`` says which it is.
 
     ``prefix`` (default ``arena``) starts every key, so that several servers or tests can share
     one Redis. ``timeout_s`` (seconds, default 1) bounds connecting and each command; a move
@@ -203,16 +371,26 @@ class RedisStore(Store):
     durable = True  # a restarted server resumes its races from here (`Store.live_races`)
 
     def __init__(self, url: str, *, prefix: str = "arena", timeout_s: float = 1.0, max_events: int = 10_000,
-                 max_records: int = 100_000, node_id: str = "node") -> None:
-        self._redis = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout_s,
-            socket_connect_timeout=timeout_s,
-            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-        )
-        kwargs = self._redis.connection_pool.connection_kwargs
-        self.where = (f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
-                      if "path" not in kwargs else f"{kwargs['path']} (db {kwargs.get('db', 0)})")
+                 max_records: int = 100_000, node_id: str = "node", cluster: bool | None = None) -> None:
+        seeds = cluster_seeds(url)
+        self.cluster = seeds is not None if cluster is None else cluster
+        options = {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s,
+                   # a broken connection is tried once more at once (the cluster client also once
+                   # more after a timeout, having asked the cluster which node serves the slot now)
+                   "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))}
+        self._redis: aioredis.Redis | RedisCluster
+        if self.cluster:
+            try:
+                self._redis = _cluster_client(url, seeds, **options)
+            except RedisClusterException as exc:  # a database other than 0, a unix socket
+                raise ValueError(f"not a Redis Cluster URL: {exc}") from None
+            named = seeds or [(node.host, node.port) for node in self._redis.startup_nodes]
+            self.where = ",".join(f"{host}:{port}" for host, port in named) + " (cluster)"
+        else:
+            self._redis = aioredis.Redis.from_url(url, **options)
+            kwargs = self._redis.connection_pool.connection_kwargs
+            self.where = (f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
+                          if "path" not in kwargs else f"{kwargs['path']} (db {kwargs.get('db', 0)})")
         self.prefix = prefix
         self.max_events = max_events
         self.max_records = max_records
@@ -221,6 +399,10 @@ class RedisStore(Store):
         self._append_event = self._redis.register_script(_APPEND_EVENT)
         self._save_race = self._redis.register_script(_SAVE_RACE)
         self._claim = self._redis.register_script(_CLAIM)
+        self._archive_race = self._redis.register_script(_ARCHIVE_RACE)
+        self._replace_hash = self._redis.register_script(_REPLACE_HASH)
+        self._lead = self._redis.register_script(_LEAD)
+        self._step_down = self._redis.register_script(_STEP_DOWN)
 
     def __str__(self) -> str:
         return f"redis {self.where}, key prefix {self.prefix!r}"
@@ -248,6 +430,15 @@ class RedisStore(Store):
         `StaleRace`."""
         try:
             yield
+        except (ClusterError, SlotNotCoveredError, RedisClusterException) as exc:
+            # a cluster that is down (CLUSTERDOWN, a ResponseError too), a slot no node serves (a
+            # master died and no replica took over yet), or no node to ask; anything else the
+            # cluster client raises is a mistake in a command, not Redis being away
+            if isinstance(exc, RedisClusterException) and not isinstance(exc, SlotNotCoveredError) \
+                    and not str(exc).startswith(_CLUSTER_AWAY):
+                raise
+            why = str(exc).split("\n", 1)[0] or type(exc).__name__
+            raise StoreUnavailable(f"Redis at {self.where} is unavailable: {why}") from exc
         except ResponseError as exc:
             text = str(exc)
             if code is not None and text.startswith("NOTOWNER "):
@@ -266,14 +457,27 @@ class RedisStore(Store):
         acknowledged writes when it crashes (not ``appendonly yes`` with ``appendfsync always``)."""
         with self._reaching():
             await self._redis.ping()
+            try:  # a cluster's node would answer most commands with MOVED
+                clustered = not self.cluster and (await self._redis.info("cluster")).get("cluster_enabled")
+            except ResponseError:  # INFO turned off: the first command sent elsewhere will say
+                clustered = False
+            if clustered:
+                raise StoreUnavailable(f"Redis at {self.where} is a node of a Redis Cluster: name the cluster with "
+                                       f"redis+cluster://HOST:PORT[,HOST:PORT...]")
             try:
-                settings = await self._redis.config_get("append*")
+                if self.cluster:  # each master answers for its own slots: ask them all
+                    each = {node.name: await self._redis.config_get("append*", target_nodes=node)
+                            for node in self._redis.get_primaries()}
+                else:
+                    each = {self.where: await self._redis.config_get("append*")}
             except ResponseError:  # CONFIG is often turned off on managed Redis: nothing to check
+                log.info("Redis at %s does not answer CONFIG GET: its durability settings are not checked", self.where)
                 return
-        appendonly, appendfsync = (_text(settings.get(name, "?")) for name in ("appendonly", "appendfsync"))
-        if (appendonly, appendfsync) != ("yes", "always"):
-            log.warning("Redis at %s has appendonly %s, appendfsync %s: if it crashes it may lose moves already "
-                        "acknowledged (set appendonly yes and appendfsync always)", self.where, appendonly, appendfsync)
+        for where, settings in sorted(each.items()):
+            appendonly, appendfsync = (_text(settings.get(name, "?")) for name in ("appendonly", "appendfsync"))
+            if (appendonly, appendfsync) != ("yes", "always"):
+                log.warning("Redis at %s has appendonly %s, appendfsync %s: if it crashes it may lose moves already "
+                            "acknowledged (set appendonly yes and appendfsync always)", where, appendonly, appendfsync)
 
     async def close(self) -> None:
         await self._redis.aclose()
@@ -304,11 +508,26 @@ class RedisStore(Store):
                 pipe.sadd(f"{self.prefix}:nodes", self.node_id)
                 await pipe.execute()
 
+    async def lead(self, lease_s: float) -> bool:
+        """Take the leader lock if nobody holds it, or keep it for ``lease_s`` more seconds if this
+        node holds it; True if this node is the leader now. The leader runs the tournaments and
+        their schedules, and takes dead nodes' races over (`server.nodes`)."""
+        with self._reaching():
+            return bool(await self._lead(keys=[f"{self.prefix}:leader"],
+                                         args=[self.node_id, max(1, round(lease_s * 1000))]))
+
+    async def leader(self) -> str | None:
+        """The id of the node holding the leader lock, or None."""
+        with self._reaching():
+            holder = await self._redis.get(f"{self.prefix}:leader")
+        return holder.decode() if holder is not None else None
+
     async def release(self) -> None:
         """Give up this node's lease at once (a graceful shutdown): the other nodes take its races
         over at their next look instead of when the lease would have run out."""
         with self._reaching():
             await self._redis.delete(self._node_key(self.node_id))
+            await self._step_down(keys=[f"{self.prefix}:leader"], args=[self.node_id])
 
     async def dead_nodes(self) -> list[str]:
         """The listed nodes whose lease has run out (one round trip per listed node, in one
@@ -339,6 +558,39 @@ class RedisStore(Store):
                 await self._redis.srem(f"{self.prefix}:nodes", dead)
         return taken
 
+    async def list_race(self, code: str, listing: str | None, score: int, info: bytes) -> None:
+        """Show race ``code`` in the shared lobby's ``listing`` ("open" or "live"; None: in
+        neither) at ``score`` (its place, newest highest), with ``info`` (an encoded
+        `server.protocol.RaceInfo`) as the lobby shows it."""
+        with self._reaching():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for name in ("open", "live"):
+                    if name == listing:
+                        pipe.zadd(f"{self.prefix}:lobby:{name}", {code: score})
+                    else:
+                        pipe.zrem(f"{self.prefix}:lobby:{name}", code)
+                if listing is None:
+                    pipe.delete(self._race_key(code, "info"))
+                else:
+                    pipe.set(self._race_key(code, "info"), info)
+                await pipe.execute()
+
+    async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[bytes], int | None]:
+        """Up to ``limit`` races of the shared lobby's ``listing``, newest first, placed below
+        ``before`` (None: from the top): their encoded infos, and the cursor of the next page
+        (None: none). Two round trips."""
+        top = "+inf" if before is None else f"({before}"
+        with self._reaching():
+            found = await self._redis.zrevrangebyscore(f"{self.prefix}:lobby:{listing}", top, "-inf", start=0,
+                                                       num=limit + 1, withscores=True)
+            page = found[:limit]
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for code, _ in page:
+                    pipe.get(self._race_key(code.decode(), "info"))
+                infos = await pipe.execute()
+        cursor = int(page[-1][1]) if len(found) > limit else None
+        return [info for info in infos if info is not None], cursor
+
     def inbox_channel(self, node: str) -> str:
         """The sharded pub/sub channel on which node ``node`` receives what other nodes send it."""
         return self._node_key(node, "inbox")
@@ -350,24 +602,37 @@ class RedisStore(Store):
 
     async def listen(self) -> AsyncIterator[bytes]:
         """What other nodes send this node, as it arrives, forever; while Redis is away it waits
-        and subscribes again (what was sent meanwhile is lost: the senders time out)."""
+        and subscribes again (what was sent meanwhile is lost: the senders time out). In a
+        cluster the inbox is a sharded channel, served by the master of its slot (`ClusterPubSub`):
+        when that master fails, or the slot moves, this subscribes again wherever the cluster
+        serves the slot then."""
         channel = self.inbox_channel(self.node_id)
         while True:
             pubsub = self._redis.pubsub()
             try:
+                if self.cluster:
+                    # a command on the inbox's slot first: the client maps the cluster afresh if it
+                    # changed (a failover, a slot moved), so that it subscribes where the slot is now
+                    await self._redis.exists(channel)
                 await pubsub.ssubscribe(channel)
                 while True:
-                    message = await pubsub.get_sharded_message(timeout=None) if hasattr(
-                        pubsub, "get_sharded_message") else await pubsub.get_message(timeout=None)
-                    if message is not None and message.get("type") in ("smessage", "message"):
+                    message = await (pubsub.get_sharded_message(timeout=None) if self.cluster
+                                     else pubsub.get_message(timeout=None))
+                    kind = _text(message["type"]) if message is not None else "nothing"
+                    if kind == "smessage":
                         yield message["data"]
-            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                log.warning("node %s: lost its inbox at Redis %s (%s); subscribing again", self.node_id, self.where,
-                            exc)
-                await asyncio.sleep(0.5)
+                    elif kind not in ("ssubscribe", "pong"):
+                        # sunsubscribe: Redis dropped the subscription (its slot moved); nothing:
+                        # the client holds no subscription any more
+                        why = f"it got {kind} from it"
+                        break
+            except (RedisError, RedisClusterException, OSError) as exc:
+                why = str(exc).split("\n", 1)[0] or type(exc).__name__
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
+            log.warning("node %s: lost its inbox at Redis %s (%s); subscribing again", self.node_id, self.where, why)
+            await asyncio.sleep(0.5)
 
     # -------------------------------------------------------------------------- races
 
@@ -461,38 +726,37 @@ class RedisStore(Store):
     async def archive_race(self, code: str, record: bytes | None, keep_s: float) -> None:
         """As `Store.archive_race`. Raises `NotOwner` if another node owns the race now; does
         nothing if the race is archived already (by a node that owned it before: its record, made
-        while the move logs were still there, stands)."""
-        players_key = self._race_key(code, "players")
-        with self._reaching():
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.get(self._race_key(code, "owner"))
-                pipe.exists(self._race_key(code, "meta"))
-                pipe.exists(self._record_key(code))
-                pipe.smembers(players_key)
-                owner, described, archived, players = await pipe.execute()
-            if owner is not None and owner.decode() != self.node_id:
-                raise NotOwner(code, owner.decode())
-            if archived and not described:
-                await self._redis.srem(self._node_key(self.node_id, "races"), code)
-                return
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self._race_key(code, "meta"), self._race_key(code, "events"), players_key,
-                            self._race_key(code, "owner"),
-                            *(self._race_key(code, f"moves:{p.decode()}") for p in players))
-                if record is not None and keep_s > 0:
-                    pipe.set(self._record_key(code), record, px=max(1, round(keep_s * 1000)))
-                await pipe.execute()
-            await self._redis.srem(self._node_key(self.node_id, "races"), code)
-            if record is None or keep_s <= 0:
-                return
+        while the move logs were still there, stands). The live keys go and the record comes in
+        one script (one slot: the race's), so that no reader ever finds neither; then the node's
+        set of races and the records' index (other slots) follow."""
+        keep = record is not None and keep_s > 0
+        moves = self._race_key(code, "moves:")
+        keys = [self._race_key(code, "owner"), self._race_key(code, "meta"), self._record_key(code),
+                self._race_key(code, "players"), self._race_key(code, "events"), self._race_key(code, "info")]
+        with self._reaching(code):
+            for _ in range(3):
+                players = await self._redis.smembers(keys[3])
+                try:
+                    archived = await self._archive_race(
+                        keys=[*keys, *(moves + p.decode() for p in sorted(players))],
+                        args=[self.node_id, record if keep else b"", max(1, round(keep_s * 1000)) if keep else 0,
+                              moves])
+                    break
+                except ResponseError as exc:
+                    if not str(exc).startswith("NEWPLAYER "):
+                        raise
+            else:
+                raise StaleRace(code, "its entrants kept changing while it was archived")
             index = f"{self.prefix}:records"
             now_ms = time.time() * 1000
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(index, {code: now_ms + keep_s * 1000})
-                pipe.zremrangebyscore(index, "-inf", now_ms)  # their keys expired by themselves
-                pipe.zcard(index)
+                pipe.srem(self._node_key(self.node_id, "races"), code)
+                if archived and keep:
+                    pipe.zadd(index, {code: now_ms + keep_s * 1000})
+                    pipe.zremrangebyscore(index, "-inf", now_ms)  # their keys expired by themselves
+                    pipe.zcard(index)
                 *_, kept = await pipe.execute()
-            if kept > self.max_records:
+            if archived and keep and kept > self.max_records:
                 oldest = await self._redis.zpopmin(index, kept - self.max_records)
                 async with self._redis.pipeline(transaction=False) as pipe:
                     for old, _ in oldest:
@@ -517,14 +781,15 @@ class RedisStore(Store):
         return f"{self.prefix}:schedules"
 
     async def save_tournament(self, tournament_id: str, meta: dict[str, object]) -> None:
-        key = self._tournament_key(tournament_id)
+        """As `Store.save_tournament`: listed first, then its description replaced at once (a
+        script: the description's keys and the list are in different slots of a cluster, so this
+        is two round trips); a server stopped in between leaves it listed with its description of
+        before, or none (a listed id without one is not resumed), never described and unlisted."""
+        pairs = [x for k, v in meta.items() for x in (k, msgspec.json.encode(v))]
         with self._reaching():
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(key)
-                if meta:
-                    pipe.hset(key, mapping={k: msgspec.json.encode(v) for k, v in meta.items()})
-                    pipe.sadd(self._tournaments_key, tournament_id)
-                await pipe.execute()
+            if meta:
+                await self._redis.sadd(self._tournaments_key, tournament_id)
+            await self._replace_hash(keys=[self._tournament_key(tournament_id)], args=pairs)
 
     async def load_tournament(self, tournament_id: str) -> dict[str, object] | None:
         with self._reaching():
@@ -539,11 +804,11 @@ class RedisStore(Store):
         return [i.decode() for i in ids]
 
     async def archive_tournament(self, tournament_id: str) -> None:
+        """As `Store.archive_tournament`: its description goes first, then it is unlisted (two
+        round trips, as for `save_tournament`)."""
         with self._reaching():
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self._tournament_key(tournament_id))
-                pipe.srem(self._tournaments_key, tournament_id)
-                await pipe.execute()
+            await self._redis.delete(self._tournament_key(tournament_id))
+            await self._redis.srem(self._tournaments_key, tournament_id)
 
     async def save_schedule(self, schedule_id: str, message: bytes) -> None:
         with self._reaching():

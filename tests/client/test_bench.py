@@ -7,6 +7,7 @@ These are smoke tests with tiny numbers; the figures themselves come from runnin
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import json
 import time
@@ -131,6 +132,46 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     assert len(figures["load_cpu_cores"]) == 1 and figures["generator_limited"] is False
     printed = console.file.getvalue()  # type: ignore[attr-defined]
     assert "moves/s acknowledged" in printed and "same machine" in printed
+
+
+async def test_load_over_redis_spreads_each_race_over_two_nodes(tmp_path: Path) -> None:
+    """--redis local --nodes 2: a private redis-server and two nodes; each race's entrants and
+    spectators alternate between the nodes, so both serve connections and half of the moves are
+    forwarded to the race's node; every move is acknowledged, nothing fails, and each node's CPU
+    is read (the nodes' figures add up to the total)."""
+    out = tmp_path / "nodes.json"
+    console = _console()
+    args = _parse(["load", "--redis", "local", "--nodes", "2", "--races", "2", "--entrants", "2", "--spectators", "2",
+                   "--rate", "5", "--warmup", "1", "--duration", "3", "--json", str(out)])
+    assert await run_bench(args, console) == 0
+    figures = json.loads(out.read_text())
+    assert figures["store"] == "redis" and figures["redis"].startswith("a private redis-server")
+    nodes = figures["nodes"]
+    assert [node["node"] for node in nodes] == ["node1", "node2"]
+    assert len({node["url"] for node in nodes}) == 2
+    for node in nodes:
+        assert node["clients"] == 4, "2 races x 4 connections, alternating between the nodes"
+        assert node["server_connections"] >= 4
+        assert node["cpu_us_per_move"] > 0 and node["cpu_cores"] > 0
+    assert figures["server_cpu_us_per_move"] == pytest.approx(sum(node["cpu_us_per_move"] for node in nodes))
+    assert figures["redis_cpu_cores"] is not None
+    assert figures["clients_held"] == 8 and figures["offered_moves_per_s"] == 20
+    assert figures["moves_acked_per_s"] > 10, "most offered moves are acknowledged within the window"
+    assert 0.3 < figures["moves_forwarded_share"] < 0.7, "the second entrant of each race is on the other node"
+    assert 0 < figures["ack_local_p50_ms"] and 0 < figures["ack_forwarded_p50_ms"]
+    assert figures["spectator_local_p50_ms"] is not None and figures["spectator_forwarded_p50_ms"] is not None
+    assert figures["errors"] == 0 and figures["refused"] == figures["timeouts"] == figures["closed"] == 0
+    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "2 (node1, node2), redis" in printed and "node2: clients" in printed
+
+
+def test_load_refuses_nodes_without_redis_and_redis_with_a_server(capsys: pytest.CaptureFixture[str]) -> None:
+    """Several nodes share one Redis; --redis starts servers, so it cannot go with --server."""
+    for argv in (["--nodes", "2"], ["--redis", "local", "--server", "ws://127.0.0.1:1"],
+                 ["--server", "ws://127.0.0.1:1", "--server", "ws://127.0.0.1:2", "--server-pid", "1"]):
+        assert asyncio.run(run_bench(_parse(["load", *argv]), console := _console())) == 2
+        assert "error:" in console.file.getvalue()  # type: ignore[attr-defined]
+    assert _parse(["load", "--server-cpu", "0"]).server_cpu == (0,)
 
 
 async def test_progress_events_carry_the_server_wall_clock() -> None:

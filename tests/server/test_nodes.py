@@ -11,20 +11,22 @@ that Redis itself refuses a move from a node that no longer owns the race."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections.abc import AsyncIterator
 
 import pytest
 
+from client.bot import run_tournament_bot
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
 from server.catalog import load_catalog
 from server.service import ArenaServer, ServerConfig
-from server.store import MoveEntry
+from server.store import MoveEntry, StoredEvent, StoreUnavailable
 from server.store.redis import NotOwner, RedisStore, StaleRace
-from tests.conftest import MS, RedisServer
+from tests.conftest import MS, RedisClusterServer, RedisServer
 from tests.server.test_restart import Node
 
 #: A public Golf deal and its winning line (seeds/golf.txt): every move of it is legal.
@@ -39,12 +41,13 @@ def node_config(redis_url: str, node_id: str) -> ServerConfig:
 
 
 @pytest.fixture
-async def two_nodes(redis_server, redis_prefix) -> AsyncIterator[tuple[ArenaServer, ArenaServer]]:
-    """Two servers in this process sharing this test's keys in one Redis."""
+async def two_nodes(redis_at, redis_prefix) -> AsyncIterator[tuple[ArenaServer, ArenaServer]]:
+    """Two servers in this process sharing this test's keys in one Redis, or in a Redis Cluster
+    of three masters (each test that uses them runs over both)."""
     servers = []
     for name in ("one", "two"):
-        store = RedisStore(redis_server.url, prefix=redis_prefix)
-        server = ArenaServer(node_config(redis_server.url, name), store=store)
+        store = RedisStore(redis_at.url, prefix=redis_prefix)
+        server = ArenaServer(node_config(redis_at.url, name), store=store)
         await server.start()
         servers.append((server, store))
     try:
@@ -108,19 +111,60 @@ async def test_entrants_and_a_spectator_on_two_nodes_race_together(two_nodes):
         await client.close()
 
 
-async def test_redis_refuses_a_move_from_a_node_that_lost_the_race(redis_server, redis_prefix):
+async def test_the_lobby_lists_the_races_of_every_node(two_nodes):
+    """`arena races` on either node lists the open races created on both, newest first, in
+    pages; a race that starts moves to the live listing, with its entrants as they stand."""
+    one, two = two_nodes
+    ann = await ArenaClient.connect(one.url, "ann", timeout_s=WAIT_S)
+    bob = await ArenaClient.connect(two.url, "bob", timeout_s=WAIT_S)
+    made = []
+    for client in (ann, bob, ann):
+        made.append((await client.create_race("golf", seed=WINNER.seed, countdown_s=0)).code)
+        await asyncio.sleep(0.005)  # distinct creation instants
+    await bob.join_race(made[0])
+
+    async def listed(client: ArenaClient, status: str) -> list[p.RaceInfo]:
+        infos, before = [], None
+        while True:
+            page = await client.list_races(status, before=before, limit=2)
+            infos += page.races
+            if page.cursor is None:
+                return infos
+            before = page.cursor
+
+    deadline = time.monotonic() + WAIT_S
+    while [i.code for i in await listed(bob, "open")] != made[::-1] and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)  # each owner writes its changes at the end of its loop turn
+    for client in (ann, bob):
+        infos = await listed(client, "open")
+        assert [i.code for i in infos] == made[::-1]
+        assert infos[-1].entrants == ["ann", "bob"]
+    await ann.start_race(made[0])
+    while [i.code for i in await listed(ann, "live")] != [made[0]] and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert [i.code for i in await listed(bob, "live")] == [made[0]]
+    assert [i.code for i in await listed(bob, "open")] == made[:0:-1]
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_redis_refuses_a_move_from_a_node_that_lost_the_race(redis_at, redis_prefix):
     """Fencing: once another node has taken a race over, the old owner's writes are refused
     (`NotOwner`), and a move number that does not follow the log is refused (`StaleRace`)."""
-    old = RedisStore(redis_server.url, prefix=redis_prefix, node_id="old")
-    new = RedisStore(redis_server.url, prefix=redis_prefix, node_id="new")
+    old = RedisStore(redis_at.url, prefix=redis_prefix, node_id="old")
+    new = RedisStore(redis_at.url, prefix=redis_prefix, node_id="new")
     try:
         await old.save_race("FENCE", {"game": "golf"})
         await old.append_move("FENCE", "p1", MoveEntry(1, "1", 10))
         assert await old.owner("FENCE") == "old"
         assert not await new.claim("FENCE", "someone else")
         assert await new.claim("FENCE", "old")
+        assert await new.claim("FENCE", "old"), "a claim tried again (its answer lost) is not the new owner's"
         with pytest.raises(NotOwner):
             await old.append_move("FENCE", "p1", MoveEntry(2, "2", 20))
+        with pytest.raises(NotOwner):
+            await old.archive_race("FENCE", b"a record", 60)
+        assert await new.load_race("FENCE") == {"game": "golf"} and await new.load_record("FENCE") is None
         with pytest.raises(NotOwner):
             await old.save_race("FENCE", {"game": "golf"})
         with pytest.raises(StaleRace):
@@ -133,10 +177,101 @@ async def test_redis_refuses_a_move_from_a_node_that_lost_the_race(redis_server,
         await new.close()
 
 
-@pytest.fixture
-async def two_node_processes(tmp_path) -> AsyncIterator[tuple[Node, Node]]:
-    """``arena serve`` twice over one Redis of this test's own, with a one-second lease."""
-    redis = RedisServer(tmp_path)
+async def test_in_a_cluster_a_race_keeps_to_one_slot_and_races_spread_over_every_master(redis_cluster,
+                                                                                       redis_prefix):
+    """Over a Redis Cluster every key of a race (description, owner, players, move logs, events;
+    once archived, its record) hashes to one slot, that of ``{CODE}``, and lies on the one master
+    that serves it (as CLUSTER KEYSLOT and each master's own keys say); thirty races spread over
+    all three masters."""
+    import re
+
+    import redis.asyncio as aioredis
+
+    store = RedisStore(redis_cluster.url, prefix=redis_prefix, node_id="one")
+    masters = {m.port: aioredis.Redis(port=m.port) for m in redis_cluster.masters}
+    codes = [f"S{n:02d}LOT" for n in range(30)]
+    try:
+        for code in codes:
+            await store.save_race(code, {"game": "golf"})
+            for player in ("p1", "p2"):
+                await store.append_move(code, player, MoveEntry(1, "deal", 1))
+            await store.append_event(code, StoredEvent(1, b"frame", b"frame"))
+        await store.archive_race(codes[0], b"the record", 60)
+        held: dict[str, dict[int, list[str]]] = {}  # code -> master port -> its keys there
+        for port, raw in masters.items():
+            for key in (k.decode() for k in await raw.keys(f"{redis_prefix}:*")):
+                tag = re.search(r"{(.+?)}", key)
+                if tag and tag[1] in codes:
+                    held.setdefault(tag[1], {}).setdefault(port, []).append(key)
+        assert sorted(held) == codes
+        any_master = next(iter(masters.values()))
+        for code, where in held.items():
+            assert len(where) == 1, f"race {code} is spread over masters {sorted(where)}"
+            (port, keys), = where.items()
+            parts = sorted(key.split("}", 1)[1] for key in keys)
+            assert parts == ([""] if code == codes[0] else [":events", ":meta", ":moves:p1", ":moves:p2", ":owner",
+                                                            ":players"]), (code, keys)
+            slots = {await any_master.cluster("keyslot", key) for key in keys}
+            assert slots == {await any_master.cluster("keyslot", f"{{{code}}}")}, (code, keys, slots)
+            assert redis_cluster.master_of(f"{{{code}}}").port == port
+        used = {port for where in held.values() for port in where}
+        assert used == set(masters), f"thirty races on {len(used)} of {len(masters)} masters"
+    finally:
+        await store.close()
+        for raw in masters.values():
+            await raw.aclose()
+
+
+async def test_a_node_hears_its_inbox_again_after_the_cluster_master_serving_it_restarts(redis_cluster,
+                                                                                         redis_prefix):
+    """A node's inbox is a sharded channel, served by the master of its slot. That master is
+    killed (SIGKILL) while node one listens: node two's sends fail meanwhile; once the master is
+    back (same port, same data) node one has subscribed again by itself and hears node two."""
+    one = RedisStore(redis_cluster.url, prefix=redis_prefix, node_id="one", timeout_s=0.5)
+    two = RedisStore(redis_cluster.url, prefix=redis_prefix, node_id="two", timeout_s=0.5)
+    heard: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def listen() -> None:
+        async for payload in one.listen():
+            heard.put_nowait(payload)
+
+    async def send_until_heard(payload: bytes) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            with contextlib.suppress(StoreUnavailable):  # the cluster is still finding its master again
+                await two.publish("one", payload)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.2):
+                    while await heard.get() != payload:  # copies of an earlier payload, sent twice
+                        pass
+                    return
+        raise AssertionError(f"node one never heard {payload!r}")
+
+    listening = asyncio.get_running_loop().create_task(listen())
+    master = redis_cluster.master_of(one.inbox_channel("one"))
+    try:
+        await send_until_heard(b"before")
+        await asyncio.to_thread(redis_cluster.kill, master)
+        with pytest.raises(StoreUnavailable):
+            await two.publish("one", b"lost")
+        await asyncio.to_thread(redis_cluster.revive, master)
+        await send_until_heard(b"after")
+        assert not listening.done()
+    finally:
+        if master.process is None:
+            await asyncio.to_thread(redis_cluster.revive, master)
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
+        await one.close()
+        await two.close()
+
+
+@pytest.fixture(params=["redis", "redis-cluster"])
+async def two_node_processes(request, tmp_path) -> AsyncIterator[tuple[Node, Node]]:
+    """``arena serve`` twice over one Redis of this test's own, or a Redis Cluster of three
+    masters of its own (``--redis redis+cluster://...``), with a one-second lease."""
+    redis = RedisClusterServer(tmp_path) if request.param == "redis-cluster" else RedisServer(tmp_path)
     redis.start()
     nodes = [Node({"redis": redis.url, "node_id": name, "lease_s": 1, "forward_timeout_s": 2,
                    "rate_per_s": 10_000, "burst": 10_000, "shutdown_grace_s": 5, "ping_interval_s": "none"})
@@ -218,4 +353,64 @@ async def test_when_the_owner_dies_the_other_node_takes_the_race_over(two_node_p
     log = two.log_text()
     assert "Traceback" not in log, log[-3000:]
     for client in (ann, bob):
+        await client.close()
+
+
+ADMIN = "organiser-secret"
+
+
+@pytest.fixture
+async def leader_and_follower(tmp_path) -> AsyncIterator[tuple[Node, Node]]:
+    """Two ``arena serve`` nodes over one Redis, the first started first (the leader), with an
+    organisers' token."""
+    redis = RedisServer(tmp_path)
+    redis.start()
+    nodes = [Node({"redis": redis.url, "node_id": name, "lease_s": 1, "forward_timeout_s": 2,
+                   "admin_token": ADMIN, "rate_per_s": 10_000, "burst": 10_000, "ping_interval_s": "none"})
+             for name in ("one", "two")]
+    try:
+        for node in nodes:
+            await node.start()
+        yield nodes[0], nodes[1]
+    finally:
+        for node in nodes:
+            node.stop()
+        redis.stop()
+
+
+async def test_when_the_leader_dies_another_node_runs_its_tournament_on(leader_and_follower):
+    """Node one leads, so it runs the tournament that the organiser created through node two;
+    three bots play it through node two. Node one is killed during deal 1: node two takes the
+    lead and the deal's race over, deal 1 ends once, deal 2 is dealt once, and every move a bot
+    had acknowledged is in the records exactly once."""
+    one, two = leader_and_follower
+    org = await ArenaClient.connect(two.url, "org", timeout_s=WAIT_S)
+    bots = [await ArenaClient.connect(two.url, f"bot{i}", timeout_s=WAIT_S) for i in range(3)]
+    starts = time.time() + 2
+    info = await org.create_tournament(ADMIN, "Night owls", "golf", 2, format="rounds", seeds=[WINNER.seed] * 2,
+                                       starts_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(starts)) + "Z",
+                                       deal_time_limit_s=60, countdown_s=1, break_s=1)
+    tid = info.id
+    playing = [asyncio.ensure_future(run_tournament_bot(bot, tid, delay_ms=30)) for bot in bots]
+    await bots[0].wait_for(lambda: tid in bots[0].tournaments and len(bots[0].tournaments[tid].races) >= 1, WAIT_S)
+    first = bots[0].tournaments[tid].races[0]
+    await bots[0].wait_for(lambda: first in bots[0].started, WAIT_S)
+    await asyncio.sleep(0.3)  # a few moves into deal 1
+    await one.halt(signal.SIGKILL)
+
+    results = await asyncio.wait_for(asyncio.gather(*playing), 60)
+    for bot in bots:
+        await bot.wait_for(lambda b=bot: b.tournaments[tid].status == "finished", WAIT_S)
+    final = bots[0].tournaments[tid]
+    assert len(final.races) == 2 and len(set(final.races)) == 2, final.races
+    assert [len(r) for r in results] == [2, 2, 2], "a bot missed a deal"
+    for deal, code in enumerate(final.races):
+        record = await org.get_record(code)
+        assert verify_record(record).ok
+        moves = {e.name: len(e.moves) for e in record.entrants}
+        assert moves == {bot.name: results[i][deal].moves for i, bot in enumerate(bots)}, \
+            "the record and the bots' acknowledged moves differ"
+    log = two.log_text()
+    assert "leads now" in log and "Traceback" not in log, log[-3000:]
+    for client in (org, *bots):
         await client.close()

@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-import redis.asyncio as aioredis
 
 from server.store import MoveEntry, Store, StoredEvent, StoredPlayer, StoreUnavailable
 from server.store.memory import MemoryStore
@@ -40,10 +39,10 @@ class Kit:
             await asyncio.sleep(seconds)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 async def make(request) -> AsyncIterator[callable]:
     """``make(**options)``: a fresh store of the parametrized kind (options: ``max_events``,
-    ``max_records``)."""
+    ``max_records``): in memory, over one Redis, or over a Redis Cluster of three masters."""
     made: list[Store] = []
 
     def make_(**options: int) -> Kit:
@@ -52,7 +51,7 @@ async def make(request) -> AsyncIterator[callable]:
             store = MemoryStore(now=clock, **options)
             made.append(store)
             return Kit(store, clock)
-        server = request.getfixturevalue("redis_server")
+        server = request.getfixturevalue("redis_cluster" if request.param == "redis-cluster" else "redis_server")
         store = RedisStore(server.url, prefix=request.getfixturevalue("redis_prefix"), **options)
         made.append(store)
         return Kit(store, None)
@@ -226,14 +225,48 @@ async def test_a_player_is_found_by_its_token_digest_until_forgotten_or_expired(
     assert await store.player_by_token("d2") is None
 
 
+async def test_a_tournament_description_round_trips_and_is_listed_until_archived(make):
+    """`save_tournament` keeps a flat description (str, int, bool, None) and lists the tournament
+    as live; saving again replaces it and lists it once; `archive_tournament` drops both."""
+    store = make().store
+    assert await store.live_tournaments() == [] and await store.load_tournament("T1") is None
+    meta = {"name": "Friday", "seeds": "[1,2]", "starts_at_ms": 1_700_000_000_000, "schedule": None,
+            "current_deal": 0, "digits": "42", "withdrawn": False}
+    await store.save_tournament("T1", meta)
+    await store.save_tournament("T2", {"name": "Daily"})
+    await store.save_tournament("T1", {**meta, "current_deal": 1, "status": "running"})
+    assert await store.load_tournament("T1") == {**meta, "current_deal": 1, "status": "running"}
+    assert sorted(await store.live_tournaments()) == ["T1", "T2"]
+    await store.archive_tournament("T1")
+    await store.archive_tournament("T9")  # never saved: harmless
+    assert await store.load_tournament("T1") is None
+    assert await store.live_tournaments() == ["T2"]
+    assert await store.load_tournament("T2") == {"name": "Daily"}
+    assert await store.live_races() == [], "tournaments are not races"
+
+
+async def test_schedules_are_kept_by_id_until_dropped(make):
+    """`save_schedule` keeps one encoded request per schedule id (saving again replaces it);
+    `schedules` answers them all; `drop_schedule` forgets one (an unknown id: nothing)."""
+    store = make().store
+    assert await store.schedules() == {}
+    await store.save_schedule("S1", b"\x81\xa1a\x01")
+    await store.save_schedule("S2", b"second")
+    await store.save_schedule("S1", b"first, again")
+    assert await store.schedules() == {"S1": b"first, again", "S2": b"second"}
+    await store.drop_schedule("S1")
+    await store.drop_schedule("S9")
+    assert await store.schedules() == {"S2": b"second"}
+
+
 # ----------------------------------------------------------------------------- Redis only
 
-async def test_redis_keeps_token_digests_not_tokens(redis_server, redis_prefix):
+async def test_redis_keeps_token_digests_not_tokens(redis_at, redis_prefix):
     """A player's key is named by its token's digest, and holds only its id and name."""
     from server.service import token_digest
 
-    store = RedisStore(redis_server.url, prefix=redis_prefix)
-    raw = aioredis.Redis.from_url(redis_server.url)
+    store = RedisStore(redis_at.url, prefix=redis_prefix)
+    raw = redis_at.raw()
     try:
         token = "secret-token-of-ann"
         await store.save_player("p1", token_digest(token), "Ann", 60)
@@ -246,10 +279,10 @@ async def test_redis_keeps_token_digests_not_tokens(redis_server, redis_prefix):
         await store.close()
         await raw.aclose()
 
-async def test_redis_keys_of_one_race_share_a_hash_tag(redis_server, redis_prefix):
+async def test_redis_keys_of_one_race_share_a_hash_tag(redis_at, redis_prefix):
     """Every key of a race, its record included, holds ``{CODE}``: one Redis Cluster slot."""
-    store = RedisStore(redis_server.url, prefix=redis_prefix)
-    raw = aioredis.Redis.from_url(redis_server.url)
+    store = RedisStore(redis_at.url, prefix=redis_prefix)
+    raw = redis_at.raw()
     try:
         await store.save_race("ABCD", {"game": "golf"})
         await store.append_move("ABCD", "p1", MoveEntry(1, "deal", 1))
@@ -267,10 +300,29 @@ async def test_redis_keys_of_one_race_share_a_hash_tag(redis_server, redis_prefi
         await raw.aclose()
 
 
-async def test_redis_answers_none_for_events_over_a_missing_one(redis_server, redis_prefix):
+async def test_redis_keeps_tournaments_and_schedules_under_their_documented_keys(redis_at, redis_prefix):
+    """``P:tournament:{TID}:meta`` (a hash of JSON values), ``P:tournaments`` (the live ids) and
+    ``P:schedules`` (id -> the request as MessagePack); archiving leaves nothing of a tournament."""
+    store = RedisStore(redis_at.url, prefix=redis_prefix)
+    raw = redis_at.raw()
+    try:
+        await store.save_tournament("T1", {"name": "Friday", "version": 3})
+        await store.save_schedule("S1", b"request")
+        assert await raw.hgetall(f"{redis_prefix}:tournament:{{T1}}:meta") == {b"name": b'"Friday"', b"version": b"3"}
+        assert await raw.smembers(f"{redis_prefix}:tournaments") == {b"T1"}
+        assert await raw.hgetall(f"{redis_prefix}:schedules") == {b"S1": b"request"}
+        await store.archive_tournament("T1")
+        await store.drop_schedule("S1")
+        assert await raw.keys(f"{redis_prefix}:*") == []
+    finally:
+        await store.close()
+        await raw.aclose()
+
+
+async def test_redis_answers_none_for_events_over_a_missing_one(redis_at, redis_prefix):
     """An event that could not be stored leaves a gap: a catch-up over it gets None (a snapshot),
     one after it gets the events."""
-    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    store = RedisStore(redis_at.url, prefix=redis_prefix)
     try:
         for version in (1, 2, 4, 5):
             await store.append_event("ABCD", event(version))
@@ -283,15 +335,27 @@ async def test_redis_answers_none_for_events_over_a_missing_one(redis_server, re
         await store.close()
 
 
-async def test_an_unreachable_redis_raises_store_unavailable(redis_server):
-    """Nothing listening there: every call raises StoreUnavailable (an OSError) naming the address,
-    within the timeout."""
+async def test_a_plain_redis_url_naming_a_node_of_a_cluster_is_refused_at_open(redis_cluster):
+    """``redis://`` names one Redis: given a node of a Redis Cluster, `open` refuses it (saying to
+    name the cluster with ``redis+cluster://``) rather than let every command be MOVED later."""
+    store = RedisStore(redis_cluster.masters[0].url)
+    try:
+        with pytest.raises(StoreUnavailable, match=r"a node of a Redis Cluster: .*redis\+cluster://"):
+            await store.open()
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("scheme", ["redis", "redis+cluster"])
+async def test_an_unreachable_redis_raises_store_unavailable(scheme):
+    """Nothing listening there (one Redis, or a cluster's only seed): every call raises
+    StoreUnavailable (an OSError) naming the address, within the timeout."""
     import socket
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # free, and nobody listens on it
-    store = RedisStore(f"redis://127.0.0.1:{port}/0", timeout_s=0.5)
+    store = RedisStore(f"{scheme}://127.0.0.1:{port}/0", timeout_s=0.5)
     try:
         with pytest.raises(StoreUnavailable, match=f"127.0.0.1:{port}"):
             await store.open()
