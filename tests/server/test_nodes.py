@@ -27,7 +27,7 @@ from server.service import ArenaServer, ServerConfig
 from server.store import MoveEntry, StoredEvent, StoreUnavailable
 from server.store.redis import NotOwner, RedisStore, StaleRace
 from tests.conftest import MS, RedisClusterServer, RedisServer
-from tests.server.test_restart import Node
+from tests.server.test_restart import Node, play
 
 #: A public Golf deal and its winning line (seeds/golf.txt): every move of it is legal.
 WINNER = load_catalog(ServerConfig().catalog_dir, "golf")[0]
@@ -56,15 +56,6 @@ async def two_nodes(redis_at, redis_prefix) -> AsyncIterator[tuple[ArenaServer, 
         for server, store in servers:
             await server.close()
             await store.close()
-
-
-async def play(client: ArenaClient, code: str, moves: list[str]) -> list[p.MoveResult]:
-    results = []
-    for notation in moves:
-        result = await client.move(code, notation)
-        assert result.ok, result
-        results.append(result)
-    return results
 
 
 async def test_entrants_and_a_spectator_on_two_nodes_race_together(two_nodes):
@@ -272,10 +263,17 @@ async def two_node_processes(request, tmp_path) -> AsyncIterator[tuple[Node, Nod
     """``arena serve`` twice over one Redis of this test's own, or a Redis Cluster of three
     masters of its own (``--redis redis+cluster://...``), with a one-second lease."""
     redis = RedisClusterServer(tmp_path) if request.param == "redis-cluster" else RedisServer(tmp_path)
+    async with node_pair(redis, {"shutdown_grace_s": 5}) as pair:
+        yield pair
+
+
+@contextlib.asynccontextmanager
+async def node_pair(redis: RedisServer, limits: dict[str, object]) -> AsyncIterator[tuple[Node, Node]]:
+    """Start ``redis``, then nodes "one" (first: the leader) and "two" over it with a one-second
+    lease and ``limits``; stop them all at the end."""
     redis.start()
-    nodes = [Node({"redis": redis.url, "node_id": name, "lease_s": 1, "forward_timeout_s": 2,
-                   "rate_per_s": 10_000, "burst": 10_000, "shutdown_grace_s": 5, "ping_interval_s": "none"})
-             for name in ("one", "two")]
+    nodes = [Node({"redis": redis.url, "node_id": name, "lease_s": 1, "forward_timeout_s": 2, "rate_per_s": 10_000,
+                   "burst": 10_000, "ping_interval_s": "none", **limits}) for name in ("one", "two")]
     try:
         for node in nodes:
             await node.start()
@@ -363,19 +361,8 @@ ADMIN = "organiser-secret"
 async def leader_and_follower(tmp_path) -> AsyncIterator[tuple[Node, Node]]:
     """Two ``arena serve`` nodes over one Redis, the first started first (the leader), with an
     organisers' token."""
-    redis = RedisServer(tmp_path)
-    redis.start()
-    nodes = [Node({"redis": redis.url, "node_id": name, "lease_s": 1, "forward_timeout_s": 2,
-                   "admin_token": ADMIN, "rate_per_s": 10_000, "burst": 10_000, "ping_interval_s": "none"})
-             for name in ("one", "two")]
-    try:
-        for node in nodes:
-            await node.start()
-        yield nodes[0], nodes[1]
-    finally:
-        for node in nodes:
-            node.stop()
-        redis.stop()
+    async with node_pair(RedisServer(tmp_path), {"admin_token": ADMIN}) as pair:
+        yield pair
 
 
 async def test_when_the_leader_dies_another_node_runs_its_tournament_on(leader_and_follower):
