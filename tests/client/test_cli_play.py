@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import re
 import sys
 import threading
@@ -46,8 +47,11 @@ class Tty:
     def __init__(self, *args: str) -> None:
         env = dict(os.environ, TERM="xterm-256color", COLUMNS="120", LINES="40")
         env.pop("NO_COLOR", None)
+        # Ctrl-C as a person's terminal delivers it: a test run started in the background (`cmd &`)
+        # ignores SIGINT, and a child would inherit that and never see the key
         self.child = pexpect.spawn(sys.executable, ["-m", "client.cli", *args], cwd=str(ROOT), env=env,
-                                   dimensions=(40, 120), encoding="utf-8", codec_errors="replace")
+                                   dimensions=(40, 120), encoding="utf-8", codec_errors="replace",
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.text = ""  # everything printed so far, escape sequences removed
         self.pos = 0  # where the next `expect` starts looking
         self.ended = False
