@@ -1381,11 +1381,17 @@ class ArenaServer:
         player = self.players.get(token)  # another hello with the same token got here first
         if player is not None:
             return player
-        player = self.players_by_id.get(stored.player)
+        return self._player_back(token, stored.player, stored.name)
+
+    def _player_back(self, token: str, player_id: str, name: str) -> Player:
+        """Player ``player_id``, whose ``token`` was checked, in memory again: the `Player` a
+        rebuilt tournament holds for it if there is one (`player_by_id`: it gets its token), else
+        a new one; either way with the rebuilt races it entered or created."""
+        player = self.players_by_id.get(player_id)
         if player is not None and not player.token:  # awaited by a rebuilt tournament
             player.token = token
         else:
-            player = Player(id=stored.player, name=stored.name, token=token)
+            player = Player(id=player_id, name=name, token=token)
         for code in self._resumed.pop(player.id, ()):
             race = self.races.get(code)
             if race is None:
@@ -1980,6 +1986,9 @@ class ArenaServer:
                 log.error("schedule %s: cannot schedule the next occurrence: %s", schedule_id, exc)
 
     async def _cancel(self, target: str) -> object:
+        """Cancel a tournament, or a schedule (its pending occurrence, and the series). A
+        schedule's pending occurrence cancelled on its own is skipped: the series goes on with
+        the next one (as a restarted server would go on with it, `_resume_tournaments`)."""
         target = target.upper()  # ids are shown in capitals; like race codes, any case finds them
         if target in self.schedules:  # a schedule: no more occurrences, and the pending one goes
             if self.store.durable:
@@ -1991,7 +2000,11 @@ class ArenaServer:
             await pending.cancel()
             return pending.info()
         tournament = self._tournament(target)
+        pending = tournament.status in ("scheduled", "registration")
         await tournament.cancel()
+        schedule_id = _schedule_id(tournament)
+        if pending and schedule_id in self.schedules and self._pending.get(schedule_id) == tournament.id:
+            self._next_occurrence(schedule_id, tournament.plan.starts_at_ms)
         return tournament.info()
 
     def load_schedule(self, path: str | Path) -> list[Tournament]:

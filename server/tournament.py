@@ -710,7 +710,8 @@ class Tournament:
             tournament = cls(host, tournament_id, plan)
             tournament.salts = [str(s) for s in msgspec.json.decode(m["salts"])]
             tournament.commitments = [commitment_of(seed, salt) for seed, salt in zip(plan.seeds, tournament.salts)]
-            if tournament.commitments != msgspec.json.decode(m["commitments"]) or len(tournament.salts) != len(plan.seeds):
+            if (len(tournament.salts) != len(plan.seeds)
+                    or tournament.commitments != msgspec.json.decode(m["commitments"])):
                 raise RebuildError(f"tournament {tournament_id}: its seeds and salts do not give its published "
                                    f"commitments")
             tournament.status = str(m["status"])

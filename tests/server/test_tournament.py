@@ -293,3 +293,20 @@ async def test_a_schedule_is_cancelled_by_its_id_in_any_case():
             assert schedule_id.startswith("S") and schedule_id in server.schedules
             cancelled = await org.cancel_tournament(ADMIN, schedule_id.lower())
     assert cancelled.id == first.id and cancelled.status == "cancelled" and not server.schedules
+
+
+async def test_a_schedule_goes_on_when_one_occurrence_is_cancelled():
+    """Cancelling a schedule's pending occurrence (its tournament id) skips that one: the next
+    occurrence is scheduled; cancelling the schedule (its id) ends the series."""
+    config = ServerConfig(ping_interval_s=None, admin_token=ADMIN)
+    async with ArenaServer(config) as server:
+        async with await ArenaClient.connect(server.url, "org") as org:
+            first = await org.create_tournament(ADMIN, "Weekly", "golf", 1, starts_at=None, cron="0 20 * * FRI")
+            assert (await org.cancel_tournament(ADMIN, first.id)).status == "cancelled"
+            (second,) = [t for t in server.tournaments.values() if t.id != first.id]
+            assert second.status in ("scheduled", "registration") and second.plan.schedule == first.schedule
+            assert second.plan.starts_at_ms == next_occurrences("0 20 * * FRI", "UTC", after_ms=first.starts_at_ms,
+                                                                count=1)[0]
+            cancelled = await org.cancel_tournament(ADMIN, first.schedule.split(":")[0])
+            assert cancelled.id == second.id and cancelled.status == "cancelled"
+            assert len(server.tournaments) == 2 and not server.schedules

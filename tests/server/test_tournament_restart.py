@@ -8,7 +8,8 @@ seeds, commitments, entrants, scores so far, event numbering), every deal is dea
 scored once, an instant that passed meanwhile (the break's end, the start, the arena window's
 end) is acted on at once, the final standings are the deal races' results, and every
 acknowledged move is in the records exactly once. A recurring schedule comes back with its
-pending occurrence, and its next occurrence is scheduled once."""
+pending occurrence, and its next occurrence is scheduled once; a schedule file read at every start
+schedules each entry once; a description that cannot be rebuilt is left in the store."""
 
 from __future__ import annotations
 
@@ -26,9 +27,10 @@ from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
 from server.catalog import load_catalog
-from server.race import Clock
+from server.race import Clock, RebuildError
 from server.service import ArenaServer, ServerConfig
 from server.store.redis import RedisStore
+from server.tournament import Tournament
 from tests.conftest import RedisServer
 from tests.server.conftest import FastClock
 from tests.server.test_restart import WAIT_S, Node, reconnect
@@ -57,19 +59,19 @@ async def node(tmp_path) -> AsyncIterator[Node]:
         redis.stop()
 
 
-def iso_in(seconds: float, *, now_ms: int | None = None) -> str:
-    """An ISO 8601 instant ``seconds`` from now (or from ``now_ms``, epoch milliseconds)."""
-    base = (now_ms if now_ms is not None else time.time() * 1000) / 1000
-    return dt.datetime.fromtimestamp(base + seconds, dt.UTC).isoformat()
+def iso_in(seconds: float) -> str:
+    """An ISO 8601 instant ``seconds`` from now (the real clock: the nodes' own)."""
+    return dt.datetime.fromtimestamp(time.time() + seconds, dt.UTC).isoformat()
 
 
-async def deal_ended(client: ArenaClient, tournament: str, deal: int) -> p.TournamentEvent:
-    """The ``deal_ended`` event of ``deal`` (read from the client's queue of events)."""
+async def tournament_event(client: ArenaClient, tournament: str, kind: str, deal: int) -> p.TournamentEvent:
+    """The event ``kind`` (``deal_started``, ``deal_ended``) of ``deal``, read from the client's
+    queue of events."""
     async with asyncio.timeout(WAIT_S):
         while True:
             event = await client.next_event(WAIT_S)
             if (isinstance(event, p.TournamentEvent) and event.tournament.id == tournament
-                    and (event.kind, event.deal) == ("deal_ended", deal)):
+                    and (event.kind, event.deal) == (kind, deal)):
                 return event
 
 
@@ -150,7 +152,7 @@ async def test_a_rounds_tournament_goes_on_after_its_node_restarts(node, signum,
             await ann.play(code, line[ANN_FIRST:])
             await bob.client.resign(code)
             if stop_at == f"break {deal + 1}":  # the break (1 s) ends while no node runs
-                await deal_ended(ann.client, tid, deal)
+                await tournament_event(ann.client, tid, "deal_ended", deal)
                 await restart(node, signum, list(clients), down_s=1.5)
         final = await org.follow_tournament(tid)
         while final.tournament.status != "finished":
@@ -268,18 +270,21 @@ async def test_a_deal_that_ended_while_no_server_ran_is_scored_once_then_the_nex
         await ann.client.register_tournament(info.id)
         code = await ann.deal_race(info.id, 0)
         await ann.play(code, LINES[0][:3])
+        token = ann.client.token
         await ann.client.close()
     later = FastClock(1, start_ms=Clock().wall_ms() + 60_000)
     async with ArenaServer(_config(), store=store, clock=later) as second:
         tournament = second.tournaments[info.id]
-        await _until(lambda: len(tournament.races) == 2, "deal 2")
+        async with await ArenaClient.connect(second.url, "ann", token=token) as again:  # (within the break)
+            started = await tournament_event(again, info.id, "deal_started", 1)
         deal_1, deal_2 = tournament.races
+        assert started.race == deal_2.code and started.version == tournament.version
         assert deal_1.code == code and deal_1.finish_reason == "time_limit"
         (score,) = (e.scores for e in tournament.entrants.values())
         assert score[0] == p.DealScore(race=code, cleared=deal_1.standings()[0].cleared,
                                        time_ms=deal_1.standings()[0].time_ms, status="out_of_time")
         assert deal_1.standings()[0].moves == 3
-        await _until(lambda: deal_2.status == "running", "deal 2 to start")
+        assert deal_2.status == "running"
         version = tournament.version
     async with ArenaServer(_config(), store=store, clock=later) as third:
         tournament = third.tournaments[info.id]
@@ -320,7 +325,7 @@ async def test_an_arena_tournament_goes_on_to_the_end_of_its_window(store):
         assert [r.code for r in tournament.races] == [code, second_deal.code]
         await ann.client.close()
     after_window = FastClock(1, start_ms=Clock().wall_ms() + 700_000)
-    async with ArenaServer(_config(), store=store, clock=after_window) as third:
+    async with ArenaServer(_config(race_retention_s=0), store=store, clock=after_window) as third:
         tournament = third.tournaments[info.id]
         await _until(lambda: tournament.status == "finished", "the window to close")
         deal_1, deal_2 = tournament.races
@@ -330,6 +335,12 @@ async def test_an_arena_tournament_goes_on_to_the_end_of_its_window(store):
         assert [s.race for s in entrant.scores.values()] == [code, second_deal.code]
         assert [s.status for s in entrant.scores.values()] == ["resigned", "out_of_time"]
         assert tournament.info().seeds == SEEDS[:2]
+        # race_retention_s=0: at the next housekeeping sweep it leaves memory, and the store
+        await _until(lambda: info.id not in third.tournaments, "the tournament to leave memory")
+        assert info.id not in await store.live_tournaments()
+        assert await store.load_tournament(info.id) is None
+        assert await store.load_record(code) is not None and await store.load_record(second_deal.code) is not None
+        assert token not in third.players and ann.client.player not in third.players_by_id, "an awaited player stayed"
 
 
 async def test_a_schedule_schedules_its_next_occurrence_once_across_restarts(store, redis_server, redis_prefix):
@@ -366,3 +377,47 @@ async def test_a_schedule_schedules_its_next_occurrence_once_across_restarts(sto
         assert pending.id not in fourth.tournaments
 
 
+async def test_a_schedule_file_read_at_every_start_schedules_each_entry_once(store, tmp_path):
+    """`arena serve --tournaments FILE` reads the file at every start, after the store's
+    tournaments are back: each entry is named by its digest, so that the schedule and the
+    one-off tournament it declares are found again, not scheduled a second time."""
+    path = tmp_path / "tournaments.toml"
+    path.write_text('[[tournament]]\nname = "Friday Golf"\ngame = "golf"\ndeals = 2\ncron = "0 20 * * FRI"\n'
+                    'timezone = "Europe/London"\n\n'
+                    f'[[tournament]]\nname = "Club night"\ngame = "golf"\ndeals = 1\nstarts_at = "{iso_in(86_400)}"\n')
+    async with ArenaServer(_config(), store=store) as first:
+        made = first.load_schedule(path)
+        await asyncio.sleep(0.1)  # (the schedule's request is stored in a task of its own)
+    ids = [t.id for t in made]
+    schedule_id = made[0].plan.schedule.split(":")[0]
+    for _ in range(2):
+        async with ArenaServer(_config(), store=store) as again:
+            await asyncio.sleep(0.05)  # (a node closed within a few ms of its start may hang in NodeLink.stop)
+            assert sorted(again.tournaments) == sorted(ids) and list(again.schedules) == [schedule_id]
+            assert [t.id for t in again.load_schedule(path)] == ids
+            assert sorted(again.tournaments) == sorted(ids) and list(again.schedules) == [schedule_id]
+    assert sorted(await store.live_tournaments()) == sorted(ids)
+    assert list(await store.schedules()) == [schedule_id]
+
+
+
+async def test_a_tournament_that_cannot_be_rebuilt_is_left_in_the_store(store, caplog):
+    """A stored description that does not read (a field missing, seeds and salts that do not give
+    the commitments) is logged as ``tournament_not_resumed`` and left in the store as it is; the
+    server starts and resumes the rest."""
+    async with ArenaServer(_config(), store=store) as first:
+        async with await ArenaClient.connect(first.url, "org") as org:
+            good = await org.create_tournament(ADMIN, "Good", "golf", 1, starts_at=iso_in(3600))
+        await asyncio.sleep(0.1)
+    meta = await store.load_tournament(good.id)
+    await store.save_tournament("TBROKEN", {k: v for k, v in meta.items() if k != "seeds"})
+    await store.save_tournament("TFORGED", {**meta, "salts": '["forged"]'})
+    async with ArenaServer(_config(), store=store) as second:
+        assert list(second.tournaments) == [good.id]
+        assert second.tournaments[good.id].info().commitments == [] and second.tournaments[good.id].plan.name == "Good"
+        for tournament_id, why in (("TBROKEN", "cannot be read"), ("TFORGED", "commitments")):
+            with pytest.raises(RebuildError, match=why):
+                await Tournament.rebuild(second, tournament_id, await store.load_tournament(tournament_id))
+    # (the server's log writes a repeated line once per log_repeat_s: the first one is there)
+    assert {r.fields["tournament"] for r in caplog.records if getattr(r, "event", "") == "tournament_not_resumed"}
+    assert sorted(await store.live_tournaments()) == sorted([good.id, "TBROKEN", "TFORGED"])
