@@ -178,9 +178,10 @@ class NodeLink:
                 log.warning("node %s: lease not given up (it runs out by itself): %s", self.node, exc)
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._tasks:  # a task that does not end within a second is left to the loop's end
+            _, late = await asyncio.wait(self._tasks, timeout=1)
+            for task in late:
+                log.warning("node %s: %s did not stop within a second", self.node, task.get_name())
         self._tasks = []
 
     async def _keep_lease(self) -> None:

@@ -659,6 +659,7 @@ class ArenaServer:
         self.sessions_by_conn: dict[int, Session] = {}
         self.link: NodeLink | None = None  # with Redis: this node among the others (`server.nodes`)
         self.node_id = ""
+        self.schedule_file: str | Path | None = None  # `serve`'s TOML schedule file, loaded by the leader
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -758,8 +759,16 @@ class ArenaServer:
 
     async def became_leader(self) -> None:
         """This node has just taken the leader lock over (the leader died or stopped), and the
-        races of the dead nodes: resume the tournaments and schedules from the store."""
+        races of the dead nodes: resume the tournaments and schedules from the store, then
+        schedule those of its own schedule file that the store lacks (`load_schedule`; an entry
+        the old leader scheduled already is known by its digest). A file that has gone bad since
+        the start is logged, not raised: the lead is kept."""
         await self._resume_tournaments()
+        if self.schedule_file is not None:
+            try:
+                self.load_schedule(self.schedule_file)
+            except (ScheduleError, ProtocolError, OSError) as exc:
+                log.error("node %s leads now, but its schedule file cannot be loaded: %s", self.node_id, exc)
 
     async def _resume_tournaments(self) -> None:
         """Rebuild every tournament the durable store lists as live and memory lacks
@@ -1638,22 +1647,12 @@ class ArenaServer:
 
     def remote_player(self, token: str, player_id: str, name: str) -> Player:
         """The player of a request forwarded by another node, which checked its token: the one in
-        memory, or a new one here with the races it entered that this node rebuilt."""
+        memory, else the one a rebuilt tournament awaits, else a new one (`_player_back`), with
+        the races it entered that this node rebuilt."""
         player = self.players.get(token)
         if player is not None:
             return player
-        player = Player(id=player_id, name=name, token=token)
-        for code in self._resumed.pop(player_id, ()):
-            race = self.races.get(code)
-            if race is None:
-                continue
-            if player_id in race.entrants:
-                player.races.add(code)
-            if race.creator == player_id and race.status == "open":
-                player.open_races.add(code)
-        self.players[token] = player
-        self.players_by_id[player_id] = player
-        return player
+        return self._player_back(token, player_id, name)
 
     def _race_status(self, race: Race, old: str) -> None:
         """Keep the lobby, the counts and the creator's open races in step with a race's status."""
@@ -2060,13 +2059,15 @@ async def serve(host: str = "127.0.0.1", port: int = 8765, config: ServerConfig 
     if cancelled instead, it closes at once. ``tournaments``: a TOML schedule file whose
     tournaments are scheduled at start (each is logged as ``tournament_created``), once the
     server has resumed what a durable store kept, so that none is scheduled twice (a file that
-    cannot be read stops the server before it listens)."""
+    cannot be read stops the server before it listens). Among several nodes only the leader
+    schedules them; a node that takes the lead later does then (`became_leader`)."""
     server = ArenaServer(config)
     if tournaments is not None:
         load_schedule_file(tournaments)
+        server.schedule_file = tournaments
     await server.start(host, port)
     try:
-        if tournaments is not None:
+        if tournaments is not None and server.leading:
             server.load_schedule(tournaments)
         if stop is None:
             await asyncio.Future()  # until cancelled

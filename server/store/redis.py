@@ -615,6 +615,10 @@ class RedisStore(Store):
                     # changed (a failover, a slot moved), so that it subscribes where the slot is now
                     await self._redis.exists(channel)
                 await pubsub.ssubscribe(channel)
+                if asyncio.current_task().cancelling():
+                    # redis-py's connect can swallow a cancellation that lands while it connects;
+                    # without this, a node stopped just as it started would wait here forever
+                    raise asyncio.CancelledError
                 while True:
                     message = await (pubsub.get_sharded_message(timeout=None) if self.cluster
                                      else pubsub.get_message(timeout=None))
@@ -629,8 +633,9 @@ class RedisStore(Store):
             except (RedisError, RedisClusterException, OSError) as exc:
                 why = str(exc).split("\n", 1)[0] or type(exc).__name__
             finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                with contextlib.suppress(Exception):  # (a timeout too: closing never holds a stop up)
+                    async with asyncio.timeout(1):
+                        await pubsub.aclose()
             log.warning("node %s: lost its inbox at Redis %s (%s); subscribing again", self.node_id, self.where, why)
             await asyncio.sleep(0.5)
 

@@ -139,6 +139,27 @@ async def test_the_lobby_lists_the_races_of_every_node(two_nodes):
         await client.close()
 
 
+async def test_only_the_leader_schedules_a_schedule_file_and_a_new_leader_does_then(two_nodes, tmp_path):
+    """`arena serve --tournaments FILE` on a node that does not lead schedules nothing (the
+    leader runs the tournaments); when it takes the lead it schedules the file's entries, once,
+    and the store keeps them."""
+    one, two = two_nodes
+    assert one.leading and not two.leading
+    path = tmp_path / "tournaments.toml"
+    path.write_text('[[tournament]]\nname = "Friday Golf"\ngame = "golf"\ndeals = 2\ncron = "0 20 * * FRI"\n')
+    two.schedule_file = path  # as `serve` sets it; it loads the file only on a leader
+    assert not two.tournaments and not one.tournaments
+    await one.close()  # a graceful stop gives the lock up
+    deadline = time.monotonic() + WAIT_S
+    while not (two.leading and two.tournaments) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    (made,) = two.tournaments.values()
+    assert made.plan.name == "Friday Golf" and made.status in ("scheduled", "registration")
+    assert list(two.schedules) == [made.plan.schedule.split(":")[0]]
+    assert await two.store.live_tournaments() == [made.id]
+    assert [t.id for t in two.load_schedule(path)] == [made.id]  # found by its digest, not made again
+
+
 async def test_redis_refuses_a_move_from_a_node_that_lost_the_race(redis_at, redis_prefix):
     """Fencing: once another node has taken a race over, the old owner's writes are refused
     (`NotOwner`), and a move number that does not follow the log is refused (`StaleRace`)."""
