@@ -29,6 +29,9 @@ CPU time and resident memory are measured apart from the benchmark's own work.
     ``--nodes N`` it starts N nodes over one Redis and spreads each race's connections over them,
     so that about half of the requests are forwarded between nodes; ``--server`` given once per
     node drives running nodes.
+``idle``
+    Many clients that say hello and stay silent (some watching a race), from several load
+    processes: the server's resident memory per idle connection (`client.idle_bench`).
 ``engine``
     The rules engine alone, in this process: moves per second of legal_moves() plus apply() over
     seeded random playouts, and the cost of one audience view, for every game
@@ -62,6 +65,7 @@ from rich.table import Table
 from client.arguments import bounded
 from client.connection import ArenaClient
 from client.engine_bench import bench_engine, engine_table
+from client.idle_bench import add_idle_arguments
 from client.loadgen import LoadSettings, bench_load, load_table
 from client.server_process import ServerProcess, ServerProcessError
 from engine.games import GAMES, UnknownGame, find_game
@@ -403,8 +407,8 @@ def _add_common(sub: argparse.ArgumentParser) -> None:
 
 
 def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
-    """Add the benchmarks ``listing``, ``memory``, ``load`` and ``engine`` to ``subparsers`` (e.g. those of
-    ``arena bench``); `run_bench` runs the one the parsed arguments name."""
+    """Add the benchmarks ``listing``, ``memory``, ``load``, ``engine`` and ``idle`` (`client.idle_bench`)
+    to ``subparsers`` (e.g. those of ``arena bench``); `run_bench` runs the one the parsed arguments name."""
     sub = subparsers.add_parser(
         "listing", help="server CPU per list_races at several numbers of open races",
         description="Server CPU time and latency of list_races with few and with many open races, each size "
@@ -494,6 +498,8 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
                      help="seed of the random move choices (default 0)")
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     sub.set_defaults(bench_run=_run_engine)
+
+    add_idle_arguments(subparsers)
 
 
 def _cpu(text: str) -> int:

@@ -105,8 +105,9 @@ class RebuildError(ValueError):
 class Listener(Protocol):
     """Anything that takes outgoing frames without waiting (a connection's send queue)."""
 
-    def send(self, frame: bytes) -> None:
-        """Queue one encoded frame; must not block."""
+    def send(self, frame: bytes, *, later: bool = False) -> None:
+        """Queue one encoded frame; must not block. ``later``: a broadcast frame, which may
+        wait a few milliseconds to leave with others (`server.service.Fanout`)."""
 
 
 class Clock:
@@ -651,7 +652,7 @@ class Race:
         _, player, board, frame = item
         self._shown[player] = board
         for spectator in list(self.spectators):
-            spectator.send(frame)
+            spectator.send(frame, later=True)
 
     async def _maybe_finish(self) -> None:
         if self.status == "running" and all(e.done for e in self.entrants.values()):
@@ -768,9 +769,9 @@ class Race:
             _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
         for entrant in list(self.entrants.values()):
             if entrant.listener is not None:
-                entrant.listener.send(entrant_frame)
+                entrant.listener.send(entrant_frame, later=True)
         for spectator in list(self.spectators):
-            spectator.send(spectator_frame)
+            spectator.send(spectator_frame, later=True)
 
     async def missed(self, since: int, *, spectator: bool, limit: int | None = None) -> list[bytes] | None:
         """Frames of the events after version ``since`` for one audience, at most ``limit`` of

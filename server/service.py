@@ -215,6 +215,9 @@ class ServerConfig:
       ``max_send_buffer_bytes``: outgoing bytes waiting for a slow client, beyond what the
       operating system's socket buffers hold (default 1 MiB); past it the client is closed with
       1008.
+      ``fanout_tick_ms``: broadcast frames (the standings after a move, a spectator's events) wait
+      up to this many milliseconds (default 20) so that each connection's leave in one write
+      (`Fanout`); answers to a request leave at once, with whatever waits. 0: every frame at once.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -293,6 +296,7 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
+    fanout_tick_ms: float = _limit(20.0, "milliseconds broadcast frames may wait to leave together (0: at once)")
     rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
     burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
     max_strikes: int = _limit(50, "frames over the rate before the connection is closed")
@@ -354,10 +358,11 @@ class Player:
     session: Session | None = None
     left_at: float = 0.0
 
-    def send(self, frame: bytes) -> None:
-        """Deliver to the current connection, if any (a reconnecting client syncs what it missed)."""
+    def send(self, frame: bytes, *, later: bool = False) -> None:
+        """Deliver to the current connection, if any (a reconnecting client syncs what it missed);
+        ``later``: a broadcast frame, which may wait for the next fan-out tick (`Session.send`)."""
         if self.session is not None:
-            self.session.send(frame)
+            self.session.send(frame, later=later)
 
 
 def websocket_frame(payload: bytes) -> bytes:
@@ -396,6 +401,43 @@ def framed(payload: bytes) -> bytes:
     return frame
 
 
+class Fanout:
+    """When the frames sessions were sent leave: one callback per event-loop turn writes every
+    session that was sent a frame to answer (`now`), and one timer per tick of ``tick_ms``
+    milliseconds writes every session that was only sent broadcast frames (`on_tick`: a move's
+    standings, a spectator's event). Within a tick a session's broadcast frames leave together,
+    in one write (one system call instead of one per frame), and with any answer it is sent
+    meanwhile. ``tick_ms`` 0: broadcast frames leave at the end of the turn too."""
+
+    def __init__(self, tick_ms: float) -> None:
+        self.tick_s = tick_ms / 1000
+        self._now: list[Session] = []
+        self._tick: list[Session] = []
+
+    def now(self, session: Session) -> None:
+        """Write ``session`` at the end of this loop turn."""
+        if not self._now:
+            asyncio.get_running_loop().call_soon(self._write, self._now)
+        self._now.append(session)
+
+    def on_tick(self, session: Session) -> None:
+        """Write ``session`` at the next tick."""
+        if not self.tick_s:
+            self.now(session)
+            return
+        if not self._tick:
+            asyncio.get_running_loop().call_later(self.tick_s, self._write, self._tick)
+        self._tick.append(session)
+
+    def _write(self, sessions: list[Session]) -> None:
+        if sessions is self._now:
+            self._now = []
+        else:
+            self._tick = []
+        for session in sessions:
+            session._flush()
+
+
 class Session:
     """One websocket connection: its rate limit, its player, and the frames it is sent.
 
@@ -409,14 +451,22 @@ class Session:
     #: False: a connection to this node; True for a `RemoteSession`, another node's connection.
     remote = False
 
+    # Slots keep an idle connection small (issue 13: at most 16 KiB of server memory each); an
+    # attribute not named here still works: it goes into a ``__dict__`` made on first use.
+    __slots__ = ("server", "ws", "player", "_watching", "_following", "_remote_nodes", "conn_id", "max_buffer",
+                 "_direct", "_loop", "_flush_pending", "_tick_pending", "bucket", "strikes", "closing", "address",
+                 "__dict__")
+
     def __init__(self, server: ArenaServer, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
         self.player: Player | None = None
-        self.watching: set[str] = set()
-        self.following: set[str] = set()
+        # the races watched, the tournaments followed and the nodes this connection's requests
+        # were forwarded to: empty sets (216 bytes each) made on first use (`watching` etc.)
+        self._watching: set[str] | None = None
+        self._following: set[str] | None = None
+        self._remote_nodes: set[str] | None = None
         self.conn_id = next(server._conn_ids)  # how other nodes address this connection (`server.nodes`)
-        self.remote_nodes: set[str] = set()  # the nodes this connection's requests were forwarded to
         cfg = server.config
         self.max_buffer = cfg.max_send_buffer_bytes
         protocol = ws.protocol
@@ -425,39 +475,78 @@ class Session:
         # here; else through send_binary
         self._direct = isinstance(getattr(protocol, "writes", None), list) and not protocol.extensions
         self._loop = asyncio.get_running_loop()
-        self._flush_pending = False
+        self._flush_pending = False  # in the fan-out's list for the end of this loop turn
+        self._tick_pending = False  # in the fan-out's list for its next tick
         self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, self._loop.time())
         self.strikes = 0
         self.closing = False
         remote = ws.remote_address
         self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
 
-    def send(self, frame: bytes) -> None:
-        """Send one frame without waiting (it leaves at the end of this turn of the event loop);
-        a client whose backlog is over the limit is closed instead. Every frame the server sends
-        to a client goes through here."""
+    @property
+    def watching(self) -> set[str]:
+        """Codes of the races this connection watches (made on first use)."""
+        if self._watching is None:
+            self._watching = set()
+        return self._watching
+
+    @watching.setter
+    def watching(self, value: set[str]) -> None:
+        self._watching = value
+
+    @property
+    def following(self) -> set[str]:
+        """Ids of the tournaments this connection follows (made on first use)."""
+        if self._following is None:
+            self._following = set()
+        return self._following
+
+    @following.setter
+    def following(self, value: set[str]) -> None:
+        self._following = value
+
+    @property
+    def remote_nodes(self) -> set[str]:
+        """The nodes this connection's requests were forwarded to (made on first use)."""
+        if self._remote_nodes is None:
+            self._remote_nodes = set()
+        return self._remote_nodes
+
+    @remote_nodes.setter
+    def remote_nodes(self, value: set[str]) -> None:
+        self._remote_nodes = value
+
+    def send(self, frame: bytes, *, later: bool = False) -> None:
+        """Send one frame without waiting: it leaves at the end of this turn of the event loop,
+        or, ``later`` (a broadcast: standings, a spectator's event), at the server's next fan-out
+        tick (`Fanout`), unless something sent sooner takes it along. A client whose backlog
+        is over the limit after a write is closed. Every frame the server sends to a client
+        goes through here."""
         ws = self.ws
         if self.closing or ws.protocol.state is not State.OPEN:
             if self.closing:
                 self.server.tally.queue_drops += 1
             return
-        if self.buffered > self.max_buffer:
-            self._too_slow()
-            return
         if self._direct:
             ws.protocol.writes.append(framed(frame))
         else:
             ws.protocol.send_binary(frame)
-        tally = self.server.tally
+        server = self.server
+        tally = server.tally
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
-        if not self._flush_pending:
+        if later:
+            if not self._flush_pending and not self._tick_pending:
+                self._tick_pending = True
+                server.fanout.on_tick(self)
+        elif not self._flush_pending:
             self._flush_pending = True
-            self._loop.call_soon(self._flush)
+            server.fanout.now(self)
 
     def _flush(self) -> None:
-        """Hand every frame buffered this turn to the transport in one write."""
-        self._flush_pending = False
+        """Hand every frame buffered so far to the transport in one write; close the client if
+        its backlog is then over the limit."""
+        self._flush_pending = self._tick_pending = False
         ws = self.ws
         chunks = ws.protocol.data_to_send()
         if not chunks:
@@ -474,6 +563,8 @@ class Session:
                 elif ws.transport.can_write_eof():
                     with contextlib.suppress(Exception):
                         ws.transport.write_eof()
+        if not self.closing and self.buffered > self.max_buffer:
+            self._too_slow()
 
     def _too_slow(self) -> None:
         tally = self.server.tally
@@ -516,7 +607,7 @@ class Session:
         """Wait until what was sent is handed to the socket (at most one second)."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(1):
-                while (self._flush_pending or self.buffered) and self.ws.state is State.OPEN:
+                while (self._flush_pending or self._tick_pending or self.buffered) and self.ws.state is State.OPEN:
                     await asyncio.sleep(0.005)
 
     async def close(self) -> None:
@@ -545,8 +636,9 @@ class RemoteSession(Session):
         self.closing = False
         self.strikes = 0
 
-    def send(self, frame: bytes) -> None:
-        """Queue ``frame`` for the client on its node (sent at the end of this loop turn)."""
+    def send(self, frame: bytes, *, later: bool = False) -> None:
+        """Queue ``frame`` for the client on its node: every frame for that node leaves in one
+        batch at the end of this loop turn (``later`` changes nothing here)."""
         self.link.deliver(self.node, self.conn_id, frame)
         tally = self.server.tally
         tally.frames_sent += 1
@@ -650,6 +742,7 @@ class ArenaServer:
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.tally = Tally()
+        self.fanout = Fanout(self.config.fanout_tick_ms)
         self.metrics = Metrics(self.tally, self._counts)
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
         self.draining = False  # shutting down: new requests are refused (`shutdown`)
@@ -1098,6 +1191,16 @@ class ArenaServer:
     # ------------------------------------------------------------------------ connections
 
     async def _handle(self, ws: ServerConnection) -> None:
+        # the handshake's request and response headers (about 3 KiB) are never read again: an
+        # idle connection should not carry them for its whole life. The request itself stays
+        # (websockets reads a request of None as "no handshake yet", and its parser holds it).
+        if ws.request is not None:
+            ws.request.headers.clear()
+        ws.response = None
+        # websockets keeps the futures of writers waiting for a drain in a deque (about 700 bytes
+        # even when empty); it only appends, removes and iterates, which a list does as well
+        if isinstance(getattr(ws, "drain_waiters", None), deque) and not ws.drain_waiters:
+            ws.drain_waiters = []
         session = Session(self, ws)
         self.sessions.add(session)
         self.sessions_by_conn[session.conn_id] = session

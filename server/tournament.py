@@ -102,8 +102,9 @@ class Player(Protocol):
     name: str
     races: set[str]
 
-    def send(self, frame: bytes) -> None:
-        """Deliver a frame to the player's connection, if it has one."""
+    def send(self, frame: bytes, *, later: bool = False) -> None:
+        """Deliver a frame to the player's connection, if it has one (``later``: a broadcast,
+        `server.race.Listener`)."""
 
 
 @dataclass(frozen=True)
@@ -613,9 +614,9 @@ class Tournament:
         frame = encode(TournamentEvent(tournament=self.info(), version=self.version, kind=kind,
                                        standings=self.standings(), deal=deal, race=race))
         for entrant in list(self.entrants.values()):
-            entrant.player.send(frame)
+            entrant.player.send(frame, later=True)
         for follower in list(self.followers):
-            follower.send(frame)
+            follower.send(frame, later=True)
 
     # ------------------------------------------------------------------------- storing
 

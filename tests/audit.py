@@ -90,9 +90,9 @@ class FrameAudit:
         for cls in (Session, RemoteSession):
             original = cls.send
 
-            def send(session: Session, frame: bytes, original=original) -> None:
+            def send(session: Session, frame: bytes, *, later: bool = False, original=original) -> None:
                 audit.check(session, frame)
-                original(session, frame)
+                original(session, frame, later=later)
 
             monkeypatch.setattr(cls, "send", send)  # type: ignore[attr-defined]
 

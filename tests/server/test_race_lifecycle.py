@@ -178,6 +178,7 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
     """A spectator that never reads is cut off once the bytes waiting for it pass the limit
     (the socket buffers on both sides made small, so that they fill quickly); entrants play on."""
     server.config.max_send_buffer_bytes = 4096
+    server.fanout.tick_s = 0  # each frame leaves at once: the backlog grows move by move
     ann = await peers("ann")
     code = await started_race(ann, seed=11)
     lazy = await peers("lazy")
@@ -196,6 +197,30 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
     assert session.closing and seq < 399
     assert server.tally.slow_closes == 1
     lazy.ws.transport.abort()  # it would never answer the close handshake
+
+
+async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(server, peers):
+    """With a fan-out tick of 300 ms, an entrant's answers come at once (with the standings of
+    its own move ahead of each), while a spectator gets the three moves' events together, about
+    a tick after the first: one write for all three."""
+    server.fanout.tick_s = 0.3
+    ann, sue = await peers("ann"), await peers("sue")
+    code = await started_race(ann)
+    await sue.request(p.Watch(req=1, race=code), p.Snapshot)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    for seq in (1, 2, 3):
+        result = await ann.move(code, seq, "turn")
+        assert result.ok
+    answered = loop.time() - began
+    assert answered < 0.25, f"three answers took {answered:.3f} s"
+    kinds = [type(f).__name__ for f in ann.frames[-6:]]
+    assert kinds == ["Progress", "MoveResult"] * 3, kinds
+    assert not [f for f in sue.frames if isinstance(f, p.Progress)], "a spectator's event left before the tick"
+    events = [await sue.expect(p.Progress, timeout_ms=2000) for _ in range(3)]
+    arrived = loop.time() - began
+    assert [e.board.moves for e in events] == [1, 2, 3]
+    assert 0.25 <= arrived < 1.5, f"the events came {arrived:.3f} s after the first move"
 
 
 async def test_a_spectator_back_on_a_new_connection_syncs_and_watches_again(server, peers):
