@@ -403,9 +403,15 @@ class Game(abc.ABC):
 
     def _legal_list(self) -> list[Move]:
         if self._legal_cache is None or self._legal_cache[0] != len(self.history):
-            moves = [] if self.won else [m for m in self._candidates() if self._passes(m)]
+            moves = [] if self.won else self._legal_now()
             self._legal_cache = (len(self.history), moves)
         return self._legal_cache[1]
+
+    def _legal_now(self) -> list[Move]:
+        """Every legal move now (the game not won): the `_candidates` that `_check` accepts, in
+        their order. A game may override it with a quicker way to exactly the same list (the
+        server lists the mover's legal moves after every move)."""
+        return [m for m in self._candidates() if self._passes(m)]
 
     def _passes(self, move: Move) -> bool:
         try:

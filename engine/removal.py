@@ -168,15 +168,20 @@ class ThirteensGame(RemovalGame):
         return src in free and dst in free
 
     def _transfers(self) -> Iterator[Move]:
+        """Kings that are free, then pairs adding to 13 (`_may_pair`), source by source in pile
+        order, each source's partners in pile order too."""
         free = self._free_now()
         tops = {pid: p.cards[-1] for pid, p in self.piles.items() if p.cards and pid not in ("s", DISCARD)}
+        by_rank: dict[int, list[str]] = {}  # the piles whose top card has each rank, in pile order
+        for pid, card in tops.items():
+            by_rank.setdefault(card.rank, []).append(pid)
         for src, card in tops.items():
             if card.rank == Rank.KING:
                 if src in free:
                     yield Move(src=src, dst=DISCARD)
                 continue
-            for dst, other in tops.items():
-                if dst != src and adds_to_thirteen(card, other) and self._may_pair(src, dst, free):
+            for dst in by_rank.get(PAIR_TOTAL - card.rank, ()):
+                if dst != src and self._may_pair(src, dst, free):
                     yield Move(src=src, dst=dst)
 
     def _check_transfer(self, move: Move) -> None:

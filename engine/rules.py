@@ -71,7 +71,9 @@ __all__ = [
     "up_or_down",
 ]
 
-#: ``rule(top, card)`` says whether ``card`` may go on ``top``.
+#: ``rule(top, card)`` says whether ``card`` may go on ``top``. A rule made by `build` also has
+#: ``rule.ranks``: for each rank of ``top`` (1..13), the ranks of the cards it may take (a rule
+#: without that attribute may take any rank); `PileGame` uses it to skip cards that cannot fit.
 BuildRule = Callable[[Card, Card], bool]
 
 #: Klondike's tableau: one card on the first pile, two on the second, ... seven on the last.
@@ -122,6 +124,10 @@ def build(direction: int, suits: Suits = Suits.ANY, *, wrap: bool = False, step:
                 return True
         return False
 
+    rule.ranks = {  # type: ignore[attr-defined]
+        top: tuple(dict.fromkeys(circular(top, by) if wrap else top + by for by in offsets))
+        for top in range(1, 14)
+    }
     return rule
 
 
@@ -239,6 +245,14 @@ class Stock:
 Spec = Foundations | Tableau | Reserve | Cells | Stock
 
 
+def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
+    """How many of the top ``up`` ``cards`` form a sequence built by ``rule`` (at least 1)."""
+    run = 1
+    while run < up and rule(cards[-run - 1], cards[-run]):
+        run += 1
+    return run
+
+
 class PileGame(Game):
     """A game made of standard piles; subclasses set ``layout`` (a tuple of declarations).
 
@@ -256,6 +270,15 @@ class PileGame(Game):
     _foundation_ids: ClassVar[tuple[str, ...]] = ()
     _opens_from_reserve: ClassVar[bool] = False
     _must_fill: ClassVar[bool] = False
+    #: Set by a game whose `_fits` override only refuses cards that the layout's rules accept
+    #: (never accepts one they refuse), so that the ranks those rules name still bound it.
+    fits_within_layout: ClassVar[bool] = False
+    #: Whether `_fits` is bounded by the layout's ranks (`_wanted_ranks`); set per class.
+    _rank_hints: ClassVar[bool] = True
+    #: Whether `_legal_now` may trust `_transfers` (no override of the hooks it mirrors).
+    _exact_transfers: ClassVar[bool] = True
+    #: Whether `_restrict` is the plain one (a game with stages overrides it).
+    _plain_restrict: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -265,6 +288,12 @@ class PileGame(Game):
         reserve = cls._by_letter.get("r")
         cls._opens_from_reserve = isinstance(found, Foundations) and found.opener == "r"
         cls._must_fill = isinstance(reserve, Reserve) and reserve.fill == Fill.MUST
+        cls._rank_hints = cls._fits is PileGame._fits or cls.fits_within_layout
+        cls._exact_transfers = all(
+            getattr(cls, name) is getattr(PileGame, name)
+            for name in ("_candidates", "_transfers", "_check", "_check_transfer", "_block_counts")
+        )
+        cls._plain_restrict = cls._restrict is PileGame._restrict
 
     @classmethod
     def _specs(cls) -> dict[str, Spec]:
@@ -376,25 +405,115 @@ class PileGame(Game):
                 return range(1, src.up + 1)
         return (1,)
 
-    def _candidates(self) -> Iterator[Move]:
-        specs = self._specs()
-        targets = [(p, specs[pid[0]]) for pid, p in self.piles.items() if pid[0] in "ftc"]
-        for src in self.piles.values():
+    def _wanted_ranks(self, pile: Pile, spec: Spec, base: Rank | None) -> tuple[int, ...] | None:
+        """The ranks that `_fits` may accept on ``pile`` now (None: any rank), as the layout's
+        rules say; ``base`` is `base_rank`. Empty when nothing fits (a full cell or foundation,
+        a space nothing fills)."""
+        cards = pile.cards
+        if isinstance(spec, Foundations):
+            if spec.limit is not None and len(cards) >= spec.limit:
+                return ()
+            if not cards:
+                return None if base is None else (base,)
+            rule = spec.build[int(pile.id[1:])] if isinstance(spec.build, tuple) else spec.build
+        elif isinstance(spec, Tableau):
+            if not cards:
+                if spec.empty == Empty.BELOW_BASE:
+                    return () if base is None else (circular(base, -1),)
+                if spec.empty == Empty.KINGS:
+                    return (Rank.KING,)
+                return None if spec.empty == Empty.ANY else ()
+            rule = spec.build
+        else:
+            return None if not cards else ()
+        ranks = getattr(rule, "ranks", None)
+        return None if ranks is None else ranks[cards[-1].rank]
+
+    def _transfers(self) -> Iterator[Move]:
+        """Every transfer that `_check_transfer` accepts now, source pile by source pile in layout
+        order, then destination, then count (fewest cards first); `_restrict` still applies.
+
+        A move of several cards needs a built sequence on top of its source, and a tableau pile
+        with a ``limit`` room for them: both are tested here before `_fits`, which decides."""
+        piles = self.piles
+        specs = self._by_letter
+        hints = self._rank_hints
+        base = self.base_rank() if hints else None
+        targets = []  # (pile, a tableau pile?, its takes_from, ranks that may fit or None, card limit)
+        for pid, dst in piles.items():
+            if pid[0] in "ftc":
+                spec = specs[pid[0]]
+                wanted = self._wanted_ranks(dst, spec, base) if hints else None
+                if wanted != ():
+                    limit = spec.limit if isinstance(spec, Tableau) else None
+                    targets.append((dst, pid[0] == "t", spec.takes_from, wanted, limit))
+        fits = self._fits
+        for src in piles.values():
             letter = src.id[0]
-            if letter not in "trwc" or not src.up:
+            cards = src.cards
+            up = len(cards) - src.down
+            if letter not in "trwc" or not up:
                 continue
-            blocks = self._block_counts(src, specs.get(letter))
-            for dst, dst_spec in targets:
-                if dst is src or letter not in dst_spec.takes_from:  # type: ignore[union-attr]
+            src_spec = specs.get(letter)
+            blocks = self._block_counts(src, src_spec)
+            by_rank: dict[int, list[int]] = {}  # the counts worth moving onto a tableau pile, by rank
+            if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
+                run = _built_run(cards, up, src_spec.build)  # type: ignore[union-attr]
+                blocks = [count for count in blocks if count <= run]
+            for count in blocks:
+                by_rank.setdefault(cards[-count].rank, []).append(count)
+            top = cards[-1]
+            for dst, tableau, takes_from, wanted, limit in targets:
+                if dst is src or letter not in takes_from:
                     continue
-                for count in blocks if dst.id[0] == "t" else (1,):
-                    if self._fits(dst, src.cards[-count]):  # a cheap filter; _check decides
+                if not tableau:
+                    if (wanted is None or top.rank in wanted) and fits(dst, top):
+                        yield Move(src=src.id, dst=dst.id)
+                    continue
+                if wanted is None:
+                    counts = blocks
+                elif len(wanted) == 1:
+                    counts = by_rank.get(wanted[0], ())
+                else:
+                    counts = [count for count in blocks if cards[-count].rank in wanted]
+                for count in counts:
+                    if limit is not None and len(dst.cards) + count > limit:
+                        continue
+                    if fits(dst, cards[-count]):
                         yield Move(src=src.id, dst=dst.id, count=count)
+
+    def _actions(self) -> Iterator[Move]:
+        """The stock's actions that might be legal (``deal``, ``redeal``)."""
         stock = self._stock_spec()
         if stock is not None and not stock.auto:
             yield Move(action="deal")
             if stock.to == "w":
                 yield Move(action="redeal")
+
+    def _candidates(self) -> Iterator[Move]:
+        yield from self._transfers()
+        yield from self._actions()
+
+    def _legal_now(self) -> list[Move]:
+        """As `Game._legal_now`, without `_check` for each transfer: `_transfers` yields exactly
+        the ones `_check_transfer` accepts, so only `_restrict` is left to ask (and nothing, for
+        a game that never restricts). Games that override those hooks take the general way."""
+        if not self._exact_transfers:
+            return super()._legal_now()
+        if self._plain_restrict and not self._opens_from_reserve and not self._must_fill:
+            moves = list(self._transfers())
+        else:
+            moves = [m for m in self._transfers() if self._allowed(m)]
+        moves += [m for m in self._actions() if self._passes(m)]
+        return moves
+
+    def _allowed(self, move: Move) -> bool:
+        """True unless `_restrict` refuses ``move``."""
+        try:
+            self._restrict(move)
+        except IllegalMove:
+            return False
+        return True
 
     def _check(self, move: Move) -> None:
         self._restrict(move)

@@ -176,27 +176,49 @@ class BesiegedCity(Game):
                     if self.piles[r].cards:
                         yield Move(src=r, dst=t)
             return
+        piles = self.piles
+        # the rank each foundation takes next (None: it is complete), and the Ramparts' top cards
+        # by suit, in Rampart order: a card packs only on its own suit
+        following = {
+            f: ORDER[len(piles[f].cards)] if len(piles[f].cards) < len(ORDER) else None for f in _FOUNDATIONS
+        }
+        by_suit: dict[int, list[tuple[str, Card]]] = {}
+        for t in _RAMPARTS:
+            if piles[t].cards:
+                by_suit.setdefault(piles[t].cards[-1].suit, []).append((t, piles[t].cards[-1]))
         for src in _RAMPARTS:
-            pile = self.piles[src]
+            pile = piles[src]
             if not pile.cards:
                 continue
+            card = pile.cards[-1]
             for dst in _FOUNDATIONS:
-                if self._fits_foundation(dst, pile.cards[-1]):
+                if card.rank == following[dst] and self._fits_foundation(dst, card):
                     yield Move(src=src, dst=dst)
-            for dst in _RAMPARTS:
-                if dst != src and self.piles[dst].cards and packs_on(self.piles[dst].cards[-1], pile.cards[-1]):
+            for dst, top in by_suit.get(card.suit, ()):
+                if dst != src and packs_on(top, card):
                     yield Move(src=src, dst=dst)
         for src in _RESERVE:
-            pile = self.piles[src]
+            pile = piles[src]
             if pile.cards:
                 for dst in ENDS[src]:
                     if self._may_place(src, dst, pile.cards[-1]):
                         yield Move(src=src, dst=dst)
         yield Move(action="deal")
-        if not self.piles["s"].cards and not self.piles["w"].cards:
+        if not piles["s"].cards and not piles["w"].cards:
+            tops = {r: piles[r].cards[-1] for r in _RESERVE if piles[r].cards}
             for i, a in enumerate(_RESERVE):
                 for b in _RESERVE[i + 1 :]:
-                    yield Move(action="transpose", arg=f"{a}.{b}")
+                    if a in tops and b in tops and self._useful_transpose(a, b, tops):
+                        yield Move(action="transpose", arg=f"{a}.{b}")
+
+    def _useful_transpose(self, a: str, b: str, tops: dict[str, Card]) -> bool:
+        """Whether, once the Reserve cards at ``a`` and ``b`` (``tops``) swap places, either could
+        go to the Ramparts (the test `_check_transpose` makes)."""
+        return any(
+            self._may_place(place, t, card)
+            for place, card in ((a, tops[b]), (b, tops[a]))
+            for t in ENDS[place]
+        )
 
     def _check(self, move: Move) -> None:
         vacancies = self._vacancies()

@@ -55,6 +55,8 @@ class Friday13(PileGame):
     rules_text = "001_1b1f3c1dc9fc716f.txt"
     #: 2: foundations build round the corner (an Ace on a King); 1 stopped them at the King.
     rules_version = 2
+    #: `_fits` only narrows the layout's rules (each empty foundation takes its own label, in turn).
+    fits_within_layout = True
     layout = (
         Foundations(13, base=None, build=build(UP, wrap=True), start=LABELS[:4]),
         Stock(turn=1, redeals=1),

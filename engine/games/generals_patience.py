@@ -138,17 +138,36 @@ class GeneralsPatience(Game):
             self._stalled_cache = cached
         return cached[1]
 
+    def _wanted_ranks(self) -> dict[str, tuple[int, ...] | None]:
+        """For each foundation and tableau pile, the ranks that `_fits` may accept now (None: any
+        rank, for a space), so that the candidates skip cards that cannot fit."""
+        base = self.base
+        wanted: dict[str, tuple[int, ...] | None] = {}
+        for pid in _FOUNDATIONS:
+            cards = self.piles[pid].cards
+            if not cards:
+                wanted[pid] = (base,) if base is not None else ()
+            else:
+                ranks = _up_in_suit.ranks  # type: ignore[attr-defined]
+                wanted[pid] = ranks[cards[-1].rank] if len(cards) < _FULL else ()
+        for pid in _TABLEAU:
+            cards = self.piles[pid].cards
+            wanted[pid] = _down_alternate.ranks[cards[-1].rank] if cards else None  # type: ignore[attr-defined]
+        return wanted
+
     def _candidates(self) -> Iterator[Move]:
         if self.base is None:
             for pid in _OFFERED:
                 yield Move(action="choose", arg=pid)
             return
+        wanted = self._wanted_ranks()
         for src in ("w", "r", *_TABLEAU):
             pile = self.piles[src]
             if not pile.cards:
                 continue
+            top = pile.cards[-1]
             for dst in _FOUNDATIONS:
-                if self._fits(dst, pile.cards[-1]):
+                if top.rank in wanted[dst] and self._fits(dst, top):
                     yield Move(src=src, dst=dst)
             if src == "r":
                 continue
@@ -156,8 +175,10 @@ class GeneralsPatience(Game):
             for dst in _TABLEAU:
                 if dst == src:
                     continue
+                ranks = wanted[dst]
                 for count in range(1, run + 1):
-                    if self._fits(dst, pile.cards[-count]) and (
+                    card = pile.cards[-count]
+                    if (ranks is None or card.rank in ranks) and self._fits(dst, card) and (
                         self.piles[dst].cards or src == "w" or count < len(pile)
                     ):
                         yield Move(src=src, dst=dst, count=count)

@@ -47,6 +47,8 @@ class Golf(PileGame):
     options: ClassVar = {
         "queen_on_king": Option(True, "a Queen may be played on a King (the text); false: nothing on a King"),
     }
+    #: `_fits` only narrows the layout's rules (nothing on a King unless ``queen_on_king``).
+    fits_within_layout = True
     layout = (
         Foundations(1, base=None, build=up_or_down),
         Reserve(deal=(5,) * 7),

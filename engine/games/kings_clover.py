@@ -63,6 +63,8 @@ class KingsClover(PileGame):
     #: 2: a deal with no Two on top of a fan is reshuffled (1 left it, over at once).
     rules_version = 2
     total = 52
+    #: `_fits` only narrows the layout's rules (a space takes the King of Clubs alone, a fan at most three).
+    fits_within_layout = True
     layout = (
         Foundations(4, start=(Rank.ACE,) * 4),
         Tableau(deal=(3,) * 16, build=build(EITHER), face_up=None, limit=3, takes_from="t"),
