@@ -215,9 +215,11 @@ class ServerConfig:
       ``max_send_buffer_bytes``: outgoing bytes waiting for a slow client, beyond what the
       operating system's socket buffers hold (default 1 MiB); past it the client is closed with
       1008.
-      ``fanout_tick_ms``: broadcast frames (the standings after a move, a spectator's events) wait
-      up to this many milliseconds (default 20) so that each connection's leave in one write
-      (`Fanout`); answers to a request leave at once, with whatever waits. 0: every frame at once.
+      ``fanout_tick_ms``: broadcast frames (the standings after a move, a spectator's events) may
+      wait up to this many milliseconds so that each connection's leave in one write (`Fanout`);
+      answers to a request leave at once, with whatever waits. 0, the default: every frame at
+      the end of the loop turn (docs/performance.md: a tick pays only when a race's moves come
+      faster than its ticks).
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -296,7 +298,7 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
-    fanout_tick_ms: float = _limit(20.0, "milliseconds broadcast frames may wait to leave together (0: at once)")
+    fanout_tick_ms: float = _limit(0.0, "milliseconds broadcast frames may wait to leave together (0: at once)")
     rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
     burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
     max_strikes: int = _limit(50, "frames over the rate before the connection is closed")
