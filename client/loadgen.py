@@ -11,8 +11,11 @@ and finishes), the same connections open a fresh race on the next catalog seed a
 move rate stays steady over the whole run; a race's setup costs about one interval of silence for
 its group.
 
-To keep the generator cheap, its connections are raw websockets (no `client.connection.ArenaClient`):
-requests are encoded with `server.protocol.encode`, and each incoming frame is decoded into one
+To keep the generator cheap, its connections are raw websockets (no `client.connection.ArenaClient`,
+and not websockets' asyncio connection either, whose queue, tasks and futures cost about as much per
+frame as the server spends sending it): websockets' Sans-I/O `ClientProtocol` under a plain asyncio
+`Protocol` (`_Wire`), so that each incoming frame is handled in the callback that received it.
+Requests are encoded with `server.protocol.encode`, and each incoming frame is decoded into one
 small struct holding the few fields the generator reads (msgspec skips the rest, boards included).
 
 An entrant waits for a move's answer before it sends the next one, as a real client does (it needs
@@ -87,8 +90,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.client import ClientProtocol
+from websockets.frames import Opcode
+from websockets.http11 import Response
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
 from client.server_process import ServerProcess, ServerProcessError, cpu_seconds, fetch_health, rss_mib
 from server.catalog import CatalogEntry, load_catalog
@@ -102,6 +108,8 @@ _SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 _MAX_FRAME_BYTES = 4 * 1024 * 1024
 #: Seconds to wait for a request's answer (setup) or a move's answer before counting a timeout.
 _ANSWER_TIMEOUT_S = 10.0
+#: Seconds a closing connection waits for the other side before dropping the socket.
+_CLOSE_WAIT_S = 2.0
 #: Connections a load process opens at once while it sets up.
 _CONNECTING_AT_ONCE = 32
 #: Seconds between two progress reports of a load process.
@@ -290,11 +298,108 @@ class _Stats:
             self.error_examples.append(text)
 
 
-class _Conn:
-    """One raw websocket of the generator: a player, its reader task and what waits on it."""
+class _Wire(asyncio.Protocol):
+    """One websocket client connection: websockets' Sans-I/O `ClientProtocol` (handshake, framing,
+    masking, pings and the closing handshake) driven by this asyncio `Protocol`. Each message that
+    arrives is handed to ``on_message`` (bytes) in the callback that read it; ``on_lost`` is
+    called once when the connection is gone. `send` writes at once, without waiting."""
 
-    def __init__(self, ws: ClientConnection, stats: _Stats, *, spectator: bool, node: str = "") -> None:
-        self.ws = ws
+    def __init__(self, url: str) -> None:
+        self.protocol = ClientProtocol(parse_uri(url), max_size=_MAX_FRAME_BYTES)
+        loop = asyncio.get_running_loop()
+        self.opened: asyncio.Future[None] = loop.create_future()
+        self.lost: asyncio.Future[None] = loop.create_future()
+        self.transport: asyncio.Transport | None = None
+        self.on_message: Callable[[bytes], None] = lambda data: None
+        self.on_lost: Callable[[], None] = lambda: None
+        self._parts: list[bytes] = []  # a fragmented message so far (the server sends none)
+
+    @classmethod
+    async def connect(cls, url: str) -> _Wire:
+        """Open a connection to ``url`` (``ws://HOST:PORT``) and finish the websocket handshake;
+        raises OSError or `_LoadError` if either fails."""
+        uri = parse_uri(url)
+        _, wire = await asyncio.get_running_loop().create_connection(lambda: cls(url), uri.host, uri.port)
+        await wire.opened
+        return wire
+
+    @property
+    def open(self) -> bool:
+        """True while messages can be sent."""
+        return self.protocol.state is State.OPEN
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.protocol.send_request(self.protocol.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        protocol = self.protocol
+        protocol.receive_data(data)
+        for event in protocol.events_received():
+            if isinstance(event, Response):
+                if protocol.state is State.OPEN:
+                    self.opened.set_result(None)
+                else:
+                    self.opened.set_exception(_LoadError(f"websocket handshake refused: {protocol.handshake_exc}"))
+            elif event.opcode is Opcode.BINARY or event.opcode is Opcode.TEXT or event.opcode is Opcode.CONT:
+                if event.fin and not self._parts:
+                    self.on_message(event.data)
+                elif event.fin:
+                    self.on_message(b"".join([*self._parts, event.data]))
+                    self._parts = []
+                else:
+                    self._parts.append(event.data)
+        self._flush()  # pongs, the answer to a close
+
+    def send(self, payload: bytes) -> None:
+        """Send one binary message now; raises `_LoadError` if the connection is not open."""
+        if self.protocol.state is not State.OPEN:
+            raise _LoadError("connection closed")
+        self.protocol.send_binary(payload)
+        self._flush()
+
+    def _flush(self) -> None:
+        transport = self.transport
+        if transport is None:
+            return
+        for chunk in self.protocol.data_to_send():
+            if chunk:
+                transport.write(chunk)
+            elif transport.can_write_eof():
+                transport.write_eof()
+        if self.protocol.close_expected() and not transport.is_closing():
+            asyncio.get_running_loop().call_later(_CLOSE_WAIT_S, transport.close)
+
+    def eof_received(self) -> bool | None:
+        self.protocol.receive_eof()
+        self._flush()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.opened.done():
+            self.opened.set_exception(_LoadError(f"connection lost during the handshake: {exc}"))
+        if not self.lost.done():
+            self.lost.set_result(None)
+            self.on_lost()
+
+    async def close(self) -> None:
+        """Close (code 1000) and wait, at most `_CLOSE_WAIT_S` seconds, until the socket is gone."""
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close(1000)
+            self._flush()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(_CLOSE_WAIT_S):
+                await asyncio.shield(self.lost)
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class _Conn:
+    """One raw websocket of the generator (`_Wire`): a player and what waits on its frames."""
+
+    def __init__(self, wire: _Wire, stats: _Stats, *, spectator: bool, node: str = "") -> None:
+        self.wire = wire
         self.stats = stats
         self.spectator = spectator
         self.node = node  # the node that holds this connection (Welcome.node)
@@ -305,55 +410,60 @@ class _Conn:
         self._moves: dict[tuple[str, int], asyncio.Future[tuple[_Frame, float]]] = {}
         self.started: dict[str, asyncio.Future[None]] = {}
         self.finished: dict[str, asyncio.Future[None]] = {}
-        self.reader = asyncio.create_task(self._read())
+        wire.on_message = self._received
+        wire.on_lost = self._lost
+        if wire.lost.done():
+            self._lost()
 
     @classmethod
     async def open(cls, url: str, name: str, stats: _Stats, *, spectator: bool) -> _Conn:
         """Connect, say hello as ``name``, and note the clock offset the welcome shows."""
         async with asyncio.timeout(_ANSWER_TIMEOUT_S):
-            ws = await connect(url, compression=None, max_size=_MAX_FRAME_BYTES, open_timeout=_ANSWER_TIMEOUT_S)
+            wire = await _Wire.connect(url)
+            first: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+            wire.on_message = lambda data: first.done() or first.set_result(data)
+            wire.on_lost = lambda: first.done() or first.set_exception(_LoadError("closed before the welcome"))
             sent_ms = time.time() * 1000
-            await ws.send(encode(Hello(name=name)))
-            welcome = _decoder.decode(await ws.recv())
+            wire.send(encode(Hello(name=name)))
+            welcome = _decoder.decode(await first)
             received_ms = time.time() * 1000
         if welcome.type != "welcome":
-            await ws.close()
+            await wire.close()
             raise _LoadError(f"hello refused: {welcome.code}: {welcome.reason}")
         stats.clock_offsets_ms.append((sent_ms + received_ms) / 2 - welcome.server_time_ms)
-        return cls(ws, stats, spectator=spectator, node=welcome.node)
+        return cls(wire, stats, spectator=spectator, node=welcome.node)
 
-    async def _read(self) -> None:
+    def _received(self, data: bytes) -> None:
         stats = self.stats
-        try:
-            async for data in self.ws:
-                received = time.perf_counter()
-                frame = _decoder.decode(data)
-                kind = frame.type
-                if stats.measuring:
-                    stats.frames += 1
-                    stats.bytes += len(data)
-                    stats.frame_types[kind] += 1
-                if kind == "move_result":
-                    waiter = self._moves.pop((frame.race, frame.seq), None)
-                    if waiter is not None and not waiter.done():
-                        waiter.set_result((frame, received))
-                elif kind == "progress":  # a spectator receives only the spectators' frames, board and all
-                    if self.spectator and stats.measuring and frame.server_ms:
-                        delay = time.time() * 1000 - frame.server_ms
-                        stats.delivery_ms.append(delay)
-                        (stats.delivery_forwarded_ms if self.forwarded else stats.delivery_local_ms).append(delay)
-                elif kind == "race_started":
-                    self._settle(self.started, frame.race)
-                elif kind == "race_finished":
-                    self._settle(self.finished, frame.race)
-                elif frame.req is not None:
-                    reply = self._replies.pop(frame.req, None)
-                    if reply is not None and not reply.done():
-                        reply.set_result(frame)
-        except ConnectionClosed:
-            pass
+        received = time.perf_counter()
+        frame = _decoder.decode(data)
+        kind = frame.type
+        if stats.measuring:
+            stats.frames += 1
+            stats.bytes += len(data)
+            stats.frame_types[kind] += 1
+        if kind == "move_result":
+            waiter = self._moves.pop((frame.race, frame.seq), None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result((frame, received))
+        elif kind == "progress":  # a spectator receives only the spectators' frames, board and all
+            if self.spectator and stats.measuring and frame.server_ms:
+                delay = time.time() * 1000 - frame.server_ms
+                stats.delivery_ms.append(delay)
+                (stats.delivery_forwarded_ms if self.forwarded else stats.delivery_local_ms).append(delay)
+        elif kind == "race_started":
+            self._settle(self.started, frame.race)
+        elif kind == "race_finished":
+            self._settle(self.finished, frame.race)
+        elif frame.req is not None:
+            reply = self._replies.pop(frame.req, None)
+            if reply is not None and not reply.done():
+                reply.set_result(frame)
+
+    def _lost(self) -> None:
         if not self.closing:
-            stats.error("closed", f"the server closed a connection: {self.ws.close_code} {self.ws.close_reason}")
+            protocol = self.wire.protocol
+            self.stats.error("closed", f"the server closed a connection: {protocol.close_code} {protocol.close_reason}")
         for waiter in [*self._replies.values(), *self._moves.values()]:
             if not waiter.done():
                 waiter.set_exception(_LoadError("connection closed"))
@@ -371,10 +481,10 @@ class _Conn:
         req = self._req
         waiter = self._replies[req] = asyncio.get_running_loop().create_future()
         try:
-            await self.ws.send(encode(build(req)))
+            self.wire.send(encode(build(req)))
             async with asyncio.timeout(_ANSWER_TIMEOUT_S):
                 reply = await waiter
-        except (TimeoutError, ConnectionClosed) as exc:
+        except TimeoutError as exc:
             raise _LoadError(f"no answer to a request: {type(exc).__name__}") from None
         finally:
             self._replies.pop(req, None)
@@ -388,11 +498,9 @@ class _Conn:
         waiter = self._moves[(race, seq)] = asyncio.get_running_loop().create_future()
         sent = time.perf_counter()
         try:
-            await self.ws.send(encode(MoveRequest(race=race, seq=seq, move=move)))
+            self.wire.send(encode(MoveRequest(race=race, seq=seq, move=move)))
             async with asyncio.timeout(_ANSWER_TIMEOUT_S):
                 result, received = await waiter
-        except ConnectionClosed:
-            raise _LoadError("connection closed") from None
         finally:
             self._moves.pop((race, seq), None)
         return result, sent, received
@@ -406,9 +514,7 @@ class _Conn:
     async def close(self) -> None:
         self.closing = True
         with contextlib.suppress(Exception):
-            await self.ws.close()
-        with contextlib.suppress(BaseException):
-            await self.reader
+            await self.wire.close()
 
 
 # ------------------------------------------------------------------------- one load process
@@ -577,7 +683,7 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
         await asyncio.sleep(max(0.0, end_wall - time.time()))
         worker.stats.measuring = False
         cpu_s = time.process_time() - cpu_before
-        held = sum(1 for conn in worker.conns if not conn.reader.done())
+        held = sum(1 for conn in worker.conns if not conn.wire.lost.done())
         for task in groups:
             task.cancel()
         await asyncio.gather(*groups, return_exceptions=True)
