@@ -49,7 +49,6 @@ import os
 import queue
 import resource
 import time
-import traceback
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -65,6 +64,7 @@ from websockets.exceptions import ConnectionClosed
 
 from client.arguments import bounded
 from client.connection import ArenaClient
+from client.loadgen import run_load_process
 from client.server_process import ServerProcess, ServerProcessError, fetch_health, rss_mib
 from server.protocol import Hello, Watch, encode
 
@@ -357,15 +357,10 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
 
 
 def _worker_main(spec: _WorkerSpec, control: Any, report: Any) -> None:
-    """A load process (spawned): raise its open-files limit to the hard one, run, report a failure."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    """A load process (spawned): run it (`client.loadgen.run_load_process`), then make sure what
+    it reported reaches the parent."""
     try:
-        asyncio.run(_worker_async(spec, control, report))
-    except BaseException as exc:  # the parent reports it; a load process must never die silently
-        report.put(("failed", spec.worker, "".join(traceback.format_exception(exc)).strip()))
+        run_load_process(_worker_async(spec, control, report), spec.worker, report)
     finally:
         report.close()
         report.join_thread()  # what was reported reaches the parent before the process ends

@@ -78,7 +78,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,7 +100,7 @@ from client.server_process import ServerProcess, ServerProcessError, cpu_seconds
 from server.catalog import CatalogEntry, load_catalog
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
 
-__all__ = ["LoadFigures", "LoadSettings", "NodeFigures", "bench_load", "load_table", "load_warnings"]
+__all__ = ["LoadFigures", "LoadSettings", "NodeFigures", "bench_load", "load_table", "load_warnings", "run_load_process"]
 
 #: The public catalogs of winnable deals (the repository's seeds/).
 _SEEDS = Path(__file__).resolve().parent.parent / "seeds"
@@ -710,18 +710,26 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
         await worker.close()
 
 
-def _worker_main(spec: _WorkerSpec, control: Any, report: Any) -> None:
-    """The entry point of a load process (spawned): pin it, raise its open-files limit, run it."""
-    if spec.cpu is not None:
-        os.sched_setaffinity(0, {spec.cpu})
+def run_load_process(work: Coroutine[Any, Any, None], worker: int, report: Any) -> None:
+    """Run ``work``, the coroutine of load process ``worker``, with the process's open-files limit
+    raised to its hard limit (thousands of sockets); a failure is put on ``report`` (a
+    `multiprocessing` queue) as ``("failed", worker, traceback)``, so that a load process never
+    dies silently. Used by `arena bench load` and `arena bench idle`."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     try:
-        asyncio.run(_worker_async(spec, control, report))
-    except BaseException as exc:  # the parent reports it; a load process must never die silently
-        report.put(("failed", spec.worker, "".join(traceback.format_exception(exc)).strip()))
+        asyncio.run(work)
+    except BaseException as exc:  # the parent reports it
+        report.put(("failed", worker, "".join(traceback.format_exception(exc)).strip()))
+
+
+def _worker_main(spec: _WorkerSpec, control: Any, report: Any) -> None:
+    """The entry point of a load process (spawned): pin it, then run it (`run_load_process`)."""
+    if spec.cpu is not None:
+        os.sched_setaffinity(0, {spec.cpu})
+    run_load_process(_worker_async(spec, control, report), spec.worker, report)
 
 
 # --------------------------------------------------------------------------------- the figures

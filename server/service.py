@@ -440,6 +440,26 @@ class Fanout:
             session._flush()
 
 
+class _SetOnFirstUse:
+    """A set attribute made on first use, kept in the slot of the same name with a leading
+    underscore (None until then): an idle connection carries no empty sets (216 bytes each)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, obj: object, owner: type | None = None) -> set[str]:
+        if obj is None:
+            return self  # type: ignore[return-value]
+        value = getattr(obj, self.slot)
+        if value is None:
+            value = set()
+            setattr(obj, self.slot, value)
+        return value
+
+    def __set__(self, obj: object, value: set[str]) -> None:
+        setattr(obj, self.slot, value)
+
+
 class Session:
     """One websocket connection: its rate limit, its player, and the frames it is sent.
 
@@ -458,6 +478,13 @@ class Session:
     __slots__ = ("server", "ws", "player", "_watching", "_following", "_remote_nodes", "conn_id", "max_buffer",
                  "_direct", "_loop", "_flush_pending", "_tick_pending", "bucket", "strikes", "closing", "address",
                  "__dict__")
+
+    #: Codes of the races this connection watches.
+    watching = _SetOnFirstUse()
+    #: Ids of the tournaments this connection follows.
+    following = _SetOnFirstUse()
+    #: The nodes this connection's requests were forwarded to.
+    remote_nodes = _SetOnFirstUse()
 
     def __init__(self, server: ArenaServer, ws: ServerConnection) -> None:
         self.server = server
@@ -484,39 +511,6 @@ class Session:
         self.closing = False
         remote = ws.remote_address
         self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
-
-    @property
-    def watching(self) -> set[str]:
-        """Codes of the races this connection watches (made on first use)."""
-        if self._watching is None:
-            self._watching = set()
-        return self._watching
-
-    @watching.setter
-    def watching(self, value: set[str]) -> None:
-        self._watching = value
-
-    @property
-    def following(self) -> set[str]:
-        """Ids of the tournaments this connection follows (made on first use)."""
-        if self._following is None:
-            self._following = set()
-        return self._following
-
-    @following.setter
-    def following(self, value: set[str]) -> None:
-        self._following = value
-
-    @property
-    def remote_nodes(self) -> set[str]:
-        """The nodes this connection's requests were forwarded to (made on first use)."""
-        if self._remote_nodes is None:
-            self._remote_nodes = set()
-        return self._remote_nodes
-
-    @remote_nodes.setter
-    def remote_nodes(self, value: set[str]) -> None:
-        self._remote_nodes = value
 
     def send(self, frame: bytes, *, later: bool = False) -> None:
         """Send one frame without waiting: it leaves at the end of this turn of the event loop,
