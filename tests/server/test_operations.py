@@ -275,3 +275,34 @@ async def test_a_shutdown_ends_tournaments_and_reveals_an_arena_deal():
         finally:
             await org.close()
             await ann.close()
+
+
+async def test_serve_sets_the_full_collection_threshold_and_freezes_what_the_start_made():
+    """`serve` (what `arena serve` runs) makes full garbage collections rarer (its
+    ``gc_full_threshold``) and freezes the objects the start made, so that a full collection
+    scans only what came later; the threshold and the frozen objects are given back after."""
+    import gc
+
+    from server.service import serve
+    from tests.conftest import _free_port
+
+    before = gc.get_threshold()
+    port = _free_port()
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(serve("127.0.0.1", port, ServerConfig(gc_full_threshold=37), stop=stop))
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                status, _, _ = await asyncio.to_thread(http_get, f"http://127.0.0.1:{port}/healthz")
+                if status == 200:
+                    break
+            except OSError:
+                await asyncio.sleep(0.05)
+        assert gc.get_threshold() == (before[0], before[1], 37)
+        assert gc.get_freeze_count() > 0
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        gc.set_threshold(*before)
+        gc.unfreeze()
