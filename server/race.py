@@ -702,6 +702,7 @@ class Race:
         """Keep the finished race's par and tell its audience (`server.par`)."""
         async with self.lock:
             self.par = par
+            await self._save()  # a restarted server keeps it (`rebuild`), and its record with it
             await self._publish(RacePar(race=self.code, version=self._next_version(), par=par))
 
     async def offer_rematch(self, rematch: Race) -> None:
@@ -823,6 +824,7 @@ class Race:
                 "finish_reason": self.finish_reason,
                 "rematch": self.rematch,
                 "rematch_of": self.rematch_of,
+                "par": self.par,
                 # one JSON string, to keep the description flat: [{"p": id, "n": name, "o": order, "s": status}]
                 "entrants": msgspec.json.encode(
                     [{"p": e.player, "n": e.name, "o": e.order, "s": e.status} for e in self._by_order()]
@@ -866,6 +868,7 @@ class Race:
             race.finish_reason = str(m["finish_reason"])
             race.rematch = m["rematch"]
             race.rematch_of = m["rematch_of"]
+            race.par = msgspec.convert(m["par"], Par) if m.get("par") is not None else None  # (older: none)
             entrants = [(str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"]))
                         for e in msgspec.json.decode(m["entrants"])]
             version = int(m["version"])

@@ -292,3 +292,32 @@ async def test_a_race_whose_time_limit_passed_while_no_node_ran_ends_at_once(red
             await ann.close()
     finally:
         await store.close()
+
+
+async def test_a_finished_races_par_is_kept_across_a_restart(redis_server, redis_prefix):
+    """The par worked out after a race finished is stored with the race: the server that starts
+    again over the same Redis has it, and the record it gives carries it."""
+    config = ServerConfig(ping_interval_s=None)
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    par = p.Par(result="won", best_cleared=52, total=52, nodes=1234, seconds=0.25)
+    try:
+        async with ArenaServer(config, store=store) as first:
+            ann = await peer(first.url, "ann")
+            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
+                                      p.RaceReply)).race.code
+            await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
+            await ann.expect(p.RaceStarted)
+            for seq, move in enumerate(LINE, start=1):
+                assert (await ann.move(code, seq, move)).ok
+            await until(lambda: first.races[code].status == "finished", "the race to finish")
+            await first.races[code].set_par(par)  # as the par workers do (`ArenaServer._work_out_par`)
+            assert (await ann.expect(p.RacePar)).par == par
+            await ann.close()
+        async with ArenaServer(config, store=store) as second:
+            assert second.races[code].par == par
+            ann = await peer(second.url, "ann", token=ann.token)
+            record = await ann.request(p.GetRecord(req=3, race=code), p.RaceRecord)
+            assert record.race.par == par and verify_record(record).ok
+            await ann.close()
+    finally:
+        await store.close()
