@@ -728,11 +728,13 @@ class Race:
             if notation is None:
                 entrant.bonus.append(open_round(entrant.points, entrant.bonus, won=entrant.status == "won",
                                                 casual=self.casual))
+                await self._save()  # its seed: a restarted server deals the same round (`rebuild`)
             elif not entrant.bonus:
                 raise ProtocolError(ErrorCode.NOT_ALLOWED, "ask for a Double or Naught round first")
             else:
                 round_ = entrant.bonus[-1]
                 entrant.points = play_round(round_, notation, entrant.points)
+                await self._save()
                 if round_.decided:
                     await self._progress(entrant, f"double or naught: {round_.game.outcome or 'no result'}",
                                          self.elapsed_ms())
@@ -825,6 +827,9 @@ class Race:
                 "rematch": self.rematch,
                 "rematch_of": self.rematch_of,
                 "par": self.par,
+                # Double or Naught rounds, by player: [[stake, seed, salt, [move, ...]], ...]
+                "bonus": msgspec.json.encode({e.player: [[r.stake, r.seed, r.salt, r.moves] for r in e.bonus]
+                                              for e in self.entrants.values() if e.bonus}).decode(),
                 # one JSON string, to keep the description flat: [{"p": id, "n": name, "o": order, "s": status}]
                 "entrants": msgspec.json.encode(
                     [{"p": e.player, "n": e.name, "o": e.order, "s": e.status} for e in self._by_order()]
@@ -891,8 +896,26 @@ class Race:
                 shown = race._replay(entrant, await store.moves(code, entrant.player), cutoff_ms)
                 if race.spectator_delay_s and race.status == "running":
                     race._shown[entrant.player] = shown
+        if race.status == "finished":
+            race._rebuild_points(m.get("bonus"))
         race.version = max(version, await store.last_version(code))
         return race
+
+    def _rebuild_points(self, bonus: object) -> None:
+        """A rebuilt finished race's points: each entrant's cards cleared, then its Double or
+        Naught rounds (``bonus``, as `_save_description` wrote them; None from older servers)
+        dealt again from their seeds and replayed. Raises `RebuildError` if one does not replay."""
+        try:
+            rounds = msgspec.json.decode(bonus) if isinstance(bonus, str) else {}
+            for entrant in self.entrants.values():
+                entrant.points = entrant.cleared
+                for stake, seed, salt, moves in rounds.get(entrant.player, ()):
+                    round_ = BonusRound(stake=int(stake), seed=int(seed), salt=str(salt))
+                    for move in moves:
+                        entrant.points = play_round(round_, str(move), entrant.points)
+                    entrant.bonus.append(round_)
+        except (ProtocolError, msgspec.DecodeError, TypeError, ValueError) as exc:
+            raise RebuildError(f"race {self.code}: its Double or Naught rounds do not replay ({exc})") from None
 
     def _replay(self, entrant: Entrant, entries: list[MoveEntry], cutoff_ms: int) -> Board | None:
         """Rebuild ``entrant``'s game and counters from its move log, and the answer to its last

@@ -321,3 +321,50 @@ async def test_a_finished_races_par_is_kept_across_a_restart(redis_server, redis
             await ann.close()
     finally:
         await store.close()
+
+
+async def test_double_or_naught_rounds_are_kept_across_a_restart(redis_server, redis_prefix):
+    """A winner's Double or Naught rounds are stored as they are dealt and played: after a
+    restart over the same Redis the points and the rounds are the same, a round dealt before the
+    restart is played on after it, and the record verifies with every decided round."""
+    config = ServerConfig(ping_interval_s=None)
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+
+    async def play_out(client: Peer, bonus: p.Bonus, req: int) -> p.Bonus:
+        while not bonus.decided:
+            move = "deal" if bonus.outcome == "tie" else "guess r2"
+            bonus = await client.request(p.BonusMove(req=req, race=code, move=move), p.Bonus)
+            assert isinstance(bonus, p.Bonus), bonus
+            req += 1
+        return bonus
+
+    try:
+        async with ArenaServer(config, store=store) as first:
+            ann = await peer(first.url, "ann")
+            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
+                                      p.RaceReply)).race.code
+            await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
+            await ann.expect(p.RaceStarted)
+            for seq, move in enumerate(LINE, start=1):
+                assert (await ann.move(code, seq, move)).ok
+            await until(lambda: first.races[code].status == "finished", "the race to finish")
+            bonus = await play_out(ann, await ann.request(p.DoubleOrNaught(req=3, race=code), p.Bonus), 4)
+            if bonus.outcome == "win":  # a second round, dealt and left in play
+                bonus = await ann.request(p.DoubleOrNaught(req=5, race=code), p.Bonus)
+                assert bonus.round == 2 and not bonus.decided
+            before = first.races[code].entrants[ann.player]
+            points, rounds = before.points, [(r.seed, list(r.moves)) for r in before.bonus]
+            await ann.close()
+        async with ArenaServer(config, store=store) as second:
+            after = second.races[code].entrants[ann.player]
+            assert after.points == points and [(r.seed, r.moves) for r in after.bonus] == rounds
+            ann = await peer(second.url, "ann", token=ann.token)
+            if len(rounds) == 2:
+                bonus = await play_out(ann, bonus, 6)
+                assert bonus.round == 2 and bonus.points == after.points
+            record = await ann.request(p.GetRecord(req=9, race=code), p.RaceRecord)
+            assert verify_record(record).ok
+            assert [b.seed for b in record.entrants[0].bonus] == [seed for seed, _ in rounds]
+            await ann.close()
+    finally:
+        await store.close()
