@@ -294,6 +294,20 @@ async def test_a_race_whose_time_limit_passed_while_no_node_ran_ends_at_once(red
         await store.close()
 
 
+async def won_race(server: ArenaServer) -> tuple[Peer, str]:
+    """Ann, connected to ``server``, and the code of a casual Golf race she played alone and won
+    (the catalog's winning line), finished."""
+    ann = await peer(server.url, "ann")
+    code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
+                              p.RaceReply)).race.code
+    await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
+    await ann.expect(p.RaceStarted)
+    for seq, move in enumerate(LINE, start=1):
+        assert (await ann.move(code, seq, move)).ok
+    await until(lambda: server.races[code].status == "finished", "the race to finish")
+    return ann, code
+
+
 async def test_a_finished_races_par_is_kept_across_a_restart(redis_server, redis_prefix):
     """The par worked out after a race finished is stored with the race: the server that starts
     again over the same Redis has it, and the record it gives carries it."""
@@ -302,14 +316,7 @@ async def test_a_finished_races_par_is_kept_across_a_restart(redis_server, redis
     par = p.Par(result="won", best_cleared=52, total=52, nodes=1234, seconds=0.25)
     try:
         async with ArenaServer(config, store=store) as first:
-            ann = await peer(first.url, "ann")
-            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
-                                      p.RaceReply)).race.code
-            await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
-            await ann.expect(p.RaceStarted)
-            for seq, move in enumerate(LINE, start=1):
-                assert (await ann.move(code, seq, move)).ok
-            await until(lambda: first.races[code].status == "finished", "the race to finish")
+            ann, code = await won_race(first)
             await first.races[code].set_par(par)  # as the par workers do (`ArenaServer._work_out_par`)
             assert (await ann.expect(p.RacePar)).par == par
             await ann.close()
@@ -340,14 +347,7 @@ async def test_double_or_naught_rounds_are_kept_across_a_restart(redis_server, r
 
     try:
         async with ArenaServer(config, store=store) as first:
-            ann = await peer(first.url, "ann")
-            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
-                                      p.RaceReply)).race.code
-            await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
-            await ann.expect(p.RaceStarted)
-            for seq, move in enumerate(LINE, start=1):
-                assert (await ann.move(code, seq, move)).ok
-            await until(lambda: first.races[code].status == "finished", "the race to finish")
+            ann, code = await won_race(first)
             bonus = await play_out(ann, await ann.request(p.DoubleOrNaught(req=3, race=code), p.Bonus), 4)
             if bonus.outcome == "win":  # a second round, dealt and left in play
                 bonus = await ann.request(p.DoubleOrNaught(req=5, race=code), p.Bonus)
