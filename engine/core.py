@@ -390,6 +390,12 @@ class Game(abc.ABC):
         if not isinstance(move, Move):
             move = Move.parse(move)
         self._check_any(move)
+        return self.apply_checked(move)
+
+    def apply_checked(self, move: Move) -> tuple[Reveal, ...]:
+        """Play ``move``, which `check` accepted with nothing played since, without checking it
+        again (the server checks a move before it stores it, then plays it); return the cards it
+        revealed. A move not checked so leaves the game in a state the rules do not allow."""
         self._revealed = []
         self._perform(move)
         self.history.append(move)

@@ -498,7 +498,7 @@ class Race:
                 if again is not None:
                     return again
             refusal = self._refusal(entrant, request)
-            if refusal is not None:
+            if not isinstance(refusal, Move):
                 self.tally.moves_refused[refusal[0]] += 1
                 if log.isEnabledFor(logging.DEBUG):
                     log.debug("move %d of %s in race %s refused: %s", request.seq, player, self.code, refusal[1],
@@ -508,7 +508,7 @@ class Race:
                                          code=refusal[0], reason=refusal[1], elapsed_ms=self.elapsed_ms()))
             game = entrant.game
             assert game is not None
-            move = Move.parse(request.move)
+            move = refusal  # parsed and checked: no refusal
             elapsed = self.elapsed_ms()
             try:
                 await self.store.append_move(self.code, player, MoveEntry(request.seq, str(move), elapsed))
@@ -521,7 +521,7 @@ class Race:
                                          code=ErrorCode.UNAVAILABLE, elapsed_ms=self.elapsed_ms(),
                                          reason="the server cannot store moves right now: send this move again "
                                                 "in a moment"))
-            revealed = game.apply(move)
+            revealed = game.apply_checked(move)  # (checked under this lock, and nothing played since)
             entrant.last_seq = request.seq
             entrant.moves += 1
             self.tally.moves_accepted += 1
@@ -547,8 +547,9 @@ class Race:
             await self._maybe_finish()
             return result
 
-    def _refusal(self, entrant: Entrant, request: MoveRequest) -> tuple[str, str] | None:
-        """Why a move cannot be played now (code, reason), or None if it may be."""
+    def _refusal(self, entrant: Entrant, request: MoveRequest) -> tuple[str, str] | Move:
+        """Why a move cannot be played now (code, reason), or, if it may be, the move (parsed,
+        and checked against the entrant's game)."""
         if self.status in ("open", "starting"):
             return ErrorCode.NOT_STARTED, f"race {self.code} has not started"
         if self.status == "finished":
@@ -564,12 +565,13 @@ class Race:
             return ErrorCode.MOVE_LIMIT, f"an entrant may make at most {self.max_moves} moves in a race"
         assert entrant.game is not None
         try:
-            entrant.game.check(Move.parse(request.move))
+            move = Move.parse(request.move)
+            entrant.game.check(move)
         except BadNotation as exc:
             return ErrorCode.BAD_NOTATION, exc.reason
         except IllegalMove as exc:
             return exc.code, exc.reason
-        return None
+        return move
 
     async def expire(self) -> bool:
         """End a race that is still open (nobody started it in time) with reason ``expired``;
