@@ -50,19 +50,27 @@ class Node(ServerProcess):
         return await asyncio.to_thread(self.process.wait, WAIT_S)
 
 
-@pytest.fixture
-async def node(tmp_path) -> AsyncIterator[Node]:
-    """A node over a Redis of this test's own."""
-    redis = RedisServer(tmp_path)
+@contextlib.asynccontextmanager
+async def node_over_redis(folder, **limits: object) -> AsyncIterator[Node]:
+    """A started node (`arena serve` with ``limits`` added) over a Redis of its own, its data in
+    ``folder``; both stopped at the end."""
+    redis = RedisServer(folder)
     redis.start()
     server = Node({"redis": redis.url, "rate_per_s": 10_000, "burst": 10_000, "shutdown_grace_s": 5,
-                   "ping_interval_s": "none"})
+                   "ping_interval_s": "none", **limits})
     try:
         await server.start()
         yield server
     finally:
         server.stop()
         redis.stop()
+
+
+@pytest.fixture
+async def node(tmp_path) -> AsyncIterator[Node]:
+    """A node over a Redis of this test's own."""
+    async with node_over_redis(tmp_path) as server:
+        yield server
 
 
 async def reconnect(client: ArenaClient) -> dict[str, p.Snapshot]:

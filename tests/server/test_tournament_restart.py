@@ -31,9 +31,8 @@ from server.race import Clock, RebuildError
 from server.service import ArenaServer, ServerConfig
 from server.store.redis import RedisStore
 from server.tournament import Tournament
-from tests.conftest import RedisServer
 from tests.server.conftest import FastClock
-from tests.server.test_restart import WAIT_S, Node, reconnect
+from tests.server.test_restart import WAIT_S, Node, node_over_redis, reconnect
 
 ADMIN = "organiser-secret"
 #: Three public Golf deals and their winning lines (seeds/golf.txt): every move of each is legal.
@@ -47,16 +46,8 @@ ANN_FIRST, BOB_MOVES = 10, 6
 @pytest.fixture
 async def node(tmp_path) -> AsyncIterator[Node]:
     """A node with an organiser's token, over a Redis of this test's own."""
-    redis = RedisServer(tmp_path)
-    redis.start()
-    server = Node({"redis": redis.url, "admin_token": ADMIN, "rate_per_s": 10_000, "burst": 10_000,
-                   "shutdown_grace_s": 5, "ping_interval_s": "none"})
-    try:
-        await server.start()
+    async with node_over_redis(tmp_path, admin_token=ADMIN) as server:
         yield server
-    finally:
-        server.stop()
-        redis.stop()
 
 
 def iso_in(seconds: float) -> str:
