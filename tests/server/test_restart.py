@@ -376,3 +376,21 @@ async def test_double_or_naught_rounds_are_kept_across_a_restart(redis_server, r
             await ann.close()
     finally:
         await store.close()
+
+
+async def test_a_stored_double_or_naught_round_that_does_not_replay_is_refused_at_rebuild():
+    """A race description whose Double or Naught rounds do not replay (a move no round allows)
+    is not rebuilt into a wrong score: `Race.rebuild` raises `RebuildError` naming the race."""
+    from server.race import Race, RebuildError
+
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
+        ann, code = await won_race(server)
+        meta = await server.store.load_race(code)
+        points = server.races[code].entrants[ann.player].points
+        meta["bonus"] = f'{{"{ann.player}": [[{points}, 7, "00", ["guess r9"]]]}}'
+        with pytest.raises(RebuildError, match=f"race {code}: its Double or Naught rounds do not replay"):
+            await Race.rebuild(code, meta, store=server.store, clock=server.clock)
+        meta["bonus"] = "not json"
+        with pytest.raises(RebuildError, match="do not replay"):
+            await Race.rebuild(code, meta, store=server.store, clock=server.clock)
+        await ann.close()
