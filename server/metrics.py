@@ -18,6 +18,9 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   ``arena_slow_client_closes_total``;
 * ``arena_event_loop_lag_seconds``: how late a periodic sleep wakes up (a histogram), the time any
   request or timer may have waited for the event loop;
+* ``arena_loop_busy_share``: the share of the last quarter second the event loop spent on the CPU,
+  and ``arena_fanout_tick_ms``: how long broadcast frames may wait to leave together now (not 0
+  while that share is high: `server.service.Fanout`);
 * ``arena_shutting_down``: 1 while the server drains before it stops.
 
 >>> tally = Tally()
@@ -112,6 +115,11 @@ class Metrics:
                 for status, number in sorted(by_status.items()):
                     family.add_metric([str(status)], number)
                 yield family
+        for name, help_text in (("fanout_tick_ms", "Milliseconds broadcast frames may wait to leave together now "
+                                                   "(0: at once; the server is not busy enough)"),
+                                ("loop_busy_share", "Share of the last quarter second the event loop spent on the CPU")):
+            if name in counts:
+                yield GaugeMetricFamily(f"arena_{name}", help_text, value=counts[name])  # type: ignore[arg-type]
         if "shutting_down" in counts:
             yield GaugeMetricFamily("arena_shutting_down", "1 while the server drains before it stops",
                                     value=1 if counts["shutting_down"] else 0)

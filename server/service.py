@@ -215,11 +215,12 @@ class ServerConfig:
       ``max_send_buffer_bytes``: outgoing bytes waiting for a slow client, beyond what the
       operating system's socket buffers hold (default 1 MiB); past it the client is closed with
       1008.
-      ``fanout_tick_ms``: broadcast frames (the standings after a move, a spectator's events) may
-      wait up to this many milliseconds so that each connection's leave in one write (`Fanout`);
-      answers to a request leave at once, with whatever waits. 0, the default: every frame at
-      the end of the loop turn (docs/performance.md: a tick pays only when a race's moves come
-      faster than its ticks).
+      ``fanout_tick_ms`` / ``fanout_busy_share``: while the event loop is busy at least
+      ``fanout_busy_share`` of the time (default 0.85), broadcast frames (the standings after a
+      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 25)
+      so that each connection's leave in one write (`Fanout`); answers to a request leave at
+      once, with whatever waits. A server less busy sends every frame at the end of the loop
+      turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "Adaptive fan-out").
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -303,7 +304,8 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
-    fanout_tick_ms: float = _limit(0.0, "milliseconds broadcast frames may wait to leave together (0: at once)")
+    fanout_tick_ms: float = _limit(25.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
+    fanout_busy_share: float = _limit(0.85, "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick (over 1: never)")
     gc_full_threshold: int = _limit(100, "middle-generation garbage collections between full ones (Python's own: 10)")
     rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
     burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
@@ -411,16 +413,40 @@ def framed(payload: bytes) -> bytes:
 
 class Fanout:
     """When the frames sessions were sent leave: one callback per event-loop turn writes every
-    session that was sent a frame to answer (`now`), and one timer per tick of ``tick_ms``
-    milliseconds writes every session that was only sent broadcast frames (`on_tick`: a move's
-    standings, a spectator's event). Within a tick a session's broadcast frames leave together,
-    in one write (one system call instead of one per frame), and with any answer it is sent
-    meanwhile. ``tick_ms`` 0: broadcast frames leave at the end of the turn too."""
+    session that was sent a frame to answer (`now`), and, while the server is busy, one timer
+    per tick of ``tick_ms`` milliseconds writes every session that was only sent broadcast
+    frames (`on_tick`: a move's standings, a spectator's event). Within a tick a session's
+    broadcast frames leave together, in one write (one system call instead of one per frame),
+    and with any answer it is sent meanwhile.
 
-    def __init__(self, tick_ms: float) -> None:
-        self.tick_s = tick_ms / 1000
+    Busy: the event loop's thread spent at least ``busy_share`` of the last measurement on the
+    CPU (`adapt`, fed every `LOAD_INTERVAL_S` seconds); the tick stops once that share falls
+    below ``busy_share`` minus `LOAD_HYSTERESIS`. A quiet server so adds no wait; a loaded one
+    trades up to a tick of its spectators' latency for fewer writes. ``tick_ms`` 0, or
+    ``busy_share`` over 1: broadcast frames always leave at the end of the turn; ``busy_share``
+    0: the tick is always on."""
+
+    #: Seconds between two measurements of the loop's busy share (`ArenaServer._measure_load`).
+    LOAD_INTERVAL_S = 0.25
+    #: How far below ``busy_share`` the busy share must fall for the tick to stop.
+    LOAD_HYSTERESIS = 0.15
+
+    def __init__(self, tick_ms: float, busy_share: float = 0.0) -> None:
+        self.max_tick_s = tick_ms / 1000
+        self.busy_share = busy_share
+        self.tick_s = self.max_tick_s if busy_share <= 0 else 0.0  # the tick now (0: none)
+        self.busy = 0.0  # the loop's busy share at the last measurement
         self._now: list[Session] = []
         self._tick: list[Session] = []
+
+    def adapt(self, busy: float) -> None:
+        """Take ``busy``, the share (0 to 1) of the last interval the event loop's thread spent
+        on the CPU, and turn the tick on or off."""
+        self.busy = busy
+        if busy >= self.busy_share:
+            self.tick_s = self.max_tick_s
+        elif busy < self.busy_share - self.LOAD_HYSTERESIS:
+            self.tick_s = 0.0
 
     def now(self, session: Session) -> None:
         """Write ``session`` at the end of this loop turn."""
@@ -429,21 +455,32 @@ class Fanout:
         self._now.append(session)
 
     def on_tick(self, session: Session) -> None:
-        """Write ``session`` at the next tick."""
+        """Write ``session`` one tick from now (at the end of this loop turn when there is no
+        tick). The sessions put off in one loop turn (a move's audience) share one timer, so the
+        writes of a tick are spread as the events that caused them were, not made in one burst."""
         if not self.tick_s:
             self.now(session)
             return
         if not self._tick:
-            asyncio.get_running_loop().call_later(self.tick_s, self._write, self._tick)
+            loop = asyncio.get_running_loop()
+            loop.call_later(self.tick_s, self._write, self._tick)
+            loop.call_soon(self._next_batch)
         self._tick.append(session)
+
+    def _next_batch(self) -> None:
+        self._tick = []
 
     def _write(self, sessions: list[Session]) -> None:
         if sessions is self._now:
             self._now = []
-        else:
+            for session in sessions:
+                session._flush()
+            return
+        if sessions is self._tick:
             self._tick = []
         for session in sessions:
-            session._flush()
+            if session._tick_pending:  # (else it left with an answer meanwhile)
+                session._flush()
 
 
 class _SetOnFirstUse:
@@ -482,7 +519,7 @@ class Session:
     # Slots keep an idle connection small (issue 13: at most 16 KiB of server memory each); an
     # attribute not named here still works: it goes into a ``__dict__`` made on first use.
     __slots__ = ("server", "ws", "player", "_watching", "_following", "_remote_nodes", "conn_id", "max_buffer",
-                 "_direct", "_loop", "_flush_pending", "_tick_pending", "bucket", "strikes", "closing", "address",
+                 "_direct", "_out", "_loop", "_flush_pending", "_tick_pending", "bucket", "strikes", "closing", "address",
                  "__dict__")
 
     #: Codes of the races this connection watches.
@@ -509,6 +546,7 @@ class Session:
         # each flush) when it is one, on a connection without extensions (no compression), as
         # here; else through send_binary
         self._direct = isinstance(getattr(protocol, "writes", None), list) and not protocol.extensions
+        self._out: list[bytes] | None = None  # (direct) the frames framed since the last write
         self._loop = asyncio.get_running_loop()
         self._flush_pending = False  # in the fan-out's list for the end of this loop turn
         self._tick_pending = False  # in the fan-out's list for its next tick
@@ -524,47 +562,62 @@ class Session:
         tick (`Fanout`), unless something sent sooner takes it along. A client whose backlog
         is over the limit after a write is closed. Every frame the server sends to a client
         goes through here."""
-        ws = self.ws
-        if self.closing or ws.protocol.state is not State.OPEN:
-            if self.closing:
-                self.server.tally.queue_drops += 1
+        if self.closing:
+            self.server.tally.queue_drops += 1
             return
         if self._direct:
-            ws.protocol.writes.append(framed(frame))
+            out = self._out
+            if out is None:
+                self._out = [framed(frame)]
+            else:
+                out.append(framed(frame))
         else:
-            ws.protocol.send_binary(frame)
-        server = self.server
-        tally = server.tally
+            protocol = self.ws.protocol
+            if protocol.state is not State.OPEN:
+                return
+            protocol.send_binary(frame)
+        tally = self.server.tally
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
-        if later:
-            if not self._flush_pending and not self._tick_pending:
-                self._tick_pending = True
-                server.fanout.on_tick(self)
-        elif not self._flush_pending:
+        if self._flush_pending:
+            return
+        fanout = self.server.fanout
+        if not later:
             self._flush_pending = True
-            server.fanout.now(self)
+            fanout.now(self)
+        elif not self._tick_pending:
+            self._tick_pending = True
+            fanout.on_tick(self)
 
     def _flush(self) -> None:
-        """Hand every frame buffered so far to the transport in one write; close the client if
-        its backlog is then over the limit."""
+        """Hand every frame buffered so far to the transport in one write (frames sent after the
+        websocket began to close are dropped); close the client if its backlog is then over the
+        limit."""
         self._flush_pending = self._tick_pending = False
         ws = self.ws
-        chunks = ws.protocol.data_to_send()
-        if not chunks:
-            return
-        if all(chunks):
-            try:
-                ws.transport.write(b"".join(chunks) if len(chunks) > 1 else chunks[0])
-            except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
-                pass
-        else:  # an end of stream after a close frame: let websockets write it as it does
-            for chunk in chunks:
-                if chunk:
-                    ws.transport.write(chunk)
-                elif ws.transport.can_write_eof():
-                    with contextlib.suppress(Exception):
-                        ws.transport.write_eof()
+        transport = ws.transport
+        out = self._out
+        if out is not None:
+            self._out = None
+            if ws.protocol.state is State.OPEN:
+                try:
+                    transport.write(b"".join(out) if len(out) > 1 else out[0])
+                except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
+                    pass
+        if ws.protocol.writes:  # websockets' own (it writes them itself), or frames of a connection not direct
+            chunks = ws.protocol.data_to_send()
+            if all(chunks):
+                try:
+                    transport.write(b"".join(chunks))
+                except (RuntimeError, OSError):
+                    pass
+            else:  # an end of stream after a close frame: let websockets write it as it does
+                for chunk in chunks:
+                    if chunk:
+                        transport.write(chunk)
+                    elif transport.can_write_eof():
+                        with contextlib.suppress(Exception):
+                            transport.write_eof()
         if not self.closing and self.buffered > self.max_buffer:
             self._too_slow()
 
@@ -744,7 +797,7 @@ class ArenaServer:
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.tally = Tally()
-        self.fanout = Fanout(self.config.fanout_tick_ms)
+        self.fanout = Fanout(self.config.fanout_tick_ms, self.config.fanout_busy_share)
         self.metrics = Metrics(self.tally, self._counts)
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
         self.draining = False  # shutting down: new requests are refused (`shutdown`)
@@ -804,6 +857,8 @@ class ArenaServer:
         )
         self._spawn(self._housekeeping())
         self._spawn(self._measure_lag())
+        if self.fanout.max_tick_s and 0 < self.fanout.busy_share <= 1:
+            self._spawn(self._measure_load())
         log.info("serving on %s", self.url,
                  extra=fields("server_started", url=self.url, store=type(self.store).__name__,
                               durable=self.store.durable, max_connections=cfg.max_connections,
@@ -1167,6 +1222,8 @@ class ArenaServer:
             "races": self.race_counts,
             "tournaments": Counter(t.status for t in self.tournaments.values()),
             "shutting_down": self.draining,
+            "fanout_tick_ms": self.fanout.tick_s * 1000,
+            "loop_busy_share": self.fanout.busy,
         }
 
     async def _measure_lag(self) -> None:
@@ -1176,6 +1233,16 @@ class ArenaServer:
             began = loop.time()
             await asyncio.sleep(_LAG_INTERVAL_S)
             self.metrics.observe_lag(loop.time() - began - _LAG_INTERVAL_S)
+
+    async def _measure_load(self) -> None:
+        """Feed the fan-out (`Fanout.adapt`) the share of each `Fanout.LOAD_INTERVAL_S` that the
+        event loop's thread spent on the CPU."""
+        loop = asyncio.get_running_loop()
+        fanout = self.fanout
+        while True:
+            began, cpu = loop.time(), time.thread_time()
+            await asyncio.sleep(fanout.LOAD_INTERVAL_S)
+            fanout.adapt((time.thread_time() - cpu) / max(loop.time() - began, 1e-3))
 
     def health(self) -> dict[str, object]:
         """What ``GET /healthz`` reports: ``status`` (``ok``, or ``shutting_down`` with HTTP 503),

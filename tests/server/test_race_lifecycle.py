@@ -8,6 +8,7 @@ import socket
 from websockets.asyncio.client import connect
 
 from server import protocol as p
+from server.service import ArenaServer, ServerConfig
 from tests.server.conftest import Peer
 
 
@@ -202,8 +203,10 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
 async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(server, peers):
     """With a fan-out tick of 300 ms, an entrant's answers come at once (with the standings of
     its own move ahead of each), while a spectator gets the three moves' events together, about
-    a tick after the first: one write for all three."""
-    server.fanout.tick_s = 0.3
+    a tick after the first: one write for all three. (A busy share of 0: the tick is on
+    whatever the load.)"""
+    server.fanout.max_tick_s = server.fanout.tick_s = 0.3
+    server.fanout.busy_share = 0.0
     ann, sue = await peers("ann"), await peers("sue")
     code = await started_race(ann)
     await sue.request(p.Watch(req=1, race=code), p.Snapshot)
@@ -221,6 +224,25 @@ async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(ser
     arrived = loop.time() - began
     assert [e.board.moves for e in events] == [1, 2, 3]
     assert 0.25 <= arrived < 1.5, f"the events came {arrived:.3f} s after the first move"
+
+
+async def test_the_fan_out_tick_is_on_while_the_event_loop_is_busy_and_off_once_it_is_quiet():
+    """A server whose event loop is kept busy for a while turns its fan-out tick on (a
+    spectator then waits for it), and off again once the loop is quiet; /metrics shows both."""
+    config = ServerConfig(ping_interval_s=None, fanout_tick_ms=300, fanout_busy_share=0.5)
+    async with ArenaServer(config) as server:
+        loop = asyncio.get_running_loop()
+        assert server.fanout.tick_s == 0
+        busy_until = loop.time() + 1.0
+        while loop.time() < busy_until:  # busy: the loop's thread on the CPU, with short turns
+            sum(range(20_000))
+            await asyncio.sleep(0)
+        assert server.fanout.tick_s == 0.3 and server.fanout.busy > 0.5
+        metrics = server.metrics.render().decode()
+        assert "arena_fanout_tick_ms 300.0" in metrics, metrics
+        await asyncio.sleep(4 * server.fanout.LOAD_INTERVAL_S)
+        assert server.fanout.tick_s == 0 and server.fanout.busy < 0.35
+        assert "arena_fanout_tick_ms 0.0" in server.metrics.render().decode()
 
 
 async def test_a_spectator_back_on_a_new_connection_syncs_and_watches_again(server, peers):
