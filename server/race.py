@@ -311,6 +311,13 @@ class Race:
     def _board(self, entrant: Entrant, audience: Audience) -> Board | None:
         return board_of(entrant.game.view(audience)) if entrant.game is not None else None
 
+    @staticmethod
+    def _boards(game: Game) -> tuple[Board, Board]:
+        """The player's own board and the spectators' form of it, from one view: they differ
+        only in the legal moves, which only the player's lists (`engine.core.View`)."""
+        own = board_of(game.view(Audience.PLAYER))
+        return own, msgspec.structs.replace(own, legal=[])
+
     def may_watch(self, player: str) -> bool:
         """Spectating is for anyone but an entrant still playing (it would see its own stock),
         and whoever the race's ``watch_policy`` (a tournament's) refuses."""
@@ -530,6 +537,7 @@ class Race:
                 entrant.cleared = game.cleared
                 entrant.time_ms = elapsed
             self._settle(entrant)
+            own, public = self._boards(game)
             result = encode(
                 MoveResult(
                     race=self.code,
@@ -537,13 +545,13 @@ class Race:
                     move=str(move),
                     ok=True,
                     revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
-                    board=self._board(entrant, Audience.PLAYER),
+                    board=own,
                     elapsed_ms=elapsed,
                 )
             )
             entrant.results[request.seq] = result
             entrant.results.pop(request.seq - RESULTS_KEPT, None)
-            await self._progress(entrant, str(move), elapsed)
+            await self._progress(entrant, str(move), elapsed, public)
             await self._maybe_finish()
             return result
 
@@ -619,14 +627,16 @@ class Race:
             elif game.over:
                 entrant.status = "stuck"
 
-    async def _progress(self, entrant: Entrant, move: str, elapsed: int) -> None:
+    async def _progress(self, entrant: Entrant, move: str, elapsed: int, board: Board | None = None) -> None:
         """Publish an entrant's move (or change of status: ``move`` "resign", "idle"...): the
-        standings to everyone; the move and the board to spectators, at once or delayed."""
+        standings to everyone; the move and the board to spectators, at once or delayed.
+        ``board``: the spectators' board of the entrant now, when the caller has it."""
         version = self._next_version()
         now_ms = self.clock.wall_ms()
         standings = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
                              move="", standings=self.standings(), server_ms=now_ms)
-        board = self._board(entrant, Audience.SPECTATOR)
+        if board is None:
+            board = self._board(entrant, Audience.SPECTATOR)
         if not self.spectator_delay_s or board is None or self.status == "finished":  # (finished: all public)
             full = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
                             move=move, standings=standings.standings, board=board, server_ms=now_ms)

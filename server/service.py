@@ -411,6 +411,9 @@ def framed(payload: bytes) -> bytes:
     return frame
 
 
+_OPEN = State.OPEN
+
+
 class Fanout:
     """When the frames sessions were sent leave: one callback per event-loop turn writes every
     session that was sent a frame to answer (`now`), and, while the server is busy, one timer
@@ -596,16 +599,17 @@ class Session:
         self._flush_pending = self._tick_pending = False
         ws = self.ws
         transport = ws.transport
+        protocol = ws.protocol
         out = self._out
         if out is not None:
             self._out = None
-            if ws.protocol.state is State.OPEN:
+            if protocol.state is _OPEN:
                 try:
-                    transport.write(b"".join(out) if len(out) > 1 else out[0])
+                    transport.write(out[0] if len(out) == 1 else b"".join(out))
                 except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
                     pass
-        if ws.protocol.writes:  # websockets' own (it writes them itself), or frames of a connection not direct
-            chunks = ws.protocol.data_to_send()
+        if protocol.writes:  # websockets' own (it writes them itself), or frames of a connection not direct
+            chunks = protocol.data_to_send()
             if all(chunks):
                 try:
                     transport.write(b"".join(chunks))
@@ -618,7 +622,7 @@ class Session:
                     elif transport.can_write_eof():
                         with contextlib.suppress(Exception):
                             transport.write_eof()
-        if not self.closing and self.buffered > self.max_buffer:
+        if transport.get_write_buffer_size() > self.max_buffer and not self.closing and not transport.is_closing():
             self._too_slow()
 
     def _too_slow(self) -> None:
