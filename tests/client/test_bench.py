@@ -226,3 +226,51 @@ def test_engine_benchmark_covers_every_game_by_default_and_refuses_unknown_ones(
     with pytest.raises(SystemExit) as exc:
         _parse(["engine", "--games", "klondike,nosuchgame"])
     assert exc.value.code == 2
+
+
+async def test_the_generators_wire_reads_whole_split_fragmented_and_control_frames() -> None:
+    """The load generator's connection (`_Wire`) reads frames itself once open: messages of
+    every length form, arriving a few bytes at a time, each whole and in order; it answers a
+    ping; a fragmented message and the closing handshake go on through websockets' parser."""
+    from websockets.asyncio.server import serve
+
+    from client.loadgen import _Wire
+
+    big, huge = bytes(range(200)), bytes(70_000)
+    pinged = asyncio.Event()
+
+    async def handler(ws) -> None:
+        await ws.recv()  # the client is open and in its own reading mode
+        transport = ws.transport
+        for payload in (b"one", big, huge):  # 7-, 16- and 64-bit lengths, written 7 bytes at a time
+            frame = bytes((0x82, len(payload))) if len(payload) < 126 else (
+                bytes((0x82, 126)) + len(payload).to_bytes(2, "big") if len(payload) < 65_536
+                else bytes((0x82, 127)) + len(payload).to_bytes(8, "big"))
+            data = frame + payload
+            for start in range(0, len(data), 7 if len(payload) < 1000 else 65_000):
+                transport.write(data[start:start + 7 if len(payload) < 1000 else start + 65_000])
+                await asyncio.sleep(0)
+        await (await ws.ping(b"hi"))  # answered by the wire, or this waits forever
+        pinged.set()
+        await ws.send([b"frag", b"ment", b"ed"])  # a fragmented message: websockets' parser from here
+        await ws.send(b"after")
+        await ws.close(1000)
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        wire = await _Wire.connect(f"ws://127.0.0.1:{port}")
+        got: list[bytes] = []
+        read_here: list[bool] = []
+
+        def on_message(data: bytes) -> None:
+            got.append(data)
+            read_here.append(wire._raw is not None)
+
+        wire.on_message = on_message
+        wire.send(b"hello")
+        async with asyncio.timeout(5):
+            await wire.lost
+    assert pinged.is_set()
+    assert got == [b"one", big, huge, b"fragmented", b"after"]
+    assert read_here == [True, True, True, False, False]  # websockets' parser from the fragment on
+    assert wire.protocol.close_code == 1000
