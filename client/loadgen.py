@@ -14,7 +14,9 @@ its group.
 To keep the generator cheap, its connections are raw websockets (no `client.connection.ArenaClient`,
 and not websockets' asyncio connection either, whose queue, tasks and futures cost about as much per
 frame as the server spends sending it): websockets' Sans-I/O `ClientProtocol` under a plain asyncio
-`Protocol` (`_Wire`), so that each incoming frame is handled in the callback that received it.
+`Protocol` (`_Wire`), so that each incoming frame is handled in the callback that received it. Once
+a connection is open, its data frames are read by `_Wire` itself, and only a close, a fragment or
+anything unexpected goes to websockets' parser (which cost a third of the generator's time).
 Requests are encoded with `server.protocol.encode`, and each incoming frame is decoded into one
 small struct holding the few fields the generator reads (msgspec skips the rest, boards included).
 
@@ -34,7 +36,9 @@ started, for ``duration_s`` seconds):
   memory per connection**: (RSS at the end of the window - RSS before the generator connected) /
   connections, KiB (races and their events are in it too).
 * **frames and bytes received per second** by the whole generator: a proxy for the frames the
-  server sends.
+  server sends; and, where the server's ``/metrics`` answers this machine, the **frames and socket
+  writes per accepted move** the server counted over the window (several frames for one
+  connection share a write when the fan-out tick holds them: `server.service.Fanout`).
 * **errors**: moves refused, answers that never came (timeouts), sockets closed by the server,
   refused requests.
 * **the generator as the limit**: each load process's CPU over the window (a share of one core),
@@ -96,7 +100,7 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from client.server_process import ServerProcess, ServerProcessError, cpu_seconds, fetch_health, rss_mib
+from client.server_process import ServerProcess, ServerProcessError, cpu_seconds, fetch_health, fetch_metrics, rss_mib
 from server.catalog import CatalogEntry, load_catalog
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
 
@@ -878,6 +882,8 @@ class LoadFigures:
     spectator_forwarded_p99_ms: float | None = None
     redis_cpu_us_per_move: float | None = None
     redis_cpu_cores: float | None = None
+    server_frames_per_move: float | None = None
+    server_writes_per_move: float | None = None
     clock_note: str = ("spectator latency compares the server's clock (server_ms) with the generator's: valid "
                        "only when both run on the same machine")
 
@@ -922,6 +928,16 @@ class _NodeReading:
     rss_idle: float | None = None
     rss_end: float | None = None
     connections: int | None = None
+    metrics_before: dict[str, float] | None = None  # its /metrics at the window's start and end
+    metrics_after: dict[str, float] | None = None
+
+    def counted(self, name: str) -> float | None:
+        """How much the counter ``name`` (``arena_socket_writes_total``...) grew over the window."""
+        if self.metrics_before is None or self.metrics_after is None:
+            return None
+        if name not in self.metrics_before or name not in self.metrics_after:
+            return None
+        return self.metrics_after[name] - self.metrics_before[name]
 
 
 def _sum(values: Sequence[float | None]) -> float | None:
@@ -958,6 +974,9 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
             names.setdefault(at, name)
     cpu_s = _sum([r.cpu_s for r in readings])
     rss_idle, rss_end = _sum([r.rss_idle for r in readings]), _sum([r.rss_end for r in readings])
+    moves_counted = _sum([r.counted("arena_moves_accepted_total") for r in readings])
+    frames_counted = _sum([r.counted("arena_frames_sent_total") for r in readings])
+    writes_counted = _sum([r.counted("arena_socket_writes_total") for r in readings])
     store = "redis" if settings.redis is not None or any(names.values()) else "memory"
     nodes = [NodeFigures(url=r.url, node=names.get(n, ""), pid=r.pid, cpu=r.cpu, clients=clients.get(n, 0),
                          server_connections=r.connections,
@@ -991,6 +1010,8 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         server_cpu_us_per_move=cpu_s / acked * 1e6 if cpu_s is not None and acked else None,
         server_cpu_cores=cpu_s / window if cpu_s is not None else None,
         server_rss_idle_mib=rss_idle, server_rss_mib=rss_end,
+        server_frames_per_move=frames_counted / moves_counted if frames_counted is not None and moves_counted else None,
+        server_writes_per_move=writes_counted / moves_counted if writes_counted is not None and moves_counted else None,
         rss_kib_per_connection=((rss_end - rss_idle) * 1024 / held
                                 if rss_end is not None and rss_idle is not None and held else None),
         frames_per_s=total("frames") / window, bytes_per_s=total("bytes") / window,
@@ -1052,6 +1073,9 @@ def load_table(figures: LoadFigures) -> Table:
         (f"server CPU, cores{every}", "-" if figures.server_cpu_cores is None else f"{figures.server_cpu_cores:.2f}"),
         (f"server RSS idle -> loaded, MiB{every}",
          "-" if figures.server_rss_mib is None else f"{figures.server_rss_idle_mib:,.1f} -> {figures.server_rss_mib:,.1f}"),
+        ("server frames / socket writes per accepted move",
+         "-" if figures.server_frames_per_move is None or figures.server_writes_per_move is None
+         else f"{figures.server_frames_per_move:.1f} / {figures.server_writes_per_move:.1f}"),
         ("RSS per connection, KiB",
          "-" if figures.rss_kib_per_connection is None else f"{figures.rss_kib_per_connection:,.1f}"),
         ("frames/s received by the generator", f"{figures.frames_per_s:,.0f}"),
@@ -1370,6 +1394,9 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
                 if measuring and cpu_before is None:
                     cpu_before = cpu_now()
                     redis_before = cpu_seconds(redis.pid) if redis is not None else None
+                    for reading, metrics in zip(readings, await asyncio.gather(*(fetch_metrics(u) for u in urls)),
+                                                strict=True):
+                        reading.metrics_before = metrics
                 if not counted and now >= start_wall + settings.duration_s / 2:
                     # counted mid-window, while every client is surely connected (at the end the
                     # load processes may already be closing theirs)
@@ -1386,6 +1413,9 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
                 await asyncio.sleep(min(0.1, max(0.0, (start_wall if not measuring else end_wall) - now)))
             cpu_after = cpu_now()
             redis_after = cpu_seconds(redis.pid) if redis is not None else None
+            for reading, metrics in zip(readings, await asyncio.gather(*(fetch_metrics(u) for u in urls)),
+                                        strict=True):
+                reading.metrics_after = metrics
             for reading, before, after in zip(readings, cpu_before or [None] * len(readings), cpu_after, strict=True):
                 if reading.pid is not None:
                     reading.rss_end = rss_mib(reading.pid)

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from prometheus_client.parser import text_string_to_metric_families
+
 __all__ = ["ServerProcess", "ServerProcessError", "cpu_seconds", "fetch_health", "rss_mib"]
 
 #: The repository root: the child server runs from here, so that ``-m client.cli`` imports.
@@ -67,29 +69,50 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def fetch_health(url: str, timeout_s: float = 5.0) -> dict[str, Any] | None:
-    """``GET /healthz`` on the port of the websocket ``url`` (``ws://host:port``): its JSON
-    (connections, sessions, players, races by status, tournaments), or None if there is no
-    answer within ``timeout_s`` seconds, or no 200."""
+async def _http_get(url: str, path: str, timeout_s: float) -> bytes | None:
+    """The body of ``GET path`` on the port of the websocket ``url`` (``ws://host:port``), or
+    None if there is no answer within ``timeout_s`` seconds, or no 200."""
     parts = urlsplit(url)
     if parts.scheme != "ws" or parts.hostname is None:
         return None
     try:
         async with asyncio.timeout(timeout_s):
             reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
-            writer.write(f"GET /healthz HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
             await writer.drain()
             response = await reader.read()
             writer.close()
     except (OSError, TimeoutError):
         return None
     head, _, body = response.partition(b"\r\n\r\n")
-    if not head.startswith(b"HTTP/1.1 200"):
+    return body if head.startswith(b"HTTP/1.1 200") else None
+
+
+async def fetch_health(url: str, timeout_s: float = 5.0) -> dict[str, Any] | None:
+    """``GET /healthz`` on the port of the websocket ``url`` (``ws://host:port``): its JSON
+    (connections, sessions, players, races by status, tournaments), or None if there is no
+    answer within ``timeout_s`` seconds, or no 200."""
+    body = await _http_get(url, "/healthz", timeout_s)
+    if body is None:
         return None
     try:
         return json.loads(body)
     except ValueError:
         return None
+
+
+async def fetch_metrics(url: str, timeout_s: float = 5.0) -> dict[str, float] | None:
+    """``GET /metrics`` on the port of the websocket ``url``: each sample without labels, by name
+    (``arena_moves_accepted_total``...), or None if there is no answer (none within
+    ``timeout_s`` seconds, or the server does not serve its metrics to this address)."""
+    body = await _http_get(url, "/metrics", timeout_s)
+    if body is None:
+        return None
+    try:
+        families = list(text_string_to_metric_families(body.decode()))
+    except ValueError:
+        return None
+    return {sample.name: sample.value for family in families for sample in family.samples if not sample.labels}
 
 
 class ServerProcess:

@@ -14,6 +14,8 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   ``arena_requests_refused_total{code}`` (every `Error` answered, bad frames included; a refused
   move is counted in ``arena_moves_refused_total`` instead);
 * ``arena_frames_sent_total``, ``arena_bytes_sent_total``: handed to the socket;
+  ``arena_socket_writes_total``: the writes that carried them (a system call each; frames sent to
+  one connection in the same loop turn or fan-out tick share one);
 * ``arena_send_queue_drops_total`` (frames dropped for a client being closed as too slow),
   ``arena_slow_client_closes_total``;
 * ``arena_event_loop_lag_seconds``: how late a periodic sleep wakes up (a histogram), the time any
@@ -55,7 +57,7 @@ class Tally:
     bumped for every request."""
 
     __slots__ = ("moves_accepted", "moves_refused", "requests", "refused", "frames_sent", "bytes_sent",
-                 "queue_drops", "slow_closes")
+                 "socket_writes", "queue_drops", "slow_closes")
 
     def __init__(self) -> None:
         self.moves_accepted = 0
@@ -64,6 +66,7 @@ class Tally:
         self.refused: Counter[str] = Counter()  # by code
         self.frames_sent = 0
         self.bytes_sent = 0
+        self.socket_writes = 0  # writes to the sockets; a connection's frames of one turn or tick share one
         self.queue_drops = 0
         self.slow_closes = 0
 
@@ -132,6 +135,8 @@ class Metrics:
         yield CounterMetricFamily("arena_frames_sent", "Frames handed to the sockets", value=tally.frames_sent)
         yield CounterMetricFamily("arena_bytes_sent", "Bytes of the frames handed to the sockets",
                                   value=tally.bytes_sent)
+        yield CounterMetricFamily("arena_socket_writes", "Writes of frames to the sockets (a system call each)",
+                                  value=tally.socket_writes)
         yield CounterMetricFamily("arena_send_queue_drops", "Frames dropped for a client closed as too slow",
                                   value=tally.queue_drops)
         yield CounterMetricFamily("arena_slow_client_closes", "Clients closed because too many bytes waited for them",

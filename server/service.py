@@ -604,6 +604,7 @@ class Session:
         if out is not None:
             self._out = None
             if protocol.state is _OPEN:
+                self.server.tally.socket_writes += 1
                 try:
                     transport.write(out[0] if len(out) == 1 else b"".join(out))
                 except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
@@ -611,6 +612,7 @@ class Session:
         if protocol.writes:  # websockets' own (it writes them itself), or frames of a connection not direct
             chunks = protocol.data_to_send()
             if all(chunks):
+                self.server.tally.socket_writes += 1
                 try:
                     transport.write(b"".join(chunks))
                 except (RuntimeError, OSError):
