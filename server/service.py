@@ -442,14 +442,16 @@ class Fanout:
         self._now: list[Session] = []
         self._tick: list[Session] = []
 
-    def adapt(self, busy: float) -> None:
+    def adapt(self, busy: float) -> bool:
         """Take ``busy``, the share (0 to 1) of the last interval the event loop's thread spent
-        on the CPU, and turn the tick on or off."""
+        on the CPU, and turn the tick on or off; True if that changed it."""
         self.busy = busy
+        before = self.tick_s
         if busy >= self.busy_share:
             self.tick_s = self.max_tick_s
         elif busy < self.busy_share - self.LOAD_HYSTERESIS:
             self.tick_s = 0.0
+        return self.tick_s != before
 
     def now(self, session: Session) -> None:
         """Write ``session`` at the end of this loop turn."""
@@ -1248,7 +1250,14 @@ class ArenaServer:
         while True:
             began, cpu = loop.time(), time.thread_time()
             await asyncio.sleep(fanout.LOAD_INTERVAL_S)
-            fanout.adapt((time.thread_time() - cpu) / max(loop.time() - began, 1e-3))
+            if fanout.adapt((time.thread_time() - cpu) / max(loop.time() - began, 1e-3)):
+                extra = fields("fanout_tick", busy=round(fanout.busy, 3), tick_ms=fanout.tick_s * 1000)
+                if fanout.tick_s:  # (two messages: the log's repeat limit would take the second for the first)
+                    log.info("event loop busy %.0f%% of the time: broadcast frames wait up to %g ms to leave together",
+                             fanout.busy * 100, fanout.tick_s * 1000, extra=extra)
+                else:
+                    log.info("event loop busy %.0f%% of the time: broadcast frames leave at once again",
+                             fanout.busy * 100, extra=extra)
 
     def health(self) -> dict[str, object]:
         """What ``GET /healthz`` reports: ``status`` (``ok``, or ``shutting_down`` with HTTP 503),
