@@ -220,7 +220,7 @@ class ServerConfig:
       move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 25)
       so that each connection's leave in one write (`Fanout`); answers to a request leave at
       once, with whatever waits. A server less busy sends every frame at the end of the loop
-      turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "Adaptive fan-out").
+      turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "The third round").
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -511,11 +511,13 @@ class _SetOnFirstUse:
 class Session:
     """One websocket connection: its rate limit, its player, and the frames it is sent.
 
-    `send` puts each frame, framed once per payload (`framed`), into the websocket protocol's
-    outgoing buffer at once (behind anything websockets itself has put there, such as a pong)
-    and asks the event loop to hand everything buffered to the transport at the end of the
-    current turn, in one write: no queue, no writer task, no await per frame. The bytes the transport could not yet
-    pass to the socket are the client's backlog; past ``max_send_buffer_bytes`` it is closed.
+    `send` puts each frame, framed once per payload (`framed`), into the connection's own list
+    of frames to write, and asks the fan-out (`Fanout`) to hand them to the transport in one
+    write, at the end of the current loop turn or, for broadcast frames on a busy server, at the
+    next tick: no queue, no writer task, no await per frame. What websockets writes itself (a
+    pong, a close) goes its own way, whole frames between whole frames. The bytes the transport
+    could not yet pass to the socket are the client's backlog; past ``max_send_buffer_bytes`` it
+    is closed.
     """
 
     #: False: a connection to this node; True for a `RemoteSession`, another node's connection.
