@@ -245,6 +245,21 @@ class Stock:
 Spec = Foundations | Tableau | Reserve | Cells | Stock
 
 
+#: Every transfer made so far, by (source, destination, count): a `Move` is immutable, so the
+#: legal-move lists after every move share them instead of building new ones (a few thousand at
+#: most: pile ids times counts).
+_TRANSFERS: dict[tuple[str, str, int], Move] = {}
+
+
+def _transfer(src: str, dst: str, count: int) -> Move:
+    """The `Move` of ``count`` cards from pile ``src`` to pile ``dst`` (one shared instance)."""
+    key = (src, dst, count)
+    move = _TRANSFERS.get(key)
+    if move is None:
+        move = _TRANSFERS[key] = Move(src=src, dst=dst, count=count)
+    return move
+
+
 def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
     """How many of the top ``up`` ``cards`` form a sequence built by ``rule`` (at least 1)."""
     run = 1
@@ -273,6 +288,8 @@ class PileGame(Game):
     #: Set by a game whose `_fits` override only refuses cards that the layout's rules accept
     #: (never accepts one they refuse), so that the ranks those rules name still bound it.
     fits_within_layout: ClassVar[bool] = False
+    #: Whether `_fits` is this class's own (not overridden); set per class.
+    _plain_fits: ClassVar[bool] = True
     #: Whether `_fits` is bounded by the layout's ranks (`_wanted_ranks`); set per class.
     _rank_hints: ClassVar[bool] = True
     #: Whether `_legal_now` may trust `_transfers` (no override of the hooks it mirrors).
@@ -288,7 +305,8 @@ class PileGame(Game):
         reserve = cls._by_letter.get("r")
         cls._opens_from_reserve = isinstance(found, Foundations) and found.opener == "r"
         cls._must_fill = isinstance(reserve, Reserve) and reserve.fill == Fill.MUST
-        cls._rank_hints = cls._fits is PileGame._fits or cls.fits_within_layout
+        cls._plain_fits = cls._fits is PileGame._fits
+        cls._rank_hints = cls._plain_fits or cls.fits_within_layout
         cls._exact_transfers = all(
             getattr(cls, name) is getattr(PileGame, name)
             for name in ("_candidates", "_transfers", "_check", "_check_transfer", "_block_counts")
@@ -434,19 +452,56 @@ class PileGame(Game):
         order, then destination, then count (fewest cards first); `_restrict` still applies.
 
         A move of several cards needs a built sequence on top of its source, and a tableau pile
-        with a ``limit`` room for them: both are tested here before `_fits`, which decides."""
+        with a ``limit`` room for them: both are tested here before `_fits`, which decides. The
+        destinations are filed by the ranks they may take (`_wanted_ranks`), so each source meets
+        only those its cards could fit, not every pile of the layout (the server lists the mover's
+        legal moves after every move)."""
+        for src_id, found in self._transfers_by_source():
+            for _, count, dst_id in found:
+                yield _transfer(src_id, dst_id, count)
+
+    def _transfers_by_source(self) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
+        """`_transfers` as (source id, [(destination's layout index, count, destination id)...]),
+        sorted, for each source pile with a transfer."""
         piles = self.piles
         specs = self._by_letter
         hints = self._rank_hints
+        plain = self._plain_fits
         base = self.base_rank() if hints else None
-        targets = []  # (pile, a tableau pile?, its takes_from, ranks that may fit or None, card limit)
-        for pid, dst in piles.items():
-            if pid[0] in "ftc":
-                spec = specs[pid[0]]
-                wanted = self._wanted_ranks(dst, spec, base) if hints else None
-                if wanted != ():
-                    limit = spec.limit if isinstance(spec, Tableau) else None
-                    targets.append((dst, pid[0] == "t", spec.takes_from, wanted, limit))
+        # Destinations as (layout index, pile, its takes_from, card limit, build rule, top card),
+        # filed by the ranks that may fit: the tableau's take blocks, the others (foundations,
+        # cells) a top card. With the plain `_fits`, a card of a wanted rank fits when the rule
+        # (None: the rank alone decides) takes it on the top card; otherwise `_fits` decides.
+        tableau_by_rank: dict[int, list[tuple]] = {}
+        tableau_any: list[tuple] = []
+        others_by_rank: dict[int, list[tuple]] = {}
+        others_any: list[tuple] = []
+        for index, (pid, dst) in enumerate(piles.items()):
+            letter = pid[0]
+            if letter not in "ftc":
+                continue
+            spec = specs[letter]
+            wanted = self._wanted_ranks(dst, spec, base) if hints else None
+            if wanted == ():
+                continue
+            rule = top = None
+            if dst.cards and plain:
+                top = dst.cards[-1]
+                if letter == "t":
+                    rule = spec.build  # type: ignore[union-attr]
+                else:
+                    rule = spec.build[int(pid[1:])] if isinstance(spec.build, tuple) else spec.build  # type: ignore[union-attr]
+            if letter == "t":
+                entry = (index, dst, spec.takes_from, spec.limit, rule, top)  # type: ignore[union-attr]
+                by_rank, any_rank = tableau_by_rank, tableau_any
+            else:
+                entry = (index, dst, spec.takes_from, None, rule, top)
+                by_rank, any_rank = others_by_rank, others_any
+            if wanted is None:
+                any_rank.append(entry)
+            else:
+                for rank in wanted:
+                    by_rank.setdefault(rank, []).append(entry)
         fits = self._fits
         for src in piles.values():
             letter = src.id[0]
@@ -454,33 +509,39 @@ class PileGame(Game):
             up = len(cards) - src.down
             if letter not in "trwc" or not up:
                 continue
-            src_spec = specs.get(letter)
-            blocks = self._block_counts(src, src_spec)
-            by_rank: dict[int, list[int]] = {}  # the counts worth moving onto a tableau pile, by rank
-            if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
-                run = _built_run(cards, up, src_spec.build)  # type: ignore[union-attr]
-                blocks = [count for count in blocks if count <= run]
-            for count in blocks:
-                by_rank.setdefault(cards[-count].rank, []).append(count)
-            top = cards[-1]
-            for dst, tableau, takes_from, wanted, limit in targets:
-                if dst is src or letter not in takes_from:
-                    continue
-                if not tableau:
-                    if (wanted is None or top.rank in wanted) and fits(dst, top):
-                        yield Move(src=src.id, dst=dst.id)
-                    continue
-                if wanted is None:
-                    counts = blocks
-                elif len(wanted) == 1:
-                    counts = by_rank.get(wanted[0], ())
-                else:
-                    counts = [count for count in blocks if cards[-count].rank in wanted]
-                for count in counts:
-                    if limit is not None and len(dst.cards) + count > limit:
+            found: list[tuple[int, int, str]] = []
+            card = cards[-1]
+            entries = others_by_rank.get(card.rank)
+            if others_any:
+                entries = others_any + entries if entries else others_any
+            if entries:
+                for index, dst, takes_from, _, rule, top in entries:
+                    if dst is not src and letter in takes_from and (
+                        (rule is None or rule(top, card)) if plain else fits(dst, card)
+                    ):
+                        found.append((index, 1, dst.id))
+            if tableau_by_rank or tableau_any:
+                src_spec = specs.get(letter)
+                blocks = self._block_counts(src, src_spec)
+                if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
+                    run = _built_run(cards, up, src_spec.build)  # type: ignore[union-attr]
+                    blocks = [count for count in blocks if count <= run]
+                for count in blocks:
+                    card = cards[-count]
+                    entries = tableau_by_rank.get(card.rank)
+                    if tableau_any:
+                        entries = tableau_any + entries if entries else tableau_any
+                    if not entries:
                         continue
-                    if fits(dst, cards[-count]):
-                        yield Move(src=src.id, dst=dst.id, count=count)
+                    for index, dst, takes_from, limit, rule, top in entries:
+                        if (dst is not src and letter in takes_from
+                                and (limit is None or len(dst.cards) + count <= limit)
+                                and ((rule is None or rule(top, card)) if plain else fits(dst, card))):
+                            found.append((index, count, dst.id))
+            if found:
+                if len(found) > 1:
+                    found.sort()
+                yield src.id, found
 
     def _actions(self) -> Iterator[Move]:
         """The stock's actions that might be legal (``deal``, ``redeal``)."""
