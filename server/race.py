@@ -105,9 +105,10 @@ class RebuildError(ValueError):
 class Listener(Protocol):
     """Anything that takes outgoing frames without waiting (a connection's send queue)."""
 
-    def send(self, frame: bytes, *, later: bool = False) -> None:
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Queue one encoded frame; must not block. ``later``: a broadcast frame, which may
-        wait a few milliseconds to leave with others (`server.service.Fanout`)."""
+        wait a few milliseconds to leave with others (`server.service.Fanout`); ``standings``:
+        an entrant's standings after another entrant's move, which may wait longer."""
 
 
 class Clock:
@@ -640,9 +641,9 @@ class Race:
         if not self.spectator_delay_s or board is None or self.status == "finished":  # (finished: all public)
             full = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
                             move=move, standings=standings.standings, board=board, server_ms=now_ms)
-            await self._publish(standings, full)
+            await self._publish(standings, full, standings=True)
             return
-        await self._publish(standings)
+        await self._publish(standings, standings=True)
         frame = encode(DelayedBoard(race=self.code, version=version, player=entrant.player, move=move,
                                     elapsed_ms=elapsed, board=board, server_ms=now_ms))
         self._delayed.append((self.clock.monotonic() + self.spectator_delay_s, entrant.player, board, frame))
@@ -774,8 +775,11 @@ class Race:
         self.version += 1
         return self.version
 
-    async def _publish(self, for_entrants: msgspec.Struct, for_spectators: msgspec.Struct | None = None) -> None:
-        """Store an event, then deliver it: one encoding per audience, shared by every receiver."""
+    async def _publish(self, for_entrants: msgspec.Struct, for_spectators: msgspec.Struct | None = None, *,
+                       standings: bool = False) -> None:
+        """Store an event, then deliver it: one encoding per audience, shared by every receiver.
+        ``standings``: the entrants' frame is only the standings after a move, which may leave
+        with their next frames (`Listener.send`)."""
         entrant_frame = encode(for_entrants)
         spectator_frame = encode(for_spectators) if for_spectators is not None else entrant_frame
         try:
@@ -784,7 +788,7 @@ class Race:
             _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
         for entrant in list(self.entrants.values()):
             if entrant.listener is not None:
-                entrant.listener.send(entrant_frame, later=True)
+                entrant.listener.send(entrant_frame, later=True, standings=standings)
         for spectator in list(self.spectators):
             spectator.send(spectator_frame, later=True)
 

@@ -221,6 +221,9 @@ class ServerConfig:
       so that each connection's leave in one write (`Fanout`); answers to a request leave at
       once, with whatever waits. A server less busy sends every frame at the end of the loop
       turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "The third round").
+      ``standings_tick_ms``: while that tick is on, an entrant's standings after another
+      entrant's move may wait up to this long (default 250), unless its connection is sent
+      something else meanwhile; at or under ``fanout_tick_ms``, as long as other broadcast frames.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -305,6 +308,7 @@ class ServerConfig:
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
     fanout_tick_ms: float = _limit(25.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
+    standings_tick_ms: float = _limit(250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy")
     fanout_busy_share: float = _limit(0.85, "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick (over 1: never)")
     gc_full_threshold: int = _limit(100, "middle-generation garbage collections between full ones (Python's own: 10)")
     rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
@@ -368,11 +372,12 @@ class Player:
     session: Session | None = None
     left_at: float = 0.0
 
-    def send(self, frame: bytes, *, later: bool = False) -> None:
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver to the current connection, if any (a reconnecting client syncs what it missed);
-        ``later``: a broadcast frame, which may wait for the next fan-out tick (`Session.send`)."""
+        ``later``: a broadcast frame, which may wait for the next fan-out tick; ``standings``:
+        the standings after another entrant's move, which may wait longer (`Session.send`)."""
         if self.session is not None:
-            self.session.send(frame, later=later)
+            self.session.send(frame, later=later, standings=standings)
 
 
 def websocket_frame(payload: bytes) -> bytes:
@@ -422,35 +427,53 @@ class Fanout:
     broadcast frames leave together, in one write (one system call instead of one per frame),
     and with any answer it is sent meanwhile.
 
+    An entrant's standings (another entrant moved) may wait longer while busy: up to
+    ``standings_tick_ms`` (`on_standings_tick`), or less when anything else is sent to that
+    connection meanwhile (its own answers, a spectator's event, the race's end). The standings
+    say how far the others are, which a few updates a second show as well as twenty; they are
+    most of an entrant's frames in a busy race, and nothing else an entrant is sent waits for
+    them.
+
     Busy: the event loop's thread spent at least ``busy_share`` of the last measurement on the
-    CPU (`adapt`, fed every `LOAD_INTERVAL_S` seconds); the tick stops once that share falls
+    CPU (`adapt`, fed every `LOAD_INTERVAL_S` seconds); the ticks stop once that share falls
     below ``busy_share`` minus `LOAD_HYSTERESIS`. A quiet server so adds no wait; a loaded one
     trades up to a tick of its spectators' latency for fewer writes. ``tick_ms`` 0, or
     ``busy_share`` over 1: broadcast frames always leave at the end of the turn; ``busy_share``
-    0: the tick is always on."""
+    0: the ticks are always on. ``standings_tick_ms`` at or under ``tick_ms``: standings wait
+    as other broadcast frames do."""
 
     #: Seconds between two measurements of the loop's busy share (`ArenaServer._measure_load`).
     LOAD_INTERVAL_S = 0.25
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
 
-    def __init__(self, tick_ms: float, busy_share: float = 0.0) -> None:
+    def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0) -> None:
         self.max_tick_s = tick_ms / 1000
+        self.max_standings_tick_s = standings_tick_ms / 1000
         self.busy_share = busy_share
-        self.tick_s = self.max_tick_s if busy_share <= 0 else 0.0  # the tick now (0: none)
+        self.tick_s = 0.0  # the tick now (0: none)
+        self.standings_tick_s = 0.0  # the standings' tick now (0: as other broadcast frames)
+        if busy_share <= 0:
+            self._set(True)
         self.busy = 0.0  # the loop's busy share at the last measurement
         self._now: list[Session] = []
         self._tick: list[Session] = []
+        self._standings: list[Session] = []
+
+    def _set(self, on: bool) -> None:
+        self.tick_s = self.max_tick_s if on else 0.0
+        slower = on and self.tick_s and self.max_standings_tick_s > self.tick_s
+        self.standings_tick_s = self.max_standings_tick_s if slower else 0.0
 
     def adapt(self, busy: float) -> bool:
         """Take ``busy``, the share (0 to 1) of the last interval the event loop's thread spent
-        on the CPU, and turn the tick on or off; True if that changed it."""
+        on the CPU, and turn the ticks on or off; True if that changed them."""
         self.busy = busy
         before = self.tick_s
         if busy >= self.busy_share:
-            self.tick_s = self.max_tick_s
+            self._set(True)
         elif busy < self.busy_share - self.LOAD_HYSTERESIS:
-            self.tick_s = 0.0
+            self._set(False)
         return self.tick_s != before
 
     def now(self, session: Session) -> None:
@@ -472,8 +495,18 @@ class Fanout:
             loop.call_soon(self._next_batch)
         self._tick.append(session)
 
+    def on_standings_tick(self, session: Session) -> None:
+        """Write ``session``, which was sent an entrant's standings, one standings tick from now
+        (`standings_tick_s`, which is not 0)."""
+        if not self._standings:
+            loop = asyncio.get_running_loop()
+            loop.call_later(self.standings_tick_s, self._write_standings, self._standings)
+            loop.call_soon(self._next_batch)
+        self._standings.append(session)
+
     def _next_batch(self) -> None:
         self._tick = []
+        self._standings = []
 
     def _write(self, sessions: list[Session]) -> None:
         if sessions is self._now:
@@ -485,6 +518,13 @@ class Fanout:
             self._tick = []
         for session in sessions:
             if session._tick_pending:  # (else it left with an answer meanwhile)
+                session._flush()
+
+    def _write_standings(self, sessions: list[Session]) -> None:
+        if sessions is self._standings:
+            self._standings = []
+        for session in sessions:
+            if session._standings_pending:  # (else it left with something else meanwhile)
                 session._flush()
 
 
@@ -526,7 +566,7 @@ class Session:
     # Slots keep an idle connection small (issue 13: at most 16 KiB of server memory each); an
     # attribute not named here still works: it goes into a ``__dict__`` made on first use.
     __slots__ = ("server", "ws", "player", "_watching", "_following", "_remote_nodes", "conn_id", "max_buffer",
-                 "_direct", "_out", "_loop", "_flush_pending", "_tick_pending", "bucket", "strikes", "closing", "address",
+                 "_direct", "_out", "_loop", "_flush_pending", "_tick_pending", "_standings_pending", "bucket", "strikes", "closing", "address",
                  "__dict__")
 
     #: Codes of the races this connection watches.
@@ -557,18 +597,20 @@ class Session:
         self._loop = asyncio.get_running_loop()
         self._flush_pending = False  # in the fan-out's list for the end of this loop turn
         self._tick_pending = False  # in the fan-out's list for its next tick
+        self._standings_pending = False  # in the fan-out's list for its next standings tick
         self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, self._loop.time())
         self.strikes = 0
         self.closing = False
         remote = ws.remote_address
         self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
 
-    def send(self, frame: bytes, *, later: bool = False) -> None:
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Send one frame without waiting: it leaves at the end of this turn of the event loop,
         or, ``later`` (a broadcast: standings, a spectator's event), at the server's next fan-out
-        tick (`Fanout`), unless something sent sooner takes it along. A client whose backlog
-        is over the limit after a write is closed. Every frame the server sends to a client
-        goes through here."""
+        tick (`Fanout`), or, ``standings`` (an entrant's standings after another's move), at
+        its next standings tick, unless something sent sooner takes it along. A client whose
+        backlog is over the limit after a write is closed. Every frame the server sends to a
+        client goes through here."""
         if self.closing:
             self.server.tally.queue_drops += 1
             return
@@ -592,15 +634,20 @@ class Session:
         if not later:
             self._flush_pending = True
             fanout.now(self)
-        elif not self._tick_pending:
+        elif self._tick_pending:
+            return
+        elif not (standings and fanout.standings_tick_s):
             self._tick_pending = True
             fanout.on_tick(self)
+        elif not self._standings_pending:
+            self._standings_pending = True
+            fanout.on_standings_tick(self)
 
     def _flush(self) -> None:
         """Hand every frame buffered so far to the transport in one write (frames sent after the
         websocket began to close are dropped); close the client if its backlog is then over the
         limit."""
-        self._flush_pending = self._tick_pending = False
+        self._flush_pending = self._tick_pending = self._standings_pending = False
         ws = self.ws
         transport = ws.transport
         protocol = ws.protocol
@@ -672,7 +719,7 @@ class Session:
         """Wait until what was sent is handed to the socket (at most one second)."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(1):
-                while (self._flush_pending or self._tick_pending or self.buffered) and self.ws.state is State.OPEN:
+                while (self._flush_pending or self._tick_pending or self._standings_pending or self.buffered) and self.ws.state is State.OPEN:
                     await asyncio.sleep(0.005)
 
     async def close(self) -> None:
@@ -701,9 +748,9 @@ class RemoteSession(Session):
         self.closing = False
         self.strikes = 0
 
-    def send(self, frame: bytes, *, later: bool = False) -> None:
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Queue ``frame`` for the client on its node: every frame for that node leaves in one
-        batch at the end of this loop turn (``later`` changes nothing here)."""
+        batch at the end of this loop turn (``later`` and ``standings`` change nothing here)."""
         self.link.deliver(self.node, self.conn_id, frame)
         tally = self.server.tally
         tally.frames_sent += 1
@@ -807,7 +854,8 @@ class ArenaServer:
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.tally = Tally()
-        self.fanout = Fanout(self.config.fanout_tick_ms, self.config.fanout_busy_share)
+        self.fanout = Fanout(self.config.fanout_tick_ms, self.config.fanout_busy_share,
+                             self.config.standings_tick_ms)
         self.metrics = Metrics(self.tally, self._counts)
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
         self.draining = False  # shutting down: new requests are refused (`shutdown`)

@@ -102,9 +102,9 @@ class Player(Protocol):
     name: str
     races: set[str]
 
-    def send(self, frame: bytes, *, later: bool = False) -> None:
-        """Deliver a frame to the player's connection, if it has one (``later``: a broadcast,
-        `server.race.Listener`)."""
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
+        """Deliver a frame to the player's connection, if it has one (``later``: a broadcast;
+        ``standings``: one that may wait longer; `server.race.Listener`)."""
 
 
 @dataclass(frozen=True)

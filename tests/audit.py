@@ -90,9 +90,10 @@ class FrameAudit:
         for cls in (Session, RemoteSession):
             original = cls.send
 
-            def send(session: Session, frame: bytes, *, later: bool = False, original=original) -> None:
+            def send(session: Session, frame: bytes, *, later: bool = False, standings: bool = False,
+                     original=original) -> None:
                 audit.check(session, frame)
-                original(session, frame, later=later)
+                original(session, frame, later=later, standings=standings)
 
             monkeypatch.setattr(cls, "send", send)  # type: ignore[attr-defined]
 

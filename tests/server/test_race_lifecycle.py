@@ -227,6 +227,45 @@ async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(ser
     assert 0.25 <= arrived < 1.5, f"the events came {arrived:.3f} s after the first move"
 
 
+async def test_an_entrants_standings_wait_for_the_standings_tick_unless_something_else_leaves(server, peers):
+    """On a busy server (a busy share of 0: always), with a fan-out tick of 50 ms and a
+    standings tick of 600 ms: after bob's move the spectator gets its event within a fan-out
+    tick, while ann, the other entrant, gets the standings only at the standings tick; when ann
+    moves before it, bob's standings leave at once with her answer, ahead of it. With no
+    standings tick of their own, the standings leave at the fan-out tick."""
+    fanout = server.fanout
+    fanout.max_tick_s, fanout.max_standings_tick_s, fanout.busy_share = 0.05, 0.6, 0.0
+    fanout.adapt(1.0)
+    assert (fanout.tick_s, fanout.standings_tick_s) == (0.05, 0.6)
+    ann, bob, sue = await peers("ann"), await peers("bob"), await peers("sue")
+    code = await started_race(ann, bob)
+    await sue.request(p.Watch(req=1, race=code), p.Snapshot)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    assert (await bob.move(code, 1, "turn")).ok
+    watched = await sue.expect(p.Progress, timeout_ms=2000)
+    assert watched.player == bob.player and loop.time() - began < 0.4
+    standings = await ann.expect(p.Progress, timeout_ms=2000)
+    waited = loop.time() - began
+    assert standings.player == bob.player and standings.move == ""
+    assert 0.45 <= waited < 1.5, f"ann's standings came {waited:.3f} s after bob's move"
+
+    assert (await bob.move(code, 2, "turn")).ok
+    began = loop.time()
+    assert (await ann.move(code, 1, "turn")).ok
+    assert loop.time() - began < 0.4
+    kinds = [(type(f).__name__, getattr(f, "player", None)) for f in ann.frames[-3:]]
+    assert kinds == [("Progress", bob.player), ("Progress", ann.player), ("MoveResult", None)], kinds
+
+    fanout.max_standings_tick_s = 0.0  # no standings tick of its own: the standings wait as the rest
+    fanout.adapt(1.0)
+    assert (fanout.tick_s, fanout.standings_tick_s) == (0.05, 0.0)
+    began = loop.time()
+    assert (await bob.move(code, 3, "turn")).ok
+    await ann.expect(p.Progress, player=bob.player, version=watched.version + 3, timeout_ms=2000)
+    assert loop.time() - began < 0.4
+
+
 async def test_the_fan_out_tick_is_on_while_the_event_loop_is_busy_and_off_once_it_is_quiet(caplog):
     """A server whose event loop is kept busy for a while turns its fan-out tick on, and off
     again once the loop is quiet; /metrics and the log show both."""
