@@ -217,7 +217,7 @@ class ServerConfig:
       1008.
       ``fanout_tick_ms`` / ``fanout_busy_share``: while the event loop is busy at least
       ``fanout_busy_share`` of the time (default 0.85), broadcast frames (the standings after a
-      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 25)
+      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 40)
       so that each connection's leave in one write (`Fanout`); answers to a request leave at
       once, with whatever waits. A server less busy sends every frame at the end of the loop
       turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "The third round").
@@ -307,7 +307,7 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
-    fanout_tick_ms: float = _limit(25.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
+    fanout_tick_ms: float = _limit(40.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
     standings_tick_ms: float = _limit(250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy")
     fanout_busy_share: float = _limit(0.85, "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick (over 1: never)")
     gc_full_threshold: int = _limit(100, "middle-generation garbage collections between full ones (Python's own: 10)")
