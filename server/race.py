@@ -40,7 +40,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -111,6 +111,14 @@ class Listener(Protocol):
         an entrant's standings after another entrant's move, which may wait longer."""
 
 
+def send_each(receivers: Iterable[Listener], frame: bytes, standings: bool = False) -> None:
+    """Hand ``frame``, a broadcast, to each of ``receivers`` in turn (`Listener.send` with
+    ``later``); a race's way of broadcasting until a server gives it its own
+    (`server.service.Fanout.broadcast`)."""
+    for receiver in receivers:
+        receiver.send(frame, later=True, standings=standings)
+
+
 class Clock:
     """The server's time: a monotonic clock in seconds (the event loop's) for race times, and
     the wall clock in Unix milliseconds for instants announced to clients. Tests may pass a
@@ -170,7 +178,8 @@ class Race:
     so nobody can hold a race open by doing nothing. ``max_moves``: accepted moves per entrant
     (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
     called after every change of ``status``. ``tally``: where accepted and refused moves are
-    counted (the server's `server.metrics.Tally`). Errors are raised as
+    counted (the server's `server.metrics.Tally`); ``broadcast(receivers, frame, standings)``:
+    how an event reaches its audience (`send_each`, or the server's fan-out). Errors are raised as
     `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
     """
 
@@ -221,6 +230,7 @@ class Race:
         self.max_moves = max_moves
         self.on_status = on_status
         self.tally = _UNCOUNTED
+        self.broadcast: Callable[[Iterable[Listener], bytes, bool], None] = send_each
         self.status = "open"
         self.version = 0
         self.entrants: dict[str, Entrant] = {}
@@ -664,8 +674,7 @@ class Race:
     def _release(self, item: tuple[float, str, Board, bytes]) -> None:
         _, player, board, frame = item
         self._shown[player] = board
-        for spectator in list(self.spectators):
-            spectator.send(frame, later=True)
+        self.broadcast(list(self.spectators), frame, False)
 
     async def _maybe_finish(self) -> None:
         if self.status == "running" and all(e.done for e in self.entrants.values()):
@@ -786,11 +795,10 @@ class Race:
             await self.store.append_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
         except StoreUnavailable as exc:  # the live audience still gets it; a catch-up over it gets a snapshot
             _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
-        for entrant in list(self.entrants.values()):
-            if entrant.listener is not None:
-                entrant.listener.send(entrant_frame, later=True, standings=standings)
-        for spectator in list(self.spectators):
-            spectator.send(spectator_frame, later=True)
+        self.broadcast([e.listener for e in self.entrants.values() if e.listener is not None], entrant_frame,
+                       standings)
+        if self.spectators:
+            self.broadcast(list(self.spectators), spectator_frame, False)
 
     async def missed(self, since: int, *, spectator: bool, limit: int | None = None) -> list[bytes] | None:
         """Frames of the events after version ``since`` for one audience, at most ``limit`` of

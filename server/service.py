@@ -43,7 +43,7 @@ import socket
 import struct
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,7 +217,7 @@ class ServerConfig:
       1008.
       ``fanout_tick_ms`` / ``fanout_busy_share``: while the event loop is busy at least
       ``fanout_busy_share`` of the time (default 0.85), broadcast frames (the standings after a
-      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 40)
+      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 35)
       so that each connection's leave in one write (`Fanout`); answers to a request leave at
       once, with whatever waits. A server less busy sends every frame at the end of the loop
       turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "The third round").
@@ -307,7 +307,7 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
-    fanout_tick_ms: float = _limit(40.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
+    fanout_tick_ms: float = _limit(35.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
     standings_tick_ms: float = _limit(250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy")
     fanout_busy_share: float = _limit(0.85, "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick (over 1: never)")
     gc_full_threshold: int = _limit(100, "middle-generation garbage collections between full ones (Python's own: 10)")
@@ -447,7 +447,9 @@ class Fanout:
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
 
-    def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0) -> None:
+    def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0,
+                 tally: Tally | None = None) -> None:
+        self.tally = tally if tally is not None else Tally()
         self.max_tick_s = tick_ms / 1000
         self.max_standings_tick_s = standings_tick_ms / 1000
         self.busy_share = busy_share
@@ -475,6 +477,53 @@ class Fanout:
         elif busy < self.busy_share - self.LOAD_HYSTERESIS:
             self._set(False)
         return self.tick_s != before
+
+    def broadcast(self, receivers: Iterable[object], frame: bytes, standings: bool = False) -> None:
+        """Send ``frame``, a broadcast, to each of ``receivers`` (sessions, players: a player's
+        current connection, if any; anything else with a ``send``, such as another node's
+        connection); as `Session.send` with ``later``, and ``standings`` for an entrant's
+        standings, but framed once and counted once for all: a race's event goes to every
+        entrant and spectator of the race, so this loop is per receiver, not per call."""
+        wire = None
+        sent = drops = 0
+        slow = standings and self.standings_tick_s
+        for receiver in receivers:
+            session = receiver.session if type(receiver) is Player else receiver  # type: ignore[attr-defined]
+            if type(session) is not Session:
+                if session is not None:  # another node's connection: it has its own way
+                    session.send(frame, later=True, standings=standings)  # type: ignore[attr-defined]
+                continue
+            if session.closing:
+                drops += 1
+                continue
+            if session._direct:
+                if wire is None:
+                    wire = framed(frame)
+                out = session._out
+                if out is None:
+                    session._out = [wire]
+                else:
+                    out.append(wire)
+            else:
+                protocol = session.ws.protocol
+                if protocol.state is not _OPEN:
+                    continue
+                protocol.send_binary(frame)
+            sent += 1
+            if session._flush_pending or session._tick_pending:
+                continue
+            if not slow:
+                session._tick_pending = True
+                self.on_tick(session)
+            elif not session._standings_pending:
+                session._standings_pending = True
+                self.on_standings_tick(session)
+        tally = self.tally
+        if sent:
+            tally.frames_sent += sent
+            tally.bytes_sent += sent * len(frame)
+        if drops:
+            tally.queue_drops += drops
 
     def now(self, session: Session) -> None:
         """Write ``session`` at the end of this loop turn."""
@@ -611,6 +660,9 @@ class Session:
         its next standings tick, unless something sent sooner takes it along. A client whose
         backlog is over the limit after a write is closed. Every frame the server sends to a
         client goes through here."""
+        if later:
+            self.server.fanout.broadcast((self,), frame, standings)
+            return
         if self.closing:
             self.server.tally.queue_drops += 1
             return
@@ -628,20 +680,9 @@ class Session:
         tally = self.server.tally
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
-        if self._flush_pending:
-            return
-        fanout = self.server.fanout
-        if not later:
+        if not self._flush_pending:
             self._flush_pending = True
-            fanout.now(self)
-        elif self._tick_pending:
-            return
-        elif not (standings and fanout.standings_tick_s):
-            self._tick_pending = True
-            fanout.on_tick(self)
-        elif not self._standings_pending:
-            self._standings_pending = True
-            fanout.on_standings_tick(self)
+            self.server.fanout.now(self)
 
     def _flush(self) -> None:
         """Hand every frame buffered so far to the transport in one write (frames sent after the
@@ -855,7 +896,7 @@ class ArenaServer:
         self._tasks: set[asyncio.Task[object]] = set()
         self.tally = Tally()
         self.fanout = Fanout(self.config.fanout_tick_ms, self.config.fanout_busy_share,
-                             self.config.standings_tick_ms)
+                             self.config.standings_tick_ms, self.tally)
         self.metrics = Metrics(self.tally, self._counts)
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
         self.draining = False  # shutting down: new requests are refused (`shutdown`)
@@ -1806,6 +1847,7 @@ class ArenaServer:
         race.max_moves = self.config.max_moves
         race.on_status = self._race_status
         race.tally = self.tally
+        race.broadcast = self.fanout.broadcast
         self.races[race.code] = race
         if resumed:
             _races_log.info("race %s resumed (%s, %d entrants, event %d)", race.code, race.status, len(race.entrants),

@@ -19,13 +19,14 @@ fails the test that caused them. The counts are printed at the end of the test r
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import msgspec
 
 from engine.core import Game
 from server import protocol as p
-from server.service import RemoteSession, Session
+from server.service import Fanout, Player, RemoteSession, Session
 
 __all__ = ["FrameAudit", "cards_in", "face_up"]
 
@@ -83,19 +84,33 @@ class FrameAudit:
     _seen: dict[tuple[int, str], set[str]] = field(default_factory=dict, repr=False)  # (id(race), player) -> own
 
     def install(self, monkeypatch: object) -> None:
-        """Wrap `Session.send` and `RemoteSession.send` (a frame for another node's connection,
-        checked on the node that owns the race) for the length of one test (``monkeypatch``:
-        pytest's fixture)."""
+        """Wrap `Session.send`, `Fanout.broadcast` (a broadcast frame, checked for each
+        receiver) and `RemoteSession.send` (a frame for another node's connection, checked on
+        the node that owns the race) for the length of one test (``monkeypatch``: pytest's
+        fixture)."""
         audit = self
         for cls in (Session, RemoteSession):
             original = cls.send
 
             def send(session: Session, frame: bytes, *, later: bool = False, standings: bool = False,
-                     original=original) -> None:
-                audit.check(session, frame)
+                     original=original, cls=cls) -> None:
+                if not later or cls is RemoteSession:  # (a session's broadcast frame: checked below)
+                    audit.check(session, frame)
                 original(session, frame, later=later, standings=standings)
 
             monkeypatch.setattr(cls, "send", send)  # type: ignore[attr-defined]
+        broadcast = Fanout.broadcast
+
+        def checked_broadcast(fanout: Fanout, receivers: Iterable[object], frame: bytes,
+                              standings: bool = False) -> None:
+            receivers = list(receivers)
+            for receiver in receivers:
+                session = receiver.session if isinstance(receiver, Player) else receiver
+                if type(session) is Session:  # (another node's connection: checked in its send)
+                    audit.check(session, frame)
+            broadcast(fanout, receivers, frame, standings)
+
+        monkeypatch.setattr(Fanout, "broadcast", checked_broadcast)  # type: ignore[attr-defined]
 
     def check(self, session: Session, frame: bytes) -> None:
         """Check one outgoing frame to ``session``; record what is wrong with it."""
