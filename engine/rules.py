@@ -260,6 +260,12 @@ def _transfer(src: str, dst: str, count: int) -> Move:
     return move
 
 
+def _build_rule(spec: Foundations | Tableau, pile_id: str) -> BuildRule:
+    """The build rule of pile ``pile_id``: its own of a foundation that has one each."""
+    rule = spec.build
+    return rule[int(pile_id[1:])] if isinstance(rule, tuple) else rule
+
+
 def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
     """How many of the top ``up`` ``cards`` form a sequence built by ``rule`` (at least 1)."""
     run = 1
@@ -402,8 +408,7 @@ class PileGame(Game):
             if not cards:
                 base = self.base_rank()
                 return base is None or card.rank == base
-            rule = spec.build[int(pile.id[1:])] if isinstance(spec.build, tuple) else spec.build
-            return rule(cards[-1], card)
+            return _build_rule(spec, pile.id)(cards[-1], card)
         if kind == "t":
             assert isinstance(spec, Tableau)
             if cards:
@@ -433,7 +438,7 @@ class PileGame(Game):
                 return ()
             if not cards:
                 return None if base is None else (base,)
-            rule = spec.build[int(pile.id[1:])] if isinstance(spec.build, tuple) else spec.build
+            rule = _build_rule(spec, pile.id)
         elif isinstance(spec, Tableau):
             if not cards:
                 if spec.empty == Empty.BELOW_BASE:
@@ -456,13 +461,6 @@ class PileGame(Game):
         destinations are filed by the ranks they may take (`_wanted_ranks`), so each source meets
         only those its cards could fit, not every pile of the layout (the server lists the mover's
         legal moves after every move)."""
-        for src_id, found in self._transfers_by_source():
-            for _, count, dst_id in found:
-                yield _transfer(src_id, dst_id, count)
-
-    def _transfers_by_source(self) -> Iterator[tuple[str, list[tuple[int, int, str]]]]:
-        """`_transfers` as (source id, [(destination's layout index, count, destination id)...]),
-        sorted, for each source pile with a transfer."""
         piles = self.piles
         specs = self._by_letter
         hints = self._rank_hints
@@ -487,10 +485,7 @@ class PileGame(Game):
             rule = top = None
             if dst.cards and plain:
                 top = dst.cards[-1]
-                if letter == "t":
-                    rule = spec.build  # type: ignore[union-attr]
-                else:
-                    rule = spec.build[int(pid[1:])] if isinstance(spec.build, tuple) else spec.build  # type: ignore[union-attr]
+                rule = _build_rule(spec, pid)  # type: ignore[arg-type]
             if letter == "t":
                 entry = (index, dst, spec.takes_from, spec.limit, rule, top)  # type: ignore[union-attr]
                 by_rank, any_rank = tableau_by_rank, tableau_any
@@ -509,7 +504,7 @@ class PileGame(Game):
             up = len(cards) - src.down
             if letter not in "trwc" or not up:
                 continue
-            found: list[tuple[int, int, str]] = []
+            found: list[tuple[int, int, str]] = []  # (destination's layout index, count, its id)
             card = cards[-1]
             entries = others_by_rank.get(card.rank)
             if others_any:
@@ -538,10 +533,10 @@ class PileGame(Game):
                                 and (limit is None or len(dst.cards) + count <= limit)
                                 and ((rule is None or rule(top, card)) if plain else fits(dst, card))):
                             found.append((index, count, dst.id))
-            if found:
-                if len(found) > 1:
-                    found.sort()
-                yield src.id, found
+            if len(found) > 1:
+                found.sort()
+            for _, count, dst_id in found:
+                yield _transfer(src.id, dst_id, count)
 
     def _actions(self) -> Iterator[Move]:
         """The stock's actions that might be legal (``deal``, ``redeal``)."""

@@ -539,25 +539,29 @@ class Fanout:
             self.now(session)
             return
         if not self._tick:
-            loop = asyncio.get_running_loop()
-            loop.call_later(self.tick_s, self._write, self._tick)
-            loop.call_soon(self._next_batch)
+            self._start_batch(self.tick_s, self._tick)
         self._tick.append(session)
 
     def on_standings_tick(self, session: Session) -> None:
         """Write ``session``, which was sent an entrant's standings, one standings tick from now
         (`standings_tick_s`, which is not 0)."""
         if not self._standings:
-            loop = asyncio.get_running_loop()
-            loop.call_later(self.standings_tick_s, self._write_standings, self._standings)
-            loop.call_soon(self._next_batch)
+            self._start_batch(self.standings_tick_s, self._standings, standings=True)
         self._standings.append(session)
+
+    def _start_batch(self, delay_s: float, batch: list[Session], *, standings: bool = False) -> None:
+        """Write ``batch`` in ``delay_s`` seconds; it takes the sessions put off in this loop turn."""
+        loop = asyncio.get_running_loop()
+        loop.call_later(delay_s, self._write, batch, standings)
+        loop.call_soon(self._next_batch)
 
     def _next_batch(self) -> None:
         self._tick = []
         self._standings = []
 
-    def _write(self, sessions: list[Session]) -> None:
+    def _write(self, sessions: list[Session], standings: bool = False) -> None:
+        """Write a batch: the sessions of this loop turn (`now`), or of a tick, those still
+        waiting for it (``standings``: for the standings tick); the others left meanwhile."""
         if sessions is self._now:
             self._now = []
             for session in sessions:
@@ -565,15 +569,10 @@ class Fanout:
             return
         if sessions is self._tick:
             self._tick = []
-        for session in sessions:
-            if session._tick_pending:  # (else it left with an answer meanwhile)
-                session._flush()
-
-    def _write_standings(self, sessions: list[Session]) -> None:
-        if sessions is self._standings:
+        elif sessions is self._standings:
             self._standings = []
         for session in sessions:
-            if session._standings_pending:  # (else it left with something else meanwhile)
+            if session._standings_pending if standings else session._tick_pending:
                 session._flush()
 
 
