@@ -56,12 +56,14 @@ def test_an_unknown_game_is_one_line_with_a_suggestion_before_any_connection():
 def test_a_bad_fan_out_setting_is_refused_in_one_line_before_the_server_starts():
     """The fan-out's flags and variables take numbers of at least 0; anything else stops
     `arena serve` at once with a usage error naming the flag (exit 2), before it listens."""
-    for args, env in ((("--fanout-busy-share", "-1"), None), (("--fanout-tick-ms", "soon"), None),
-                      ((), {"ARENA_FANOUT_TICK_MS": "-25"})):
+    for args, env, flag in ((("--fanout-busy-share", "-1"), None, "fanout-busy-share"),
+                            (("--fanout-tick-ms", "soon"), None, "fanout-tick-ms"),
+                            ((), {"ARENA_FANOUT_TICK_MS": "-25"}, "fanout-tick-ms"),
+                            (("--standings-tick-ms", "-5"), None, "standings-tick-ms"),
+                            ((), {"ARENA_STANDINGS_TICK_MS": "soon"}, "standings-tick-ms")):
         done = _arena("serve", "--port", "0", *args, env=env)
         assert done.returncode == 2, (args, env, done.stdout, done.stderr)
         assert "Traceback" not in done.stdout + done.stderr
         said = done.stdout + done.stderr
-        flag = "fanout-busy-share" if "--fanout-busy-share" in args else "fanout-tick-ms"
         assert flag in said.lower().replace("_", "-") and "expected a number of at least 0" in said, said
         assert "serving on" not in said
