@@ -221,7 +221,7 @@ def _name_of(standings: Sequence[Standing], player: str) -> str:
 
 
 def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
-    from client.serving import log_settings, server_config
+    from client.serving import event_loop_factory, log_settings, server_config
     from server.logs import configure_logging
     from server.schedule import ScheduleError
     from server.service import serve
@@ -230,6 +230,7 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
     try:
         config = server_config(args, os.environ)
         configure_logging(*log_settings(args, os.environ))
+        loop_name, loop_factory = event_loop_factory(args, os.environ)
     except ValueError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
@@ -257,9 +258,10 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             await serve(args.host, args.port, config, tournaments=args.tournaments, stop=stop)
 
-    log.info("starting on ws://%s:%d", args.host, args.port)
+    log.info("starting on ws://%s:%d (event loop: %s)", args.host, args.port, loop_name)
     try:
-        asyncio.run(run())
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(run())
     except (ScheduleError, ProtocolError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
         return 2

@@ -101,6 +101,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from client.server_process import ServerProcess, ServerProcessError, cpu_seconds, fetch_health, fetch_metrics, rss_mib
+from client.serving import event_loop_factory
 from server.catalog import CatalogEntry, load_catalog
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
 
@@ -775,7 +776,9 @@ def run_load_process(work: Coroutine[Any, Any, None], worker: int, report: Any) 
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     try:
-        asyncio.run(work)
+        _, loop_factory = event_loop_factory(None, os.environ)  # (auto: uvloop where installed, a cheaper generator)
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(work)
     except BaseException as exc:  # the parent reports it
         report.put(("failed", worker, "".join(traceback.format_exception(exc)).strip()))
 

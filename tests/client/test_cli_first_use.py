@@ -67,3 +67,16 @@ def test_a_bad_fan_out_setting_is_refused_in_one_line_before_the_server_starts()
         said = done.stdout + done.stderr
         assert flag in said.lower().replace("_", "-") and "expected a number of at least 0" in said, said
         assert "serving on" not in said
+
+
+def test_an_unknown_event_loop_is_refused_in_one_line_before_the_server_starts():
+    """``--event-loop`` and ``ARENA_EVENT_LOOP`` take auto, uvloop or asyncio; anything else is a
+    one-line error (exit 2) naming the flag or the variable and the choices, before it listens."""
+    for args, env, said_first in ((("--event-loop", "fast"), None, "argument --event-loop: invalid choice: 'fast'"),
+                                  ((), {"ARENA_EVENT_LOOP": "fast"},
+                                   "error: ARENA_EVENT_LOOP: 'fast' is not one of auto, uvloop, asyncio")):
+        done = _arena("serve", "--port", "0", *args, env=env)
+        said = done.stdout + done.stderr
+        assert done.returncode == 2 and "Traceback" not in said, said
+        assert said_first in said and "serving on" not in said, said
+        assert len(done.stdout.strip().splitlines()) <= 1, said

@@ -61,13 +61,15 @@ async def _close_frame(client: ArenaClient) -> tuple[int | None, str | None]:
                 return ws.close_code, ws.close_reason
 
 
+@pytest.mark.parametrize("event_loop", ["uvloop", "asyncio"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-async def test_a_signal_mid_race_drains_ends_the_race_and_exits_0(signum):
+async def test_a_signal_mid_race_drains_ends_the_race_and_exits_0(signum, event_loop):
     """A signal while an entrant moves in a loop: every move gets one answer, every accepted move
     is in the record, the race ends with server_shutdown for its entrant and spectator, both are
-    closed with 1001, and the process exits 0 within the grace."""
+    closed with 1001, and the process exits 0 within the grace; on either event loop
+    (``--event-loop``; uvloop is the default where it is installed)."""
     limits = {"shutdown_grace_s": GRACE_S, "rate_per_s": 10_000, "burst": 10_000}
-    async with ServerProcess(limits) as server:
+    async with ServerProcess(limits, extra_flags=["--event-loop", event_loop]) as server:
         ann = await ArenaClient.connect(server.url, "ann")
         sam = await ArenaClient.connect(server.url, "sam")
         results = await _spy_move_results(ann)
@@ -121,6 +123,7 @@ async def test_a_signal_mid_race_drains_ends_the_race_and_exits_0(signum):
         await sam.close()
         log = server.log_text()
         assert "1 races and 0 tournaments ended" in log and "Traceback" not in log
+        assert f"(event loop: {event_loop})" in log
 
 
 async def test_json_logs_carry_the_race_code_and_no_secret(monkeypatch):
