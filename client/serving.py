@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import importlib.util
 import ipaddress
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -197,11 +196,13 @@ def event_loop_factory(args: argparse.Namespace | None,
         choice = environ.get("ARENA_EVENT_LOOP", "auto").strip().lower()
         if choice not in EVENT_LOOPS:
             raise ValueError(f"ARENA_EVENT_LOOP: {choice!r} is not one of {', '.join(EVENT_LOOPS)}")
-    if choice == "asyncio" or (choice == "auto" and importlib.util.find_spec("uvloop") is None):
+    if choice == "asyncio":
         return "asyncio", None
     try:
         import uvloop
     except ImportError:
+        if choice == "auto":
+            return "asyncio", None
         raise ValueError("--event-loop / ARENA_EVENT_LOOP: uvloop is not installed here "
                          "(pip install uvloop, or choose asyncio)") from None
     return "uvloop", uvloop.new_event_loop

@@ -80,3 +80,20 @@ def test_an_unknown_event_loop_is_refused_in_one_line_before_the_server_starts()
         assert done.returncode == 2 and "Traceback" not in said, said
         assert said_first in said and "serving on" not in said, said
         assert len(done.stdout.strip().splitlines()) <= 1, said
+
+
+def test_asking_for_uvloop_where_it_is_missing_is_one_line_and_auto_falls_back():
+    """Where uvloop cannot be imported, ``--event-loop uvloop`` stops `arena serve` with a one-line
+    error (exit 2) before it listens, while ``auto`` would serve on asyncio's own loop."""
+    without = ("import sys; sys.modules['uvloop'] = None; from client.cli import main; "
+               "sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", without, "serve", "--port", "0", "--event-loop", "uvloop"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
+    assert done.stdout.strip().splitlines() == [
+        "error: --event-loop / ARENA_EVENT_LOOP: uvloop is not installed here (pip install uvloop, or choose "
+        "asyncio)"], done.stdout + done.stderr
+    chosen = subprocess.run([sys.executable, "-c", "import sys; sys.modules['uvloop'] = None; "
+                             "from client.serving import event_loop_factory; print(event_loop_factory(None, {})[0])"],
+                            capture_output=True, text=True, timeout=60)
+    assert chosen.stdout.strip() == "asyncio", chosen.stderr
