@@ -79,8 +79,8 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-format", choices=LOG_FORMATS, default=None,
                         help="text lines, or one JSON object per line (default text; $ARENA_LOG_FORMAT)")
     parser.add_argument("--event-loop", choices=EVENT_LOOPS, default=None,
-                        help="the asyncio event loop to serve on: uvloop (about a tenth less CPU in Python per "
-                             "move, docs/performance.md), asyncio's own, or auto: uvloop where it is installed "
+                        help="the asyncio event loop to serve on: uvloop (about 3%% less CPU per move with a large "
+                             "audience, docs/performance.md), asyncio's own, or auto: uvloop where it is installed "
                              "(default auto; $ARENA_EVENT_LOOP)")
     limits = parser.add_argument_group("limits", "Every limit also reads ARENA_<NAME> from the environment.")
     for limit in ServerConfig.limits():
