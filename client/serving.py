@@ -163,16 +163,22 @@ def log_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     >>> log_settings(argparse.Namespace(log_level=None, log_format="json"), {"ARENA_LOG_LEVEL": "debug"})
     ('debug', 'json')
     """
-    chosen = []
-    for name, choices, default in (("log_level", LOG_LEVELS, "info"), ("log_format", LOG_FORMATS, "text")):
-        value = getattr(args, name, None)
-        if value is None:
-            variable = "ARENA_" + name.upper()
-            value = environ.get(variable, default).strip().lower()
-            if value not in choices:
-                raise ValueError(f"{variable}: {value!r} is not one of {', '.join(choices)}")
-        chosen.append(value)
-    return chosen[0], chosen[1]
+    return (_choice(args, environ, "log_level", LOG_LEVELS, "info"),
+            _choice(args, environ, "log_format", LOG_FORMATS, "text"))
+
+
+def _choice(args: argparse.Namespace | None, environ: Mapping[str, str], name: str, choices: tuple[str, ...],
+            default: str) -> str:
+    """The flag ``name`` of ``args`` when given (argparse has checked it), else the variable
+    ``ARENA_<NAME>`` of ``environ``, else ``default``. Raises ValueError naming the variable
+    when its value is not one of ``choices``."""
+    value = getattr(args, name, None)
+    if value is None:
+        variable = _env_name(name)
+        value = environ.get(variable, default).strip().lower()
+        if value not in choices:
+            raise ValueError(f"{variable}: {value!r} is not one of {', '.join(choices)}")
+    return value
 
 
 def event_loop_factory(args: argparse.Namespace | None,
@@ -191,11 +197,7 @@ def event_loop_factory(args: argparse.Namespace | None,
     ...
     ValueError: ARENA_EVENT_LOOP: 'fast' is not one of auto, uvloop, asyncio
     """
-    choice = getattr(args, "event_loop", None)
-    if choice is None:
-        choice = environ.get("ARENA_EVENT_LOOP", "auto").strip().lower()
-        if choice not in EVENT_LOOPS:
-            raise ValueError(f"ARENA_EVENT_LOOP: {choice!r} is not one of {', '.join(EVENT_LOOPS)}")
+    choice = _choice(args, environ, "event_loop", EVENT_LOOPS, "auto")
     if choice == "asyncio":
         return "asyncio", None
     try:
