@@ -185,7 +185,10 @@ class Pile:
 
     def codes(self) -> tuple[str, ...]:
         """The pile as an audience sees it: ``"??"`` for each face-down card, codes for the rest."""
-        return (UNKNOWN,) * self.down + tuple([_CODE[c] for c in self.cards[self.down :]])
+        down = self.down
+        if down:
+            return (UNKNOWN,) * down + tuple(map(_code_of, self.cards[down:]))
+        return tuple(map(_code_of, self.cards))
 
     def text(self) -> str:
         """The pile in a position string: face-down cards in lower case."""
@@ -201,6 +204,7 @@ class Pile:
 #: written in lower case.
 _TEXT = {card: str(card) for card in new_pack(2)}
 _CODE = {card: card.code for card in new_pack(2)}
+_code_of = _CODE.__getitem__
 _CHUNKS = {text: (card, False) for card, text in _TEXT.items()} | {
     text.lower(): (card, True) for card, text in _TEXT.items()
 }
@@ -430,13 +434,14 @@ class Game(abc.ABC):
         """The board as ``audience`` may see it: face-down cards and the stock order hidden; the
         player's view also lists the legal moves."""
         legal = self._legal_list()
+        cleared = self.cleared
         return View(
             game=self.key,
             piles={pid: pile.codes() for pid, pile in self.piles.items()},
             info={name: getattr(self, name) for name in self.state_fields},
-            cleared=self.cleared,
+            cleared=cleared,
             total=self.total,
-            won=self.won,
+            won=cleared == self.total,  # (`won`, without counting again)
             over=not legal,
             moves=len(self.history),
             legal=tuple(map(str, legal)) if audience is Audience.PLAYER else (),

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import copy as _copy
 import enum
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -274,6 +274,62 @@ def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
     return run
 
 
+#: A destination as `PileGame._transfers` files it: (layout index, pile, the letters of the piles
+#: it takes from, its card limit, its build rule and top card (None: the wanted rank alone
+#: decides), the ranks it may take now (None: any), whether it is a tableau pile).
+_Destination = tuple[int, Pile, str, "int | None", "BuildRule | None", "Card | None", "tuple[int, ...] | None", bool]
+
+_DEAL = Move(action="deal")
+_REDEAL = Move(action="redeal")
+
+#: Past this many changed piles, `PileGame._transfers` lists every pair again.
+_MEMO_MOST_CHANGED = 4
+
+
+class _TransferMemo:
+    """The transfers of a position (with the plain `PileGame._fits`) and what they were worked
+    out from: each pile's face-down count and cards, the destinations, each source's blocks.
+    One game's own (`PileGame.copy` starts without one): brought up to date in place, so that a
+    move leaves no new long-lived objects for the garbage collector to follow."""
+
+    __slots__ = ("piles", "base", "downs", "cards", "dests", "blocks", "found")
+
+    def __init__(self, piles: dict[str, Pile], base: Rank | None, dests: list[_Destination | None],
+                 blocks: list[Sequence[int] | None],
+                 found: list[tuple[str, list[tuple[int, int, str]]]]) -> None:
+        self.piles = piles
+        self.base = base
+        self.downs = [pile.down for pile in piles.values()]
+        self.cards = [list(pile.cards) for pile in piles.values()]
+        self.dests = dests
+        self.blocks = blocks
+        self.found = found
+
+
+def _fitting(src: Pile, blocks: Sequence[int], dests: list[_Destination]) -> list[tuple[int, int, str]]:
+    """The moves of ``src`` (its top card, and ``blocks``: the counts to try onto a tableau pile)
+    onto ``dests``, with the plain `PileGame._fits`: (destination's layout index, count,
+    destination id), in the order of ``dests`` then count."""
+    letter = src.id[0]
+    cards = src.cards
+    card = cards[-1]
+    found = []
+    for index, dst, takes_from, limit, rule, top, wanted, tableau in dests:
+        if dst is src or letter not in takes_from:
+            continue
+        if not tableau:
+            if (wanted is None or card.rank in wanted) and (rule is None or rule(top, card)):
+                found.append((index, 1, dst.id))
+            continue
+        for count in blocks:
+            bottom = cards[-count]
+            if ((wanted is None or bottom.rank in wanted)
+                    and (limit is None or len(dst.cards) + count <= limit)
+                    and (rule is None or rule(top, bottom))):
+                found.append((index, count, dst.id))
+    return found
+
+
 class PileGame(Game):
     """A game made of standard piles; subclasses set ``layout`` (a tuple of declarations).
 
@@ -302,6 +358,12 @@ class PileGame(Game):
     _exact_transfers: ClassVar[bool] = True
     #: Whether `_restrict` is the plain one (a game with stages overrides it).
     _plain_restrict: ClassVar[bool] = True
+    #: Whether a move's transfers depend only on its two piles and the base rank, so that
+    #: `_transfers` may keep them for the next listing: the plain `_fits`, `_block_counts` and
+    #: `_wanted_ranks`; set per class.
+    _memo_ok: ClassVar[bool] = True
+    #: The transfers last listed, for the next listing (`_transfers`); None until then.
+    _transfer_memo: _TransferMemo | None = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -315,9 +377,12 @@ class PileGame(Game):
         cls._rank_hints = cls._plain_fits or cls.fits_within_layout
         cls._exact_transfers = all(
             getattr(cls, name) is getattr(PileGame, name)
-            for name in ("_candidates", "_transfers", "_check", "_check_transfer", "_block_counts")
+            for name in ("_candidates", "_transfers", "_check", "_check_transfer", "_check_redeal", "_block_counts")
         )
         cls._plain_restrict = cls._restrict is PileGame._restrict
+        cls._memo_ok = cls._plain_fits and all(
+            getattr(cls, name) is getattr(PileGame, name) for name in ("_block_counts", "_wanted_ranks")
+        )
 
     @classmethod
     def _specs(cls) -> dict[str, Spec]:
@@ -341,6 +406,7 @@ class PileGame(Game):
         twin.history = list(self.history)
         twin.rule_options = dict(self.rule_options)
         twin._legal_cache = None
+        twin._transfer_memo = None
         twin._revealed = []
         return twin
 
@@ -460,91 +526,175 @@ class PileGame(Game):
         with a ``limit`` room for them: both are tested here before `_fits`, which decides. The
         destinations are filed by the ranks they may take (`_wanted_ranks`), so each source meets
         only those its cards could fit, not every pile of the layout (the server lists the mover's
-        legal moves after every move)."""
+        legal moves after every move).
+
+        With the plain `_fits`, whether a source's cards fit a destination depends on those two
+        piles and the base rank alone, so the lists are kept (`_TransferMemo`) and the next
+        listing works out again only the pairs of piles that a move changed."""
+        base = self.base_rank() if self._rank_hints else None
+        found = None
+        memo = self._transfer_memo
+        if memo is not None and memo.piles is self.piles and memo.base == base:  # (only with _memo_ok)
+            found = self._update_transfers(memo, base)
+        if found is None:
+            found = self._list_transfers(base)
+        for src_id, moves in found:
+            for _, count, dst_id in moves:
+                yield _transfer(src_id, dst_id, count)
+
+    def _destination(self, index: int, dst: Pile, base: Rank | None) -> _Destination | None:
+        """What `_transfers` needs to know of a possible destination (a foundation, tableau pile
+        or cell) at layout position ``index``; None for any other pile, or when nothing fits."""
+        letter = dst.id[0]
+        if letter not in "ftc":
+            return None
+        spec = self._by_letter[letter]
+        wanted = self._wanted_ranks(dst, spec, base) if self._rank_hints else None
+        if wanted == ():
+            return None
+        rule = top = None
+        if dst.cards and self._plain_fits:
+            top = dst.cards[-1]
+            rule = _build_rule(spec, dst.id)  # type: ignore[arg-type]
+        limit = spec.limit if letter == "t" else None  # type: ignore[union-attr]
+        return (index, dst, spec.takes_from, limit, rule, top, wanted, letter == "t")  # type: ignore[union-attr]
+
+    def _blocks(self, src: Pile) -> Sequence[int] | None:
+        """How many cards of ``src`` to try moving onto a tableau pile, fewest first:
+        `_block_counts`, cut to the built sequence on top. None when ``src`` is not a source now
+        (not a tableau pile, reserve, waste or cell, or no face-up card)."""
+        cards = src.cards
+        if src.id[0] not in "trwc" or len(cards) == src.down:
+            return None
+        spec = self._by_letter.get(src.id[0])
+        blocks = self._block_counts(src, spec)
+        if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
+            run = _built_run(cards, len(cards) - src.down, spec.build)  # type: ignore[union-attr]
+            return [count for count in blocks if count <= run]
+        return blocks
+
+    def _list_transfers(self, base: Rank | None) -> list[tuple[str, list[tuple[int, int, str]]]]:
+        """Every source's transfers worked out afresh, as (source id, ((destination's layout
+        index, count, destination id), ...)); kept in `_transfer_memo` with the plain `_fits`."""
         piles = self.piles
-        specs = self._by_letter
-        hints = self._rank_hints
         plain = self._plain_fits
-        base = self.base_rank() if hints else None
-        # Destinations as (layout index, pile, its takes_from, card limit, build rule, top card),
-        # filed by the ranks that may fit: the tableau's take blocks, the others (foundations,
-        # cells) a top card. With the plain `_fits`, a card of a wanted rank fits when the rule
-        # (None: the rank alone decides) takes it on the top card; otherwise `_fits` decides.
-        tableau_by_rank: dict[int, list[tuple]] = {}
-        tableau_any: list[tuple] = []
-        others_by_rank: dict[int, list[tuple]] = {}
-        others_any: list[tuple] = []
-        for index, (pid, dst) in enumerate(piles.items()):
-            letter = pid[0]
-            if letter not in "ftc":
+        # Destinations filed by the ranks that may fit: the tableau's take blocks, the others
+        # (foundations, cells) a top card. With the plain `_fits`, a card of a wanted rank fits
+        # when the rule (None: the rank alone decides) takes it on the top card; otherwise `_fits`
+        # decides.
+        dests: list[_Destination | None] = []
+        tableau_by_rank: dict[int, list[_Destination]] = {}
+        tableau_any: list[_Destination] = []
+        others_by_rank: dict[int, list[_Destination]] = {}
+        others_any: list[_Destination] = []
+        for index, pile in enumerate(piles.values()):
+            entry = self._destination(index, pile, base) if pile.id[0] in "ftc" else None
+            dests.append(entry)
+            if entry is None:
                 continue
-            spec = specs[letter]
-            wanted = self._wanted_ranks(dst, spec, base) if hints else None
-            if wanted == ():
-                continue
-            rule = top = None
-            if dst.cards and plain:
-                top = dst.cards[-1]
-                rule = _build_rule(spec, pid)  # type: ignore[arg-type]
-            if letter == "t":
-                entry = (index, dst, spec.takes_from, spec.limit, rule, top)  # type: ignore[union-attr]
-                by_rank, any_rank = tableau_by_rank, tableau_any
-            else:
-                entry = (index, dst, spec.takes_from, None, rule, top)
-                by_rank, any_rank = others_by_rank, others_any
+            by_rank, any_rank = (tableau_by_rank, tableau_any) if entry[7] else (others_by_rank, others_any)
+            wanted = entry[6]
             if wanted is None:
                 any_rank.append(entry)
             else:
                 for rank in wanted:
                     by_rank.setdefault(rank, []).append(entry)
         fits = self._fits
+        tableau_dests = bool(tableau_by_rank or tableau_any)
+        blocks_of: list[Sequence[int] | None] = []
+        result = []
         for src in piles.values():
             letter = src.id[0]
             cards = src.cards
-            up = len(cards) - src.down
-            if letter not in "trwc" or not up:
+            if letter not in "trwc" or len(cards) == src.down:
+                blocks_of.append(None)
+                result.append((src.id, []))
                 continue
-            found: list[tuple[int, int, str]] = []  # (destination's layout index, count, its id)
+            found: list[tuple[int, int, str]] = []
             card = cards[-1]
             entries = others_by_rank.get(card.rank)
             if others_any:
                 entries = others_any + entries if entries else others_any
             if entries:
-                for index, dst, takes_from, _, rule, top in entries:
+                for index, dst, takes_from, _, rule, top, _, _ in entries:
                     if dst is not src and letter in takes_from and (
                         (rule is None or rule(top, card)) if plain else fits(dst, card)
                     ):
                         found.append((index, 1, dst.id))
-            if tableau_by_rank or tableau_any:
-                src_spec = specs.get(letter)
-                blocks = self._block_counts(src, src_spec)
-                if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
-                    run = _built_run(cards, up, src_spec.build)  # type: ignore[union-attr]
-                    blocks = [count for count in blocks if count <= run]
-                for count in blocks:
+            blocks = self._blocks(src) if plain or tableau_dests else None
+            blocks_of.append(blocks)
+            if tableau_dests:
+                for count in blocks:  # type: ignore[union-attr]
                     card = cards[-count]
                     entries = tableau_by_rank.get(card.rank)
                     if tableau_any:
                         entries = tableau_any + entries if entries else tableau_any
                     if not entries:
                         continue
-                    for index, dst, takes_from, limit, rule, top in entries:
+                    for index, dst, takes_from, limit, rule, top, _, _ in entries:
                         if (dst is not src and letter in takes_from
                                 and (limit is None or len(dst.cards) + count <= limit)
                                 and ((rule is None or rule(top, card)) if plain else fits(dst, card))):
                             found.append((index, count, dst.id))
             if len(found) > 1:
                 found.sort()
-            for _, count, dst_id in found:
-                yield _transfer(src.id, dst_id, count)
+            result.append((src.id, found))
+        if self._memo_ok:
+            self._transfer_memo = _TransferMemo(piles, base, dests, blocks_of, result)
+        return result
+
+    def _update_transfers(
+        self, memo: _TransferMemo, base: Rank | None
+    ) -> list[tuple[str, list[tuple[int, int, str]]]] | None:
+        """The lists of `_list_transfers`, brought up to date in ``memo`` (same piles, same base
+        rank): a pile that changed is listed again as a source, and met again as a destination
+        by every other source. None when too much changed to gain anything."""
+        piles = list(self.piles.values())
+        downs = memo.downs
+        cards = memo.cards
+        if len(piles) != len(downs):  # (a pile added or taken away: list afresh)
+            return None
+        changed = {i for i, pile in enumerate(piles) if pile.down != downs[i] or pile.cards != cards[i]}
+        if not changed:
+            return memo.found
+        if len(changed) > _MEMO_MOST_CHANGED:
+            return None
+        dests = memo.dests
+        blocks_of = memo.blocks
+        changed_dests = set()
+        for i in changed:
+            pile = piles[i]
+            downs[i] = pile.down
+            cards[i][:] = pile.cards
+            was = dests[i]
+            entry = dests[i] = self._destination(i, pile, base)
+            if entry is not None or was is not None:
+                changed_dests.add(i)
+            blocks_of[i] = self._blocks(pile)
+        live_dests = [entry for entry in dests if entry is not None]
+        met_again = [dests[j] for j in sorted(changed_dests) if dests[j] is not None]
+        result = memo.found
+        for i, blocks in enumerate(blocks_of):
+            src = piles[i]
+            if i in changed:
+                result[i] = (src.id, [] if blocks is None else _fitting(src, blocks, live_dests))
+            elif blocks is not None and changed_dests:
+                old = result[i][1]
+                found = [move for move in old if move[0] not in changed_dests] if old else []
+                added = _fitting(src, blocks, met_again) if met_again else ()
+                if added or len(found) != len(old):
+                    found += added
+                    found.sort()
+                    result[i] = (src.id, found)
+        return result
 
     def _actions(self) -> Iterator[Move]:
         """The stock's actions that might be legal (``deal``, ``redeal``)."""
         stock = self._stock_spec()
         if stock is not None and not stock.auto:
-            yield Move(action="deal")
+            yield _DEAL
             if stock.to == "w":
-                yield Move(action="redeal")
+                yield _REDEAL
 
     def _candidates(self) -> Iterator[Move]:
         yield from self._transfers()
@@ -558,9 +708,19 @@ class PileGame(Game):
             return super()._legal_now()
         if self._plain_restrict and not self._opens_from_reserve and not self._must_fill:
             moves = list(self._transfers())
+            allowed = None
         else:
             moves = [m for m in self._transfers() if self._allowed(m)]
-        moves += [m for m in self._actions() if self._passes(m)]
+            allowed = self._allowed
+        for move in self._actions():  # deal and redeal are asked without raising
+            if move.action == "deal":
+                legal = self._deal_refusal() is None and (allowed is None or allowed(move))
+            elif move.action == "redeal":
+                legal = self._redeal_refusal() is None and (allowed is None or allowed(move))
+            else:
+                legal = self._passes(move)
+            if legal:
+                moves.append(move)
         return moves
 
     def _allowed(self, move: Move) -> bool:
@@ -578,13 +738,9 @@ class PileGame(Game):
         elif move.arg:
             raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{move.action!r} takes no argument", move)
         elif move.action == "deal":
-            spec = self._stock_spec()
-            if spec is None:
-                raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{self.name} has no stock", move)
-            if spec.auto:
-                raise IllegalMove(IllegalCode.NOT_NOW, "the next stock card turns up by itself", move)
-            if not self.piles["s"].cards:
-                raise IllegalMove(IllegalCode.STOCK_EMPTY, "the stock is empty", move)
+            refusal = self._deal_refusal()
+            if refusal is not None:
+                raise IllegalMove(*refusal, move)
         elif move.action == "redeal":
             self._check_redeal(move)
         else:
@@ -608,16 +764,36 @@ class PileGame(Game):
                     IllegalCode.NOT_NOW, f"fill the space {spaces[0]} from the reserve first", move
                 )
 
-    def _check_redeal(self, move: Move) -> None:
+    def _deal_refusal(self) -> tuple[IllegalCode, str] | None:
+        """Why ``deal`` cannot be played now (code, reason), or None if it can: `_check` raises
+        it, and the legal listing asks without raising (one refusal in most positions)."""
+        spec = self._stock_spec()
+        if spec is None:
+            return IllegalCode.UNKNOWN_ACTION, f"{self.name} has no stock"
+        if spec.auto:
+            return IllegalCode.NOT_NOW, "the next stock card turns up by itself"
+        if not self.piles["s"].cards:
+            return IllegalCode.STOCK_EMPTY, "the stock is empty"
+        return None
+
+    def _redeal_refusal(self) -> tuple[IllegalCode, str] | None:
+        """Why ``redeal`` cannot be played now (code, reason), or None if it can (as
+        `_deal_refusal`)."""
         spec = self._stock_spec()
         if spec is None or spec.to != "w" or spec.auto:
-            raise IllegalMove(IllegalCode.NO_REDEAL, f"{self.name} has no redeal", move)
+            return IllegalCode.NO_REDEAL, f"{self.name} has no redeal"
         if self.piles["s"].cards:
-            raise IllegalMove(IllegalCode.NOT_NOW, "redeal only when the stock is empty", move)
+            return IllegalCode.NOT_NOW, "redeal only when the stock is empty"
         if not self.piles["w"].cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, "the waste is empty: nothing to redeal", move)
+            return IllegalCode.EMPTY_PILE, "the waste is empty: nothing to redeal"
         if spec.redeals is not None and self.redeals >= spec.redeals:
-            raise IllegalMove(IllegalCode.NO_REDEAL, f"no redeal left ({spec.redeals} allowed)", move)
+            return IllegalCode.NO_REDEAL, f"no redeal left ({spec.redeals} allowed)"
+        return None
+
+    def _check_redeal(self, move: Move) -> None:
+        refusal = self._redeal_refusal()
+        if refusal is not None:
+            raise IllegalMove(*refusal, move)
 
     def _check_transfer(self, move: Move) -> None:
         src = self.pile(move.src, move)

@@ -544,8 +544,9 @@ class Race:
             entrant.moves += 1
             self.tally.moves_accepted += 1
             entrant.active_at = self.clock.monotonic()
-            if game.cleared != entrant.cleared:
-                entrant.cleared = game.cleared
+            cleared = game.cleared
+            if cleared != entrant.cleared:
+                entrant.cleared = cleared
                 entrant.time_ms = elapsed
             self._settle(entrant)
             own, public = self._boards(game)
