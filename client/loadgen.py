@@ -32,7 +32,8 @@ started, for ``duration_s`` seconds):
   when the generator and the server read the same clock (the same machine); ``server_ms`` is
   truncated to the millisecond, so the figures read up to 1 ms high.
 * **server CPU** (when the server is a child process, or ``--server-pid`` names it): its CPU time
-  over the window from ``/proc``, per accepted move (µs) and as a share of cores; **resident
+  over the window from ``/proc``, per accepted move (µs) and as a share of cores, and the part of
+  it spent in the kernel (system time: mostly the socket writes); **resident
   memory per connection**: (RSS at the end of the window - RSS before the generator connected) /
   connections, KiB (races and their events are in it too).
 * **frames and bytes received per second** by the whole generator: a proxy for the frames the
@@ -100,7 +101,8 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from client.server_process import ServerProcess, ServerProcessError, cpu_seconds, fetch_health, fetch_metrics, rss_mib
+from client.server_process import (ServerProcess, ServerProcessError, cpu_seconds, cpu_times, fetch_health,
+                                   fetch_metrics, rss_mib)
 from client.serving import event_loop_factory
 from server.catalog import CatalogEntry, load_catalog
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
@@ -835,7 +837,9 @@ class LoadFigures:
     ``redis``: which Redis, when the benchmark started the nodes over one. The ``_local_`` and
     ``_forwarded_`` latencies split the samples by whether the connection was on the race's node
     or on another one; ``moves_forwarded_share``: the share of the acknowledged moves that were
-    forwarded. ``redis_cpu_*``: the private ``redis-server``'s CPU (``--redis local`` only)."""
+    forwarded. ``redis_cpu_*``: the private ``redis-server``'s CPU (``--redis local`` only).
+    ``server_system_share``: the part of the server's CPU spent in the kernel (0 to 1; mostly its
+    socket writes)."""
 
     settings: LoadSettings
     server: str
@@ -887,6 +891,7 @@ class LoadFigures:
     redis_cpu_cores: float | None = None
     server_frames_per_move: float | None = None
     server_writes_per_move: float | None = None
+    server_system_share: float | None = None
     clock_note: str = ("spectator latency compares the server's clock (server_ms) with the generator's: valid "
                        "only when both run on the same machine")
 
@@ -928,6 +933,7 @@ class _NodeReading:
     pid: int | None
     cpu: int | None
     cpu_s: float | None = None
+    system_s: float | None = None  # the part of cpu_s in the kernel
     rss_idle: float | None = None
     rss_end: float | None = None
     connections: int | None = None
@@ -976,6 +982,7 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         for at, name in part["names_by_url"].items():
             names.setdefault(at, name)
     cpu_s = _sum([r.cpu_s for r in readings])
+    system_s = _sum([r.system_s for r in readings])
     rss_idle, rss_end = _sum([r.rss_idle for r in readings]), _sum([r.rss_end for r in readings])
     moves_counted = _sum([r.counted("arena_moves_accepted_total") for r in readings])
     frames_counted = _sum([r.counted("arena_frames_sent_total") for r in readings])
@@ -1012,6 +1019,7 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         spectator_samples=len(delivery),
         server_cpu_us_per_move=cpu_s / acked * 1e6 if cpu_s is not None and acked else None,
         server_cpu_cores=cpu_s / window if cpu_s is not None else None,
+        server_system_share=system_s / cpu_s if system_s is not None and cpu_s else None,
         server_rss_idle_mib=rss_idle, server_rss_mib=rss_end,
         server_frames_per_move=frames_counted / moves_counted if frames_counted is not None and moves_counted else None,
         server_writes_per_move=writes_counted / moves_counted if writes_counted is not None and moves_counted else None,
@@ -1072,7 +1080,8 @@ def load_table(figures: LoadFigures) -> Table:
         ("spectator delivery p50 / p99, ms",
          f"{_ms(figures.spectator_p50_ms)} / {_ms(figures.spectator_p99_ms)} ({figures.spectator_samples:,} frames)"),
         (f"server CPU per accepted move, µs{every}",
-         "-" if figures.server_cpu_us_per_move is None else f"{figures.server_cpu_us_per_move:,.0f}"),
+         "-" if figures.server_cpu_us_per_move is None else f"{figures.server_cpu_us_per_move:,.0f}"
+         + ("" if figures.server_system_share is None else f" ({figures.server_system_share:.0%} system)")),
         (f"server CPU, cores{every}", "-" if figures.server_cpu_cores is None else f"{figures.server_cpu_cores:.2f}"),
         (f"server RSS idle -> loaded, MiB{every}",
          "-" if figures.server_rss_mib is None else f"{figures.server_rss_idle_mib:,.1f} -> {figures.server_rss_mib:,.1f}"),
@@ -1370,8 +1379,8 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
             if process.exitcode not in (0, None):
                 raise ServerProcessError(f"{process.name} exited with code {process.exitcode}")
 
-    def cpu_now() -> list[float | None]:
-        return [cpu_seconds(pid) if pid is not None else None for pid in pids]
+    def cpu_now() -> list[tuple[float, float] | None]:
+        return [cpu_times(pid) if pid is not None else None for pid in pids]
 
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
                TimeElapsedColumn())
@@ -1423,7 +1432,8 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
                 if reading.pid is not None:
                     reading.rss_end = rss_mib(reading.pid)
                 if before is not None and after is not None:
-                    reading.cpu_s = after - before
+                    reading.system_s = after[1] - before[1]
+                    reading.cpu_s = after[0] - before[0] + reading.system_s
             progress.update(task, description="collecting", completed=settings.warmup_s + settings.duration_s)
             deadline = time.monotonic() + _ANSWER_TIMEOUT_S + 20
             while set(parts) != expected:

@@ -8,6 +8,8 @@ after an error or Ctrl-C too.
 
 >>> cpu_seconds(os.getpid()) > 0, rss_mib(os.getpid()) > 1
 (True, True)
+>>> user, system = cpu_times(os.getpid()); user > 0 <= system
+True
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from urllib.parse import urlsplit
 
 from prometheus_client.parser import text_string_to_metric_families
 
-__all__ = ["ServerProcess", "ServerProcessError", "cpu_seconds", "fetch_health", "rss_mib"]
+__all__ = ["ServerProcess", "ServerProcessError", "cpu_seconds", "cpu_times", "fetch_health", "rss_mib"]
 
 #: The repository root: the child server runs from here, so that ``-m client.cli`` imports.
 _ROOT = Path(__file__).resolve().parent.parent
@@ -43,14 +45,21 @@ class ServerProcessError(Exception):
         self.reason = reason
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time process ``pid`` has used so far, user plus system, in seconds, from
-    ``/proc/PID/stat`` (resolution: one clock tick, usually 10 ms). Raises OSError if there is no
+def cpu_times(pid: int) -> tuple[float, float]:
+    """CPU time process ``pid`` has used so far, (user, system) in seconds, from
+    ``/proc/PID/stat`` (resolution: one clock tick, usually 10 ms). System time is the kernel's
+    work for the process: on a server, mostly its socket writes. Raises OSError if there is no
     such process."""
     text = Path(f"/proc/{pid}/stat").read_text()
     fields = text[text.rindex(")") + 2:].split()  # the name, in parentheses, may hold spaces
     utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5); fields[0] is field 3
-    return (utime + stime) / _TICKS_PER_S
+    return utime / _TICKS_PER_S, stime / _TICKS_PER_S
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time process ``pid`` has used so far, user plus system, in seconds (`cpu_times`).
+    Raises OSError if there is no such process."""
+    return sum(cpu_times(pid))
 
 
 def rss_mib(pid: int) -> float:

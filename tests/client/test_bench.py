@@ -126,6 +126,7 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     assert figures["spectator_samples"] > 0
     assert -5 < figures["spectator_p50_ms"] <= figures["spectator_p99_ms"] < 2000
     assert figures["server_cpu_us_per_move"] > 0 and figures["server_cpu_cores"] > 0
+    assert 0 <= figures["server_system_share"] <= 1, "the kernel's part of the server's CPU"
     assert figures["rss_kib_per_connection"] is not None
     assert figures["frames_per_s"] > figures["moves_acked_per_s"] and figures["bytes_per_s"] > 0
     # a move: the mover's answer and standings (one write), the other entrant's standings and the
