@@ -275,8 +275,9 @@ def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
 
 
 #: A destination as `PileGame._transfers` files it: (layout index, pile, the letters of the piles
-#: it takes from, its card limit, its build rule and top card (None: the wanted rank alone
-#: decides), the ranks it may take now (None: any), whether it is a tableau pile).
+#: it takes from, how many more cards it may hold (None: no limit), its build rule and top card
+#: (None: the wanted rank alone decides), the ranks it may take now (None: any), whether it is a
+#: tableau pile). Kept lists read only the values, never the pile as it is later.
 _Destination = tuple[int, Pile, str, "int | None", "BuildRule | None", "Card | None", "tuple[int, ...] | None", bool]
 
 _DEAL = Move(action="deal")
@@ -306,16 +307,17 @@ class _TransferMemo:
         self.found = found
 
 
-def _fitting(src: Pile, blocks: Sequence[int], dests: list[_Destination]) -> list[tuple[int, int, str]]:
-    """The moves of ``src`` (its top card, and ``blocks``: the counts to try onto a tableau pile)
-    onto ``dests``, with the plain `PileGame._fits`: (destination's layout index, count,
-    destination id), in the order of ``dests`` then count."""
+def _fitting(src_index: int, src: Pile, blocks: Sequence[int],
+             dests: list[_Destination]) -> list[tuple[int, int, str]]:
+    """The moves of ``src``, at layout position ``src_index`` (its top card, and ``blocks``: the
+    counts to try onto a tableau pile) onto ``dests``, with the plain `PileGame._fits`:
+    (destination's layout index, count, destination id), in the order of ``dests`` then count."""
     letter = src.id[0]
     cards = src.cards
     card = cards[-1]
     found = []
-    for index, dst, takes_from, limit, rule, top, wanted, tableau in dests:
-        if dst is src or letter not in takes_from:
+    for index, dst, takes_from, room, rule, top, wanted, tableau in dests:
+        if index == src_index or letter not in takes_from:
             continue
         if not tableau:
             if (wanted is None or card.rank in wanted) and (rule is None or rule(top, card)):
@@ -324,7 +326,7 @@ def _fitting(src: Pile, blocks: Sequence[int], dests: list[_Destination]) -> lis
         for count in blocks:
             bottom = cards[-count]
             if ((wanted is None or bottom.rank in wanted)
-                    and (limit is None or len(dst.cards) + count <= limit)
+                    and (room is None or count <= room)
                     and (rule is None or rule(top, bottom))):
                 found.append((index, count, dst.id))
     return found
@@ -557,7 +559,8 @@ class PileGame(Game):
             top = dst.cards[-1]
             rule = _build_rule(spec, dst.id)  # type: ignore[arg-type]
         limit = spec.limit if letter == "t" else None  # type: ignore[union-attr]
-        return (index, dst, spec.takes_from, limit, rule, top, wanted, letter == "t")  # type: ignore[union-attr]
+        room = None if limit is None else limit - len(dst.cards)
+        return (index, dst, spec.takes_from, room, rule, top, wanted, letter == "t")  # type: ignore[union-attr]
 
     def _blocks(self, src: Pile) -> Sequence[int] | None:
         """How many cards of ``src`` to try moving onto a tableau pile, fewest first:
@@ -631,9 +634,9 @@ class PileGame(Game):
                         entries = tableau_any + entries if entries else tableau_any
                     if not entries:
                         continue
-                    for index, dst, takes_from, limit, rule, top, _, _ in entries:
+                    for index, dst, takes_from, room, rule, top, _, _ in entries:
                         if (dst is not src and letter in takes_from
-                                and (limit is None or len(dst.cards) + count <= limit)
+                                and (room is None or count <= room)
                                 and ((rule is None or rule(top, card)) if plain else fits(dst, card))):
                             found.append((index, count, dst.id))
             if len(found) > 1:
@@ -677,11 +680,11 @@ class PileGame(Game):
         for i, blocks in enumerate(blocks_of):
             src = piles[i]
             if i in changed:
-                result[i] = (src.id, [] if blocks is None else _fitting(src, blocks, live_dests))
+                result[i] = (src.id, [] if blocks is None else _fitting(i, src, blocks, live_dests))
             elif blocks is not None and changed_dests:
                 old = result[i][1]
                 found = [move for move in old if move[0] not in changed_dests] if old else []
-                added = _fitting(src, blocks, met_again) if met_again else ()
+                added = _fitting(i, src, blocks, met_again) if met_again else ()
                 if added or len(found) != len(old):
                     found += added
                     found.sort()

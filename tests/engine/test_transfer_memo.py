@@ -53,3 +53,4 @@ def test_a_copy_does_not_share_the_kept_lists() -> None:
     assert [str(m) for m in game.legal_moves()] == before
     game._legal_cache = None  # list again from the kept lists, not the cached list
     assert [str(m) for m in game.legal_moves()] == before
+
