@@ -20,7 +20,7 @@ run: setup
 	@echo "Open http://$(HOST):$(PORT)/ in a browser to play (Ctrl-C stops the server)."
 	$(BIN)/arena serve --host $(HOST) --port $(PORT)
 
-# The day-to-day loop (under 90 s on two idle cores): 20 random playouts per game instead of 300, and
+# The day-to-day loop (under 90 s on two idle cores): 20 random playouts per game instead of 200, and
 # without the browser tests, the solver's searches, the benchmarks, the fuzz campaign, the README
 # tour, the tests that need redis-server (and nginx: deploy/local-cluster's) and those marked slow
 # (longer end-to-end runs).
@@ -31,7 +31,7 @@ test: setup
 	  -m "not slow" \
 	  -k "not campaign and not redis"
 
-# Every test, as CI runs it (about 6 minutes on two cores).
+# Every test, as CI runs it (8 to 10 minutes on two cores).
 test-all: setup browser redis nginx
 	$(BIN)/pytest -q
 

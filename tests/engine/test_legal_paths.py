@@ -18,7 +18,7 @@ from engine.core import Game, Move
 from engine.games import GAMES
 from engine.rules import DOWN, EITHER, UP, PileGame, Suits, build
 
-PLAYOUTS = max(1, int(os.environ.get("ARENA_PLAYOUTS", "300")) * 3 // 300)  # 3; 1 in `make test`
+PLAYOUTS = max(1, int(os.environ.get("ARENA_PLAYOUTS", "200")) * 3 // 200)  # 3; 1 in `make test`
 MOVE_CAP = 80
 
 

@@ -9,8 +9,9 @@ the notation of every legal move must round-trip. Every CHECK_EVERY moves (and a
 wide set of candidate moves is tried as well: each legal one must be accepted, each other one
 refused with `IllegalMove` and no change. At the end, replaying the history on a fresh deal must
 rebuild the same position. A failure names the seed, so it can be replayed. (The checks are
-spaced so that 300 playouts of every game fit the test suite's time on two cores.) `make test`,
-the day-to-day loop, plays 20 of each (``ARENA_PLAYOUTS=20``); `make test-all` and CI play 300.
+spaced so that the playouts of every game fit the test suite's time on two cores.) `make test`,
+the day-to-day loop, plays 20 of each (``ARENA_PLAYOUTS=20``); `make test-all` and CI play 200;
+``ARENA_PLAYOUTS=1000 .venv/bin/pytest tests/engine`` is the long run (README, "Tests").
 """
 
 import functools
@@ -26,7 +27,7 @@ from engine.cards import UNKNOWN, new_pack
 from engine.core import Audience, Game, IllegalCode, IllegalMove, Move
 from engine.games import GAMES, find_game
 
-PLAYOUTS = int(os.environ.get("ARENA_PLAYOUTS", "300"))
+PLAYOUTS = int(os.environ.get("ARENA_PLAYOUTS", "200"))
 MOVE_CAP = 150
 VIEW_EVERY = 3
 CHECK_EVERY = 15

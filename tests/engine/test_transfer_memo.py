@@ -14,7 +14,7 @@ from engine.games import GAMES
 from engine.rules import PileGame
 
 MEMO_GAMES = [g for g in GAMES if issubclass(g, PileGame) and g._memo_ok]
-PLAYOUTS = max(2, int(os.environ.get("ARENA_PLAYOUTS", "300")) // 30)  # 10; 2 in `make test`
+PLAYOUTS = max(2, int(os.environ.get("ARENA_PLAYOUTS", "200")) // 20)  # 10; 2 in `make test`
 MOVE_CAP = 250
 
 

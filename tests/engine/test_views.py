@@ -17,7 +17,7 @@ import pytest
 from engine.core import Audience
 from engine.games import GAMES
 
-PLAYOUTS = max(1, int(os.environ.get("ARENA_PLAYOUTS", "300")) * 6 // 300)  # 6; 1 in `make test`
+PLAYOUTS = max(1, int(os.environ.get("ARENA_PLAYOUTS", "200")) * 6 // 200)  # 6; 1 in `make test`
 MOVE_CAP = 120
 SHUFFLES = 3
 
