@@ -8,7 +8,7 @@ after an error or Ctrl-C too.
 
 >>> cpu_seconds(os.getpid()) > 0, rss_mib(os.getpid()) > 1
 (True, True)
->>> user, system = cpu_times(os.getpid()); user > 0 <= system
+>>> user, system = cpu_times(os.getpid()); user > 0 and system >= 0
 True
 """
 

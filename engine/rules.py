@@ -577,8 +577,9 @@ class PileGame(Game):
         return blocks
 
     def _list_transfers(self, base: Rank | None) -> list[tuple[str, list[tuple[int, int, str]]]]:
-        """Every source's transfers worked out afresh, as (source id, ((destination's layout
-        index, count, destination id), ...)); kept in `_transfer_memo` with the plain `_fits`."""
+        """Every source's transfers worked out afresh, as (source id, [(destination's layout
+        index, count, destination id), ...]) in layout order; kept in `_transfer_memo` where the
+        class allows (`_memo_ok`)."""
         piles = self.piles
         plain = self._plain_fits
         # Destinations filed by the ranks that may fit: the tableau's take blocks, the others
