@@ -717,12 +717,11 @@ class PileGame(Game):
             moves = [m for m in self._transfers() if self._allowed(m)]
             allowed = self._allowed
         for move in self._actions():  # deal and redeal are asked without raising
-            if move.action == "deal":
-                legal = self._deal_refusal() is None and (allowed is None or allowed(move))
-            elif move.action == "redeal":
-                legal = self._redeal_refusal() is None and (allowed is None or allowed(move))
-            else:
+            if move.action not in ("deal", "redeal"):
                 legal = self._passes(move)
+            else:
+                refusal = self._deal_refusal() if move.action == "deal" else self._redeal_refusal()
+                legal = refusal is None and (allowed is None or allowed(move))
             if legal:
                 moves.append(move)
         return moves
