@@ -53,8 +53,14 @@ import websockets
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # websockets without its C extension
+    from websockets.utils import apply_mask
 
 from engine.core import BadNotation
 from engine.deal import random_seed
@@ -417,6 +423,7 @@ def framed(payload: bytes) -> bytes:
 
 
 _OPEN = State.OPEN
+_HANDSHAKE, _OWN, _WEBSOCKETS = range(3)  # who reads a connection's frames (`_Connection`)
 
 
 class Fanout:
@@ -526,10 +533,12 @@ class Fanout:
             tally.queue_drops += drops
 
     def now(self, session: Session) -> None:
-        """Write ``session`` at the end of this loop turn."""
+        """Write ``session`` at the end of this loop turn (once, however many frames it is sent
+        meanwhile: `Session._flush_pending`)."""
         if not self._now:
             asyncio.get_running_loop().call_soon(self._write, self._now)
         self._now.append(session)
+        session._flush_pending = True
 
     def on_tick(self, session: Session) -> None:
         """Write ``session`` one tick from now (at the end of this loop turn when there is no
@@ -680,7 +689,6 @@ class Session:
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
         if not self._flush_pending:
-            self._flush_pending = True
             self.server.fanout.now(self)
 
     def _flush(self) -> None:
@@ -815,7 +823,19 @@ class _Connection(ServerConnection):
     """A websocket connection counted from the moment its socket is accepted, so that sockets that
     never finish the handshake count against the limits too; one over a limit is reset at once
     (no handshake, no log line per socket). ``client``: the address the limits apply to, the
-    socket's peer or, behind a trusted proxy, the address the proxy forwarded."""
+    socket's peer or, behind a trusted proxy, the address the proxy forwarded.
+
+    Once the handshake is over, the server reads the client's plain binary frames itself (every
+    request of the protocol is one) and hands websockets the others, whole; websockets' parser
+    costs a move about twice what this does (docs/performance.md, the seventh round)."""
+
+    # Who reads the client's frames (`data_received`), and what that reading keeps; class
+    # values until a connection needs its own, so that an idle connection carries none of them.
+    _reading = _HANDSHAKE
+    _head = b""  # (handshake) the request's last bytes so far, to find its end
+    _request_done = False  # (handshake) the request ended where a chunk of bytes did
+    _rx: bytes | None = None  # (the server reading) the start of a frame not yet whole
+    _fragmented = False  # (the server reading) websockets has a fragmented message open
 
     def __init__(self, *args: object, arena: ArenaServer, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -840,6 +860,98 @@ class _Connection(ServerConnection):
         self.arena._release(self.client, total=False)
         self.client = client
         return True
+
+    def data_received(self, data: bytes) -> None:
+        """Read the client's frames (`_read_frames`) once its handshake is over with nothing
+        after it; until then, and for good once anything unusual comes, websockets reads them."""
+        rx = self._rx
+        if rx is not None:
+            self._read_frames(rx + data if rx else data)
+        elif self._reading == _HANDSHAKE:
+            self._handshake_received(data)
+        else:
+            super().data_received(data)
+
+    def _handshake_received(self, data: bytes) -> None:
+        """Before the first frame: hand the request to websockets, and note whether it ended
+        exactly where a chunk of bytes did. If it did, the client's frames start with the first
+        bytes received once the connection is open, and the server reads them itself; if
+        anything came after the request in the same chunk, or before the answer, websockets
+        reads every frame of this connection, as it would without this class."""
+        state = self.protocol.state
+        if state is _OPEN and self._request_done:
+            self._reading = _OWN
+            self._rx = b""
+            self._read_frames(data)
+            return
+        if state is State.CONNECTING and not self._request_done:
+            head = self._head + data
+            end = head.find(b"\r\n\r\n")
+            if end < 0:
+                self._head = head[-3:]  # the end may be split across two chunks
+            elif end + 4 == len(head):
+                self._request_done = True
+            else:
+                self._reading = _WEBSOCKETS
+        else:
+            self._reading = _WEBSOCKETS
+        super().data_received(data)
+
+    def _read_frames(self, buf: bytes) -> None:
+        """Take each whole binary frame of ``buf`` (masked, unfragmented, at most the largest
+        frame allowed: every request of the protocol) to the connection's messages, as websockets
+        would, without its parser; hand websockets every other whole frame (pings, pongs, closes,
+        text or fragmented frames) to handle; keep a partial frame for the next bytes. Anything
+        websockets must refuse (an unmasked, oversized or 64-bit-length frame) and everything
+        after it go to websockets for good, as does everything once the connection is closing."""
+        if self.protocol.state is not _OPEN:
+            self._give_up(buf)
+            return
+        size = len(buf)
+        pos = 0
+        limit = self.protocol.max_message_size or 0
+        messages = self.recv_messages
+        while size - pos >= 2:
+            first = buf[pos]
+            second = buf[pos + 1]
+            length = second & 0x7F
+            head = pos + 6
+            if length == 126:
+                head = pos + 8
+                if size < head:
+                    break
+                length = (buf[pos + 2] << 8) | buf[pos + 3]
+            if not second & 0x80 or length > limit or length == 127:
+                self._give_up(buf[pos:])
+                return
+            end = head + length
+            if end > size:
+                break
+            if first == 0x82 and not self._fragmented:
+                messages.put(Frame(Opcode.BINARY, apply_mask(buf[head:end], buf[head - 4:head])))
+            else:
+                opcode = first & 0x0F
+                if opcode and opcode < 3:  # a text or binary frame: its message may go on
+                    self._fragmented = not first & 0x80
+                elif not opcode and first & 0x80:  # the message's last frame
+                    self._fragmented = False
+                super().data_received(buf[pos:end])
+                if self.protocol.state is not _OPEN:
+                    self._give_up(buf[end:])
+                    return
+            pos = end
+        self._rx = buf[pos:] if pos < size else b""
+
+    def _give_up(self, rest: bytes) -> None:
+        self._rx = None
+        self._reading = _WEBSOCKETS
+        if rest:
+            super().data_received(rest)
+
+    def eof_received(self) -> None:
+        if self._rx is not None:
+            self._give_up(self._rx)  # a frame cut short: websockets says so as it would
+        super().eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)

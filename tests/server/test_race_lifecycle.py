@@ -201,6 +201,24 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
     lazy.ws.transport.abort()  # it would never answer the close handshake
 
 
+async def test_the_movers_frames_of_a_move_are_flushed_once(server, peers, monkeypatch):
+    """With no tick (a quiet server), a move's answer and the standings of that move leave for
+    the mover in one write at the end of the loop turn: its connection is written once, not
+    once per frame it is sent."""
+    from server.service import Session
+
+    writes: list[Session] = []
+    flush = Session._flush
+    monkeypatch.setattr(Session, "_flush", lambda session: (writes.append(session), flush(session))[1])
+    ann = await peers("ann")
+    code = await started_race(ann)
+    writes.clear()
+    for seq in (1, 2, 3):
+        assert (await ann.move(code, seq, "turn")).ok
+    assert len(writes) == 3, f"{len(writes)} writes for 3 moves"
+    assert [type(f).__name__ for f in ann.frames[-6:]] == ["Progress", "MoveResult"] * 3
+
+
 async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(server, peers):
     """With a fan-out tick of 300 ms, an entrant's answers come at once (with the standings of
     its own move ahead of each), while a spectator gets the three moves' events together, about

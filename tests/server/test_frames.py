@@ -1,0 +1,192 @@
+"""The server reads its clients' frames itself once a handshake is over, and leaves every other
+frame to websockets (`server.service._Connection`): these tests talk to it over a raw socket,
+byte by byte where it matters, and check that it answers as websockets would."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import struct
+
+import msgspec
+import pytest
+
+from server import protocol as p
+from server.protocol import MAX_FRAME_BYTES
+from server.service import _OWN, _WEBSOCKETS, ArenaServer
+
+BINARY, TEXT, CONT, CLOSE, PING, PONG = 0x2, 0x1, 0x0, 0x8, 0x9, 0xA
+
+
+def frame(payload: bytes, opcode: int = BINARY, *, fin: bool = True, masked: bool = True,
+          long: bool = False) -> bytes:
+    """One client frame; ``long``: its length in 64 bits even when it is small."""
+    head = bytes([(0x80 if fin else 0) | opcode])
+    mask_bit = 0x80 if masked else 0
+    size = len(payload)
+    if long:
+        head += bytes([mask_bit | 127]) + struct.pack("!Q", size)
+    elif size < 126:
+        head += bytes([mask_bit | size])
+    else:
+        head += bytes([mask_bit | 126]) + struct.pack("!H", size)
+    if not masked:
+        return head + payload
+    key = os.urandom(4)
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def request(message: msgspec.Struct) -> bytes:
+    return frame(p.encode(message))
+
+
+class RawClient:
+    """A websocket client over a plain TCP socket: what it sends is exactly the bytes given."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, server: ArenaServer, *, after_request: bytes = b"") -> RawClient:
+        host, port = server.url.removeprefix("ws://").rstrip("/").rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode() + after_request)
+        status = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 3)
+        assert status.startswith(b"HTTP/1.1 101"), status
+        return cls(reader, writer)
+
+    async def send(self, data: bytes, *, one_byte_at_a_time: bool = False) -> None:
+        if not one_byte_at_a_time:
+            self.writer.write(data)
+            await self.writer.drain()
+            return
+        for i in range(len(data)):
+            self.writer.write(data[i:i + 1])
+            await self.writer.drain()
+            await asyncio.sleep(0.001)  # each byte its own segment, so the server reads it alone
+
+    async def receive(self) -> tuple[int, bytes]:
+        """The next frame from the server: (opcode, payload)."""
+        first, second = await asyncio.wait_for(self.reader.readexactly(2), 3)
+        size = second & 0x7F
+        if size == 126:
+            (size,) = struct.unpack("!H", await self.reader.readexactly(2))
+        elif size == 127:
+            (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
+        return first & 0x0F, await self.reader.readexactly(size)
+
+    async def answer(self) -> msgspec.Struct:
+        """The next data frame, decoded (pongs skipped)."""
+        while True:
+            opcode, payload = await self.receive()
+            if opcode == BINARY:
+                return p.decode_server(payload)
+            assert opcode == PONG, opcode
+
+    async def closed_with(self) -> int:
+        """The code of the server's close frame."""
+        while True:
+            opcode, payload = await self.receive()
+            if opcode == CLOSE:
+                return struct.unpack("!H", payload[:2])[0]
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def reading(server: ArenaServer) -> list[int]:
+    """Who reads each open connection's frames: ``_OWN`` (the server) or ``_WEBSOCKETS``."""
+    return [session.ws._reading for session in server.sessions]
+
+
+@pytest.fixture
+async def client(server):
+    client = await RawClient.open(server)
+    await client.send(request(p.Hello(name="raw")))
+    assert isinstance(await client.answer(), p.Welcome)
+    yield client
+    client.close()
+
+
+async def test_frames_in_one_segment_are_answered_in_order(server, client):
+    await client.send(b"".join(request(p.ListRaces(req=n)) for n in range(1, 6)))
+    assert [(await client.answer()).req for _ in range(5)] == [1, 2, 3, 4, 5]
+    assert reading(server) == [_OWN]
+
+
+async def test_a_frame_that_comes_a_byte_at_a_time_is_answered(server, client):
+    await client.send(request(p.ListRaces(req=7)) + request(p.ListRaces(req=8)), one_byte_at_a_time=True)
+    assert [(await client.answer()).req for _ in range(2)] == [7, 8]
+    assert reading(server) == [_OWN]
+
+
+async def test_a_frame_with_a_16_bit_length_is_read(server, client):
+    name = "n" * 200  # too long a name: the answer names the field, so the frame was read whole
+    await client.send(request(p.Hello(name=name)), one_byte_at_a_time=False)
+    answer = await client.answer()
+    assert isinstance(answer, p.Error) and answer.code == "bad_field"
+    assert reading(server) == [_OWN]
+
+
+async def test_a_fragmented_message_is_put_together_and_frames_after_it_are_read_as_before(server, client):
+    payload = p.encode(p.ListRaces(req=11))
+    fragments = frame(payload[:3], fin=False) + frame(payload[3:7], CONT, fin=False) + frame(payload[7:], CONT)
+    await client.send(fragments + request(p.ListRaces(req=12)))
+    assert [(await client.answer()).req for _ in range(2)] == [11, 12]
+    assert reading(server) == [_OWN]
+
+
+async def test_a_ping_gets_its_pong_between_requests(server, client):
+    await client.send(request(p.ListRaces(req=1)) + frame(b"are you there", PING) + request(p.ListRaces(req=2)))
+    seen = [await client.receive() for _ in range(3)]  # (websockets writes its pong at once)
+    assert [payload for opcode, payload in seen if opcode == PONG] == [b"are you there"]
+    assert [p.decode_server(payload).req for opcode, payload in seen if opcode == BINARY] == [1, 2]
+
+
+async def test_a_text_frame_is_refused_with_its_code(server, client):
+    await client.send(frame(b'{"type": "list_races"}', TEXT))
+    answer = await client.answer()
+    assert isinstance(answer, p.Error) and answer.code == "text_frame"
+    await client.send(request(p.ListRaces(req=3)))
+    assert (await client.answer()).req == 3
+
+
+@pytest.mark.parametrize("bad, code", [
+    (frame(p.encode(p.ListRaces(req=1)), masked=False), 1002),  # a client must mask its frames
+    (frame(b"\x80" * (MAX_FRAME_BYTES + 1)), 1009),
+    (frame(p.encode(p.ListRaces(req=1)), long=True), None),  # legal, if odd: websockets reads it
+    (bytes([0xC2]) + frame(b"")[1:], 1002),  # a reserved bit set, with no extension to own it
+])
+async def test_what_the_server_does_not_read_itself_websockets_reads(server, client, bad, code):
+    """An unmasked, oversized, 64-bit-length or reserved-bit frame goes to websockets, which
+    closes the connection with its code where the frame breaks the protocol; the server stays
+    up for everyone else."""
+    await client.send(bad + request(p.ListRaces(req=2)))
+    if code is None:
+        assert (await client.answer()).req == 1
+        assert (await client.answer()).req == 2
+    else:
+        assert await client.closed_with() == code
+    other = await RawClient.open(server)
+    await other.send(request(p.Hello(name="other")))
+    assert isinstance(await other.answer(), p.Welcome)
+    other.close()
+
+
+async def test_frames_sent_with_the_handshake_are_read_by_websockets(server):
+    client = await RawClient.open(server, after_request=request(p.Hello(name="eager")))
+    assert isinstance(await client.answer(), p.Welcome)
+    await client.send(request(p.ListRaces(req=4)), one_byte_at_a_time=True)
+    assert (await client.answer()).req == 4
+    assert reading(server) == [_WEBSOCKETS]
+    client.close()
+
+
+async def test_a_close_frame_is_answered_with_a_close(server, client):
+    await client.send(frame(struct.pack("!H", 1000) + b"bye", CLOSE))
+    assert await client.closed_with() == 1000
+    assert await asyncio.wait_for(client.reader.read(), 3) == b""  # and the server hangs up
