@@ -915,20 +915,20 @@ class _Connection(ServerConnection):
             first = buf[pos]
             second = buf[pos + 1]
             length = second & 0x7F
-            head = pos + 6
+            start = pos + 6  # the payload's, after the mask
             if length == 126:
-                head = pos + 8
-                if size < head:
+                start = pos + 8
+                if size < start:
                     break
                 length = (buf[pos + 2] << 8) | buf[pos + 3]
             if not second & 0x80 or length > limit or length == 127:
                 self._give_up(buf[pos:])
                 return
-            end = head + length
+            end = start + length
             if end > size:
                 break
             if first == 0x82 and not self._fragmented:
-                messages.put(Frame(Opcode.BINARY, apply_mask(buf[head:end], buf[head - 4:head])))
+                messages.put(Frame(Opcode.BINARY, apply_mask(buf[start:end], buf[start - 4:start])))
             else:
                 opcode = first & 0x0F
                 if opcode and opcode < 3:  # a text or binary frame: its message may go on
