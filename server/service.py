@@ -42,10 +42,12 @@ import secrets
 import socket
 import struct
 import time
+import types
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -426,6 +428,40 @@ _OPEN = State.OPEN
 _HANDSHAKE, _OWN, _WEBSOCKETS = range(3)  # who reads a connection's frames (`_Connection`)
 
 
+@types.coroutine
+def _carry_on(coro: Coroutine[Any, Any, None], waiting: object) -> Generator[Any, Any, None]:
+    """Go on with ``coro``, whose first step (run outside any task) yielded ``waiting`` to the
+    event loop: hand that on, and each later step's, as ``await coro`` would have, sending back
+    results and throwing in exceptions (a cancellation included)."""
+    while True:
+        try:
+            sent = yield waiting
+        except BaseException as exc:
+            try:
+                waiting = coro.throw(exc)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting = coro.send(sent)
+            except StopIteration:
+                return
+
+
+def _waits_for_a_frame(messages: object) -> bool:
+    """True when the connection's handler waits in websockets' queue of frames with none in it
+    (`Assembler.frames`, a `SimpleQueue`; websockets 14 to 17), so that a frame carried out at
+    once comes after every frame before it. False when that cannot be told."""
+    queue = getattr(messages, "frames", None)
+    waiter = getattr(queue, "get_waiter", None)
+    return waiter is not None and not waiter.done() and not queue.queue  # type: ignore[union-attr]
+
+
+async def _close_quietly(ws: ServerConnection, code: int, reason: str) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        await ws.close(code, reason)
+
+
 class Fanout:
     """When the frames sessions were sent leave: one callback per event-loop turn writes every
     session that was sent a frame to answer (`now`), and, while the server is busy, one timer
@@ -624,6 +660,7 @@ class Session:
     # attribute not named here still works: it goes into a ``__dict__`` made on first use.
     __slots__ = ("server", "ws", "player", "_watching", "_following", "_remote_nodes", "conn_id", "max_buffer",
                  "_direct", "_out", "_loop", "_flush_pending", "_tick_pending", "_standings_pending", "bucket", "strikes", "closing", "address",
+                 "running",
                  "__dict__")
 
     #: Codes of the races this connection watches.
@@ -658,6 +695,10 @@ class Session:
         self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, self._loop.time())
         self.strikes = 0
         self.closing = False
+        #: A frame carried out at once (`ArenaServer.take_now`) that had to wait: the task that
+        #: goes on with it, which the next frame waits for; None when there is none.
+        self.running: asyncio.Future[None] | None = None
+        ws.session = self  # type: ignore[attr-defined]  # (read by `_Connection._read_frames`)
         remote = ws.remote_address
         self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
 
@@ -765,10 +806,11 @@ class Session:
 
     async def flush(self) -> None:
         """Wait until what was sent is handed to the socket (at most one second)."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(1):
-                while (self._flush_pending or self._tick_pending or self._standings_pending or self.buffered) and self.ws.state is State.OPEN:
-                    await asyncio.sleep(0.005)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + 1  # (no asyncio.timeout: this may run outside a task, `take_now`)
+        while ((self._flush_pending or self._tick_pending or self._standings_pending or self.buffered)
+               and self.ws.state is State.OPEN and loop.time() < until):
+            await asyncio.sleep(0.005)
 
     async def close(self) -> None:
         """Let what was sent leave (bounded by one second)."""
@@ -827,7 +869,9 @@ class _Connection(ServerConnection):
 
     Once the handshake is over, the server reads the client's plain binary frames itself (every
     request of the protocol is one) and hands websockets the others, whole; websockets' parser
-    costs a move about twice what this does (docs/performance.md, the seventh round)."""
+    costs a move about twice what this does (docs/performance.md, the seventh round). With the
+    memory store and one node, a frame that finds the connection's handler waiting for one is
+    carried out right here (`ArenaServer.take_now`; the eighth round)."""
 
     # Who reads the client's frames (`data_received`), and what that reading keeps; class
     # values until a connection needs its own, so that an idle connection carries none of them.
@@ -836,6 +880,7 @@ class _Connection(ServerConnection):
     _request_done = False  # (handshake) the request ended where a chunk of bytes did
     _rx: bytes | None = None  # (the server reading) the start of a frame not yet whole
     _fragmented = False  # (the server reading) websockets has a fragmented message open
+    session: Session | None = None  # the connection's session, once its handler made it
 
     def __init__(self, *args: object, arena: ArenaServer, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -928,7 +973,13 @@ class _Connection(ServerConnection):
             if end > size:
                 break
             if first == 0x82 and not self._fragmented:
-                messages.put(Frame(Opcode.BINARY, apply_mask(buf[start:end], buf[start - 4:start])))
+                payload = apply_mask(buf[start:end], buf[start - 4:start])
+                session = self.session
+                if (session is not None and session.running is None and self.arena.takes_at_once
+                        and _waits_for_a_frame(messages)):
+                    self.arena.take_now(session, payload)
+                else:
+                    messages.put(Frame(Opcode.BINARY, payload))
             else:
                 opcode = first & 0x0F
                 if opcode and opcode < 3:  # a text or binary frame: its message may go on
@@ -1497,21 +1548,9 @@ class ArenaServer:
         hello_timer = loop.call_later(self.config.hello_timeout_s, self._hello_overdue, session)
         try:
             async for frame in ws:
-                if session.closing:
-                    continue  # keep reading, so that the client's close frame is seen
-                if not session.allow():
-                    self.tally.refused[ErrorCode.RATE_LIMITED] += 1  # counted, not logged (the close is)
-                    session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down",
-                                        req=request_number(frame)))
-                    if session.strikes > self.config.max_strikes:
-                        session.closing = True
-                        log.warning("closing %s: rate limit exceeded", session.address,
-                                    extra=fields("rate_limit_closed", remote=session.address,
-                                                 player=session.player.id if session.player else None))
-                        await session.flush()
-                        self._spawn(ws.close(1008, "rate limit exceeded"))
-                    continue
-                await self._receive(session, frame)
+                if session.running is not None:  # the frame before, carried out at once, still waits
+                    await asyncio.shield(session.running)
+                await self._take(session, frame)
         except ConnectionClosed:
             pass
         except Exception:
@@ -1519,6 +1558,9 @@ class ArenaServer:
             with contextlib.suppress(ConnectionClosed):
                 await ws.close(1011, "internal error")
         finally:
+            if session.running is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(session.running)
             hello_timer.cancel()
             self.sessions.discard(session)
             del self.sessions_by_conn[session.conn_id]
@@ -1536,6 +1578,70 @@ class ArenaServer:
                                                     reason=ws.close_reason or None))
             self._forget(session)
             await session.close()
+
+    async def _take(self, session: Session, frame: bytes | str) -> None:
+        """Carry out one frame from ``session``'s client, unless the connection is closing (its
+        frames are read only so that its close is seen) or over its rate (a strike, and the
+        connection closed after ``max_strikes``)."""
+        if session.closing:
+            return
+        if not session.allow():
+            self.tally.refused[ErrorCode.RATE_LIMITED] += 1  # counted, not logged (the close is)
+            session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down",
+                                req=request_number(frame)))
+            if session.strikes > self.config.max_strikes:
+                session.closing = True
+                log.warning("closing %s: rate limit exceeded", session.address,
+                            extra=fields("rate_limit_closed", remote=session.address,
+                                         player=session.player.id if session.player else None))
+                await session.flush()
+                self._spawn(session.ws.close(1008, "rate limit exceeded"))
+            return
+        await self._receive(session, frame)
+
+    @property
+    def takes_at_once(self) -> bool:
+        """True when a client's frame may be carried out within the callback that read it
+        (`take_now`): with the memory store and no other node, a request waits for nothing that
+        needs a task of its own (a timeout, the store's client)."""
+        return self.link is None and isinstance(self.store, MemoryStore)
+
+    def take_now(self, session: Session, frame: bytes) -> None:
+        """Carry out ``frame`` within the callback that read it, instead of handing it to the
+        connection's handler task; only for a connection whose handler waits for a frame with
+        none queued (`_Connection._read_frames` checks), so frames are still carried out in
+        order. Most requests finish without waiting for anything (with the memory store, every
+        move): that saves a queue, a wake-up and a turn of the handler per frame. One that must
+        wait (the store, a lock, another node) goes on in a task of its own, `Session.running`,
+        which the handler waits for before it takes the next frame."""
+        take = self._take(session, frame)
+        try:
+            waiting = take.send(None)
+        except StopIteration:
+            return
+        except BaseException as exc:
+            self._taken_badly(session, exc)
+            return
+        session.running = asyncio.ensure_future(self._go_on(session, take, waiting))
+
+    async def _go_on(self, session: Session, take: Coroutine[Any, Any, None], waiting: object) -> None:
+        try:
+            await _carry_on(take, waiting)
+        except BaseException as exc:
+            self._taken_badly(session, exc)
+        finally:
+            session.running = None
+
+    def _taken_badly(self, session: Session, exc: BaseException) -> None:
+        """What the handler does with a frame that raised (`_handle`): a closed connection ends
+        quietly; anything else is logged, and the connection closed with 1011."""
+        if isinstance(exc, ConnectionClosed):
+            return
+        if not isinstance(exc, Exception):
+            raise exc  # (a cancellation, or the process going down)
+        session.closing = True  # (its later frames are read, not carried out, as after `_handle` fails)
+        log.error("connection handler failed; closing that connection", exc_info=exc)
+        self._spawn(_close_quietly(session.ws, 1011, "internal error"))
 
     async def _receive(self, session: Session, frame: bytes | str) -> None:
         """Decode one frame and carry it out; a refusal is answered with its code (a move's

@@ -190,3 +190,81 @@ async def test_a_close_frame_is_answered_with_a_close(server, client):
     await client.send(frame(struct.pack("!H", 1000) + b"bye", CLOSE))
     assert await client.closed_with() == 1000
     assert await asyncio.wait_for(client.reader.read(), 3) == b""  # and the server hangs up
+
+
+# ------------------------------------------------------------- frames carried out at once
+
+
+async def started_clock_race(client: RawClient) -> str:
+    """A Clock race of the raw client alone, started."""
+    await client.send(request(p.CreateRace(req=1, game="clock", seed=3, countdown_s=0)))
+    while not isinstance(reply := await client.answer(), p.RaceReply):
+        pass  # (the creator joins it: that event comes first)
+    code = reply.race.code
+    await client.send(request(p.StartRace(req=2, race=code)))
+    while not isinstance(await client.answer(), p.RaceStarted):
+        pass
+    return code
+
+
+async def answers_to_moves(client: RawClient, count: int) -> list[p.MoveResult]:
+    results = []
+    while len(results) < count:
+        answer = await client.answer()
+        if isinstance(answer, p.MoveResult):
+            results.append(answer)
+    return results
+
+
+async def test_with_the_memory_store_a_move_is_carried_out_in_the_callback_that_read_it(server, client,
+                                                                                     monkeypatch):
+    taken = []
+    take_now = ArenaServer.take_now
+    monkeypatch.setattr(ArenaServer, "take_now", lambda self, s, f: (taken.append(f), take_now(self, s, f))[1])
+    assert server.takes_at_once
+    code = await started_clock_race(client)
+    taken.clear()
+    for seq in (1, 2, 3):
+        await client.send(frame(p.encode(p.MoveRequest(race=code, seq=seq, move="turn"))))
+        assert (await answers_to_moves(client, 1))[0].ok
+    assert len(taken) == 3
+
+
+async def test_a_frame_that_must_wait_holds_back_the_frames_after_it(server, client, monkeypatch):
+    """The first move's store write waits 100 ms: the moves sent right after it, in the same
+    segment, are carried out after it, in order, and a request after them too."""
+    code = await started_clock_race(client)
+    append = server.store.append_move
+    waited = []
+
+    async def slow_append(race, player, entry):
+        if entry.seq == 1:
+            waited.append(entry.seq)
+            await asyncio.sleep(0.1)
+        await append(race, player, entry)
+
+    monkeypatch.setattr(server.store, "append_move", slow_append)
+    moves = [frame(p.encode(p.MoveRequest(race=code, seq=seq, move="turn"))) for seq in (1, 2, 3)]
+    await client.send(b"".join(moves) + request(p.ListRaces(req=9)))
+    results = await answers_to_moves(client, 3)
+    assert waited == [1]
+    assert [(r.seq, r.ok, r.board.moves) for r in results] == [(1, True, 1), (2, True, 2), (3, True, 3)]
+    assert (await client.answer()).req == 9
+
+
+async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_else(server, client, monkeypatch):
+    receive = ArenaServer._receive
+
+    async def failing(self, session, data):
+        if getattr(p.decode(data), "req", None) == 13:
+            raise RuntimeError("a bug")
+        await receive(self, session, data)
+
+    monkeypatch.setattr(ArenaServer, "_receive", failing)
+    await client.send(request(p.ListRaces(req=13)))
+    assert await client.closed_with() == 1011
+    other = await RawClient.open(server)
+    await other.send(request(p.Hello(name="other")) + request(p.ListRaces(req=14)))
+    assert isinstance(await other.answer(), p.Welcome)
+    assert (await other.answer()).req == 14
+    other.close()
