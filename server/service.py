@@ -458,6 +458,7 @@ def _waits_for_a_frame(messages: object) -> bool:
 
 
 async def _close_quietly(ws: ServerConnection, code: int, reason: str) -> None:
+    """Close ``ws`` with ``code`` and ``reason``; one already closed is left as it is."""
     with contextlib.suppress(ConnectionClosed):
         await ws.close(code, reason)
 
@@ -1555,8 +1556,7 @@ class ArenaServer:
             pass
         except Exception:
             log.exception("connection handler failed; closing that connection")
-            with contextlib.suppress(ConnectionClosed):
-                await ws.close(1011, "internal error")
+            await _close_quietly(ws, 1011, "internal error")
         finally:
             if session.running is not None:
                 with contextlib.suppress(Exception):

@@ -252,7 +252,11 @@ async def test_a_frame_that_must_wait_holds_back_the_frames_after_it(server, cli
     assert (await client.answer()).req == 9
 
 
-async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_else(server, client, monkeypatch):
+@pytest.mark.parametrize("at_once", [True, False], ids=["at-once", "through-the-handler"])
+async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_else(server, client, monkeypatch,
+                                                                                  at_once):
+    if not at_once:
+        monkeypatch.setattr(ArenaServer, "takes_at_once", property(lambda self: False))
     receive = ArenaServer._receive
 
     async def failing(self, session, data):
