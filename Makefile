@@ -20,20 +20,25 @@ run: setup
 	@echo "Open http://$(HOST):$(PORT)/ in a browser to play (Ctrl-C stops the server)."
 	$(BIN)/arena serve --host $(HOST) --port $(PORT)
 
-# The day-to-day loop (under 90 s on two idle cores): 20 random playouts per game instead of 200, and
+# Tests run in parallel, one pytest-xdist worker per core (at most 4); `make test PYTEST_WORKERS=0` runs
+# them in this one process.
+PYTEST_WORKERS ?= auto
+PARALLEL := -n $(PYTEST_WORKERS) --maxprocesses 4 --dist worksteal
+
+# The day-to-day loop (about a minute on two cores): 20 random playouts per game instead of 200, and
 # without the browser tests, the solver's searches, the benchmarks, the fuzz campaign, the README
 # tour, the tests that need redis-server (and nginx: deploy/local-cluster's) and those marked slow
 # (longer end-to-end runs).
 test: setup
-	ARENA_PLAYOUTS=20 $(BIN)/pytest -q --ignore=tests/web --ignore=tests/solver --ignore=tests/client/test_bench.py \
+	ARENA_PLAYOUTS=20 $(BIN)/pytest -q $(PARALLEL) --ignore=tests/web --ignore=tests/solver --ignore=tests/client/test_bench.py \
 	  --ignore=tests/test_readme_tour.py --ignore=tests/server/test_restart.py --ignore=tests/test_local_cluster.py \
 	  --ignore=tests/server/test_nodes.py --ignore=tests/server/test_tournament_restart.py \
 	  -m "not slow" \
 	  -k "not campaign and not redis"
 
-# Every test, as CI runs it (8 to 10 minutes on two cores).
+# Every test, as CI runs it (about 6 minutes on two cores).
 test-all: setup browser redis nginx
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(PARALLEL)
 
 # The browser tests drive Debian's chromium (Playwright's own browser download is not used);
 # as root, install it when it is missing.

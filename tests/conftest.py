@@ -34,6 +34,18 @@ def frame_audit(monkeypatch: pytest.MonkeyPatch):
         pytest.fail("frames that leak:\n" + "\n".join(audit.violations[:20]), pytrace=False)
 
 
+def pytest_sessionfinish(session) -> None:
+    if hasattr(session.config, "workeroutput"):  # a pytest-xdist worker: its totals go to the controller
+        session.config.workeroutput["frame_audit"] = dict(_TOTALS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """(pytest-xdist, on the controller) add a finished worker's audit totals to the summary's."""
+    for key, value in getattr(node, "workeroutput", {}).get("frame_audit", {}).items():
+        _TOTALS[key] += value
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     if _TOTALS["frames"]:
         terminalreporter.write_line(

@@ -97,19 +97,21 @@ async def test_tournament_commands_list_show_register_a_bot_and_follow():
     async with ArenaServer(ServerConfig(ping_interval_s=None, admin_token=ADMIN)) as server:
         url = ("--server", server.url)
         code, out, err = await _arena("tournament", "create", "--name", "Cup", "--game", "golf", "--deals", "2",
-                                      "--in", "4", "--countdown", "1", "--break", "1", "--deal-time-limit", "30",
+                                      "--in", "10", "--countdown", "1", "--break", "1", "--deal-time-limit", "30",
                                       "--admin-token", ADMIN, *url)
         assert code == 0, err
         tid = out.split()[-1]
+        # The follower and the bot start at once: each command's start-up takes seconds on a busy
+        # machine, and both must be in before the first deal starts.
+        follow = asyncio.create_task(_arena("tournament", "show", tid, "--follow", *url))
+        register = asyncio.create_task(_arena("tournament", "register", tid, "--name", "robin", "--bot", *url))
         code, out, _ = await _arena("tournament", "list", "--json", *url)
         assert [t["id"] for t in json.loads(out)] == [tid]
         code, out, _ = await _arena("tournament", "list", *url)
         assert out.splitlines()[1].split("\t")[:5] == [tid, "Cup", "golf", "rounds", "2"]
 
-        follow = asyncio.create_task(_arena("tournament", "show", tid, "--follow", *url))
-        register = asyncio.create_task(_arena("tournament", "register", tid, "--name", "robin", "--bot", *url))
         (code, out, err), (reg_code, reg_out, reg_err) = await asyncio.gather(follow, register)
-        assert code == 0 and reg_code == 0, err + reg_err
+        assert code == 0 and reg_code == 0, err + reg_out + reg_err
         code, shown, _ = await _arena("tournament", "show", tid, "--json", *url)
     assert "already" not in reg_out + reg_err and [line.split(":")[0] for line in reg_out.splitlines()[1:]] == [
         "deal 1", "deal 2"]
