@@ -10,7 +10,7 @@ root, with these stand-ins for what a person does by hand:
 * a line ending in ``&`` runs in the background, and the next line waits for its first line of
   output (a person reads "waiting for the start" before typing on);
 * ``--in 120`` (the tournament's start, two minutes away for a person to register) becomes
-  ``--in 6``, so that the test does not wait two minutes.
+  ``--in 12``, so that the test does not wait two minutes.
 
 Each command must exit 0; the background ones too, once the race or tournament has ended.
 """
@@ -84,7 +84,7 @@ def test_the_readme_tour_works_typed_line_by_line(tour_server):
     for line in lines:
         if "make run" in line:
             continue  # the server this test started
-        command = line.replace(".venv/bin/arena", shlex.quote(str(ARENA))).replace("--in 120", "--in 6")
+        command = line.replace(".venv/bin/arena", shlex.quote(str(ARENA))).replace("--in 120", "--in 12")
         for name, value in found.items():
             command = re.sub(rf"\b{name}\b", value, command)
         if command.endswith("&"):
