@@ -35,7 +35,6 @@ joiner's watch of it, so an entrant is never also its spectator while it plays.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -87,6 +86,8 @@ __all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race", "RebuildError
 RESULTS_KEPT = 64
 #: Standings in a ``race_finished`` log line: the first this many entrants.
 _LOGGED_PLACES = 10
+#: Seconds between cancellations of a race timer that has not ended when its race is closed.
+_CLOSE_RETRY_S = 0.1
 
 log = logging.getLogger("arena.races")
 #: Where a race reports a store it cannot reach: the server's log, which writes the same line at
@@ -1018,12 +1019,19 @@ class Race:
         task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
-        """Cancel the race's timers (server shutdown)."""
+        """Cancel the race's timers (server shutdown) and wait until they have ended.
+
+        A timer may swallow its cancellation (redis-py's connect can, when the cancellation lands
+        while it connects) and go on to sleep until the race's time limit; each that is still
+        running is cancelled again every `_CLOSE_RETRY_S` seconds, so that closing takes at most
+        about that long more than the timers' last store call."""
         if self._releasing is not None:
             self._releasing.cancel()
-        tasks = list(self._tasks)
+        tasks = pending = set(self._tasks)
+        while pending:
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=_CLOSE_RETRY_S)
         for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if not task.cancelled() and task.exception() is not None:
+                log.error("race %s: a timer failed before it was closed", self.code, exc_info=task.exception())

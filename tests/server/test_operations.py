@@ -309,3 +309,40 @@ async def test_serve_sets_the_full_collection_threshold_and_freezes_what_the_sta
         await asyncio.wait_for(task, 15)
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+async def test_closing_a_race_ends_a_timer_that_swallowed_its_cancellation():
+    """redis-py's connect can swallow a cancellation that lands while it connects. A race's
+    timer caught so in a store call would go on to sleep until the race's time limit (here ten
+    minutes), and closing the race (the server's close) would wait for it: the timer is
+    cancelled again until it ends."""
+    from engine.games import find_game
+    from server.race import Clock, Race
+    from server.store.memory import MemoryStore
+
+    class SwallowingStore(MemoryStore):
+        slow = False
+
+        async def save_race(self, code: str, meta: dict[str, object]) -> None:
+            if self.slow:
+                try:
+                    await asyncio.sleep(0.5)
+                except asyncio.CancelledError:
+                    pass  # swallowed, as redis-py's connect may
+            await super().save_race(code, meta)
+
+    store = SwallowingStore()
+    race = Race("RSWALLOW", find_game("golf"), options={}, seed=7, seed_public=True, creator="ann", max_entrants=2,
+                countdown_s=0, time_limit_s=600, store=store, clock=Clock())
+    await race.join("ann", "ann", None)
+    await race.start("ann")
+    store.slow = True  # the start's own save is done; the timer's, as the race starts, is slow
+    await asyncio.sleep(0.1)
+    (timer,) = race._tasks
+    assert race.status == "running" and not timer.done()  # in its save
+    closing = asyncio.ensure_future(race.close())
+    done, _ = await asyncio.wait({closing}, timeout=3)
+    timer.cancel()  # (where the close waits in vain: the timer sleeps now, and this ends it)
+    await closing
+    assert closing in done, "the close waited for the time limit"
+    assert race.version == 3  # the timer went on past its cancellation (race_started), then ended
