@@ -25,7 +25,7 @@ run: setup
 PYTEST_WORKERS ?= auto
 PARALLEL := -n $(PYTEST_WORKERS) --maxprocesses 4 --dist worksteal
 
-# The day-to-day loop (about a minute on two cores): 20 random playouts per game instead of 200, and
+# The day-to-day loop (about 75 s on two cores): 20 random playouts per game instead of 200, and
 # without the browser tests, the solver's searches, the benchmarks, the fuzz campaign, the README
 # tour, the tests that need redis-server (and nginx: deploy/local-cluster's) and those marked slow
 # (longer end-to-end runs).
