@@ -15,9 +15,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from client.connection import ArenaClient, ArenaConnectionError, ArenaError
 from client.server_process import ServerProcess
+from engine.games import find_game
 from server import protocol as p
 from server.catalog import load_catalog
+from server.race import Clock, Race
 from server.service import SHUTDOWN_REASON, ArenaServer, ServerConfig
+from server.store.memory import MemoryStore
 from tests.conftest import MS, http_get
 from tests.server.conftest import FastClock
 
@@ -316,10 +319,6 @@ async def test_closing_a_race_ends_a_timer_that_swallowed_its_cancellation():
     timer caught so in a store call would go on to sleep until the race's time limit (here ten
     minutes), and closing the race (the server's close) would wait for it: the timer is
     cancelled again until it ends."""
-    from engine.games import find_game
-    from server.race import Clock, Race
-    from server.store.memory import MemoryStore
-
     class SwallowingStore(MemoryStore):
         slow = False
 
