@@ -112,6 +112,26 @@ class Listener(Protocol):
         an entrant's standings after another entrant's move, which may wait longer."""
 
 
+class Channel(Protocol):
+    """Where a race's frames for one audience go (its spectators'): held a moment, perhaps, and
+    written to every receiver of that audience (`server.service.FanoutChannel`)."""
+
+    def send(self, frame: bytes) -> None:
+        """Hand on one encoded frame for every receiver; must not block."""
+
+
+class EachAtOnce:
+    """A `Channel` that hands each frame to each of ``receivers()`` at once (`send_each`): a
+    race's way until a server gives it its fan-out's (`server.service.FanoutChannel`)."""
+
+    def __init__(self, receivers: Callable[[], Iterable[Listener]]) -> None:
+        self.receivers = receivers
+
+    def send(self, frame: bytes) -> None:
+        """Send ``frame`` to every receiver there is now."""
+        send_each(list(self.receivers()), frame)
+
+
 def send_each(receivers: Iterable[Listener], frame: bytes, standings: bool = False) -> None:
     """Hand ``frame``, a broadcast, to each of ``receivers`` in turn (`Listener.send` with
     ``later``); a race's way of broadcasting until a server gives it its own
@@ -180,7 +200,9 @@ class Race:
     (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
     called after every change of ``status``. ``tally``: where accepted and refused moves are
     counted (the server's `server.metrics.Tally`); ``broadcast(receivers, frame, standings)``:
-    how an event reaches its audience (`send_each`, or the server's fan-out). Errors are raised as
+    how an event reaches its entrants (`send_each`, or the server's fan-out), and
+    ``spectator_channel`` how it reaches the spectators (`EachAtOnce`, or the server's
+    `server.service.FanoutChannel`). Errors are raised as
     `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
     """
 
@@ -237,6 +259,7 @@ class Race:
         self.entrants: dict[str, Entrant] = {}
         self._names: set[str] = set()  # `name_key` of every entrant's name
         self.spectators: dict[Listener, str] = {}  # each spectator's connection -> its player id
+        self.spectator_channel: Channel = EachAtOnce(self.spectators.keys)
         self._delayed: deque[tuple[float, str, Board, bytes]] = deque()  # (due, player, board, frame)
         self._shown: dict[str, Board] = {}  # delayed race: each board as spectators last saw it
         self._releasing: asyncio.Task[None] | None = None
@@ -676,7 +699,7 @@ class Race:
     def _release(self, item: tuple[float, str, Board, bytes]) -> None:
         _, player, board, frame = item
         self._shown[player] = board
-        self.broadcast(list(self.spectators), frame, False)
+        self.spectator_channel.send(frame)
 
     async def _maybe_finish(self) -> None:
         if self.status == "running" and all(e.done for e in self.entrants.values()):
@@ -800,7 +823,7 @@ class Race:
         self.broadcast([e.listener for e in self.entrants.values() if e.listener is not None], entrant_frame,
                        standings)
         if self.spectators:
-            self.broadcast(list(self.spectators), spectator_frame, False)
+            self.spectator_channel.send(spectator_frame)
 
     async def missed(self, since: int, *, spectator: bool, limit: int | None = None) -> list[bytes] | None:
         """Frames of the events after version ``since`` for one audience, at most ``limit`` of

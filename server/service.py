@@ -502,9 +502,9 @@ class Fanout:
         if busy_share <= 0:
             self._set(True)
         self.busy = 0.0  # the loop's busy share at the last measurement
-        self._now: list[Session] = []
-        self._tick: list[Session] = []
-        self._standings: list[Session] = []
+        self._now: list[Session | FanoutChannel] = []
+        self._tick: list[Session | FanoutChannel] = []
+        self._standings: list[Session | FanoutChannel] = []
 
     def _set(self, on: bool) -> None:
         self.tick_s = self.max_tick_s if on else 0.0
@@ -569,7 +569,7 @@ class Fanout:
         if drops:
             tally.queue_drops += drops
 
-    def now(self, session: Session) -> None:
+    def now(self, session: Session | FanoutChannel) -> None:
         """Write ``session`` at the end of this loop turn (once, however many frames it is sent
         meanwhile: `Session._flush_pending`)."""
         if not self._now:
@@ -577,7 +577,7 @@ class Fanout:
         self._now.append(session)
         session._flush_pending = True
 
-    def on_tick(self, session: Session) -> None:
+    def on_tick(self, session: Session | FanoutChannel) -> None:
         """Write ``session`` one tick from now (at the end of this loop turn when there is no
         tick). The sessions put off in one loop turn (a move's audience) share one timer, so the
         writes of a tick are spread as the events that caused them were, not made in one burst."""
@@ -595,7 +595,7 @@ class Fanout:
             self._start_batch(self.standings_tick_s, self._standings, standings=True)
         self._standings.append(session)
 
-    def _start_batch(self, delay_s: float, batch: list[Session], *, standings: bool = False) -> None:
+    def _start_batch(self, delay_s: float, batch: list[Session | FanoutChannel], *, standings: bool = False) -> None:
         """Write ``batch`` in ``delay_s`` seconds; it takes the sessions put off in this loop turn."""
         loop = asyncio.get_running_loop()
         loop.call_later(delay_s, self._write, batch, standings)
@@ -605,7 +605,7 @@ class Fanout:
         self._tick = []
         self._standings = []
 
-    def _write(self, sessions: list[Session], standings: bool = False) -> None:
+    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False) -> None:
         """Write a batch: the sessions of this loop turn (`now`), or of a tick, those still
         waiting for it (``standings``: for the standings tick); the others left meanwhile."""
         if sessions is self._now:
@@ -620,6 +620,62 @@ class Fanout:
         for session in sessions:
             if session._standings_pending if standings else session._tick_pending:
                 session._flush()
+
+
+class FanoutChannel:
+    """The frames for one audience of one race (its spectators), held until the fan-out writes
+    them: at the end of the loop turn, or at the next tick while the server is busy, as a
+    session's broadcast frames (`Fanout`). Then they are framed together once and the same bytes
+    go to every receiver there is at that moment (``receivers()``: sessions, or another node's
+    connections, which take each frame with ``send``), each in one write with whatever else that
+    session was waiting to send. A move so costs its spectators one append, whatever their
+    number; only the writes, one per spectator per tick, grow with the audience.
+
+    A receiver that joins before the write gets the frames held then too, which are older than
+    its snapshot (clients ignore an event older than what they have: docs/protocol.md); one that
+    left does not."""
+
+    __slots__ = ("fanout", "receivers", "frames", "_flush_pending", "_tick_pending", "_standings_pending")
+
+    def __init__(self, fanout: Fanout, receivers: Callable[[], Iterable[object]]) -> None:
+        self.fanout = fanout
+        self.receivers = receivers
+        self.frames: list[bytes] = []  # encoded, not yet framed
+        self._flush_pending = False  # (as a `Session`'s: in the fan-out's lists)
+        self._tick_pending = False
+        self._standings_pending = False
+
+    def send(self, frame: bytes) -> None:
+        """Hold ``frame`` (one encoded message) for every receiver, until the fan-out writes it."""
+        self.frames.append(frame)
+        if not (self._flush_pending or self._tick_pending):
+            self._tick_pending = True
+            self.fanout.on_tick(self)
+
+    def _flush(self) -> None:
+        """Write the frames held to every receiver now (called by the fan-out)."""
+        self._flush_pending = self._tick_pending = self._standings_pending = False
+        frames = self.frames
+        if not frames:
+            return
+        self.frames = []
+        wire = websocket_frame(frames[0]) if len(frames) == 1 else b"".join(map(websocket_frame, frames))
+        sent = drops = 0
+        for receiver in list(self.receivers()):
+            if type(receiver) is Session:
+                if receiver.send_shared(wire, frames):
+                    sent += 1
+                elif receiver.closing:
+                    drops += 1
+            elif receiver is not None:  # another node's connection: it has its own way
+                for frame in frames:
+                    receiver.send(frame, later=True)  # type: ignore[attr-defined]
+        tally = self.fanout.tally
+        if sent:
+            tally.frames_sent += sent * len(frames)
+            tally.bytes_sent += sent * sum(map(len, frames))
+        if drops:
+            tally.queue_drops += drops
 
 
 class _SetOnFirstUse:
@@ -732,6 +788,38 @@ class Session:
         tally.bytes_sent += len(frame)
         if not self._flush_pending:
             self.server.fanout.now(self)
+
+    def send_shared(self, wire: bytes, frames: list[bytes]) -> bool:
+        """Write ``frames``, encoded messages that other sessions are sent too, now, after what
+        this session holds already (in one write with it): ``wire`` is the frames framed
+        together, the same bytes for every receiver (`Channel`). False if the connection is
+        closing and they were dropped."""
+        if self.closing:
+            return False
+        protocol = self.ws.protocol
+        if protocol.state is not _OPEN:
+            return False
+        if self._direct:
+            out = self._out
+            if out is None and not protocol.writes:  # nothing else to send: the shared bytes as they are
+                transport = self.ws.transport
+                self.server.tally.socket_writes += 1
+                try:
+                    transport.write(wire)
+                except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
+                    return True
+                if transport.get_write_buffer_size() > self.max_buffer and not transport.is_closing():
+                    self._too_slow()
+                return True
+            if out is None:
+                self._out = [wire]
+            else:
+                out.append(wire)
+        else:
+            for frame in frames:
+                protocol.send_binary(frame)
+        self._flush()
+        return True
 
     def _flush(self) -> None:
         """Hand every frame buffered so far to the transport in one write (frames sent after the
@@ -2065,6 +2153,7 @@ class ArenaServer:
         race.on_status = self._race_status
         race.tally = self.tally
         race.broadcast = self.fanout.broadcast
+        race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
         self.races[race.code] = race
         if resumed:
             _races_log.info("race %s resumed (%s, %d entrants, event %d)", race.code, race.status, len(race.entrants),

@@ -85,7 +85,8 @@ class FrameAudit:
 
     def install(self, monkeypatch: object) -> None:
         """Wrap `Session.send`, `Fanout.broadcast` (a broadcast frame, checked for each
-        receiver) and `RemoteSession.send` (a frame for another node's connection, checked on
+        receiver), `Session.send_shared` (a race's spectator frames, checked for each spectator)
+        and `RemoteSession.send` (a frame for another node's connection, checked on
         the node that owns the race) for the length of one test (``monkeypatch``: pytest's
         fixture)."""
         audit = self
@@ -111,6 +112,14 @@ class FrameAudit:
             broadcast(fanout, receivers, frame, standings)
 
         monkeypatch.setattr(Fanout, "broadcast", checked_broadcast)  # type: ignore[attr-defined]
+        send_shared = Session.send_shared
+
+        def checked_send_shared(session: Session, wire: bytes, frames: list[bytes]) -> bool:
+            for frame in frames:  # (a race's spectator frames, framed together for every spectator)
+                audit.check(session, frame)
+            return send_shared(session, wire, frames)
+
+        monkeypatch.setattr(Session, "send_shared", checked_send_shared)  # type: ignore[attr-defined]
 
     def check(self, session: Session, frame: bytes) -> None:
         """Check one outgoing frame to ``session``; record what is wrong with it."""

@@ -245,6 +245,43 @@ async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(ser
     assert 0.25 <= arrived < 1.5, f"the events came {arrived:.3f} s after the first move"
 
 
+async def test_a_races_spectators_are_written_the_same_bytes_once_per_tick(server, peers, monkeypatch):
+    """A race's spectator frames wait in the race's channel, not in each spectator's
+    connection: with a fan-out tick of 300 ms, three moves reach each of three spectators in
+    one write, framed once for all of them (the same bytes object), and a spectator gone
+    before the tick is not written at all while the others are."""
+    from server.service import Session
+
+    server.fanout.max_tick_s = server.fanout.tick_s = 0.3
+    server.fanout.busy_share = 0.0
+    shared: list[tuple[Session, bytes, int]] = []
+    send_shared = Session.send_shared
+    monkeypatch.setattr(Session, "send_shared", lambda session, wire, frames: (
+        shared.append((session, wire, len(frames))), send_shared(session, wire, frames))[1])
+    ann = await peers("ann")
+    code = await started_race(ann)
+    watchers = [await peers(name) for name in ("sue", "tom", "una")]
+    for watcher in watchers:
+        await watcher.request(p.Watch(req=1, race=code), p.Snapshot)
+    shared.clear()
+    for seq in (1, 2, 3):
+        assert (await ann.move(code, seq, "turn")).ok
+    assert not shared, "a spectator was written before the tick"
+    for watcher in watchers:
+        events = [await watcher.expect(p.Progress, timeout_ms=2000) for _ in range(3)]
+        assert [e.board.moves for e in events] == [1, 2, 3]
+    assert len(shared) == 3 and all(count == 3 for _, _, count in shared), shared
+    assert len({id(wire) for _, wire, _ in shared}) == 1, "each spectator's frames were framed apart"
+    assert {session.player.name for session, _, _ in shared} == {"sue", "tom", "una"}
+
+    shared.clear()
+    assert (await ann.move(code, 4, "turn")).ok
+    await watchers[0].ws.close()  # gone before the tick
+    for watcher in watchers[1:]:
+        assert (await watcher.expect(p.Progress, timeout_ms=2000)).board.moves == 4
+    assert {session.player.name for session, _, _ in shared} == {"tom", "una"}
+
+
 async def test_an_entrants_standings_wait_for_the_standings_tick_unless_something_else_leaves(server, peers):
     """On a busy server (a busy share of 0: always), with a fan-out tick of 50 ms and a
     standings tick of 600 ms: after bob's move the spectator gets its event within a fan-out
