@@ -141,21 +141,26 @@ def send_each(receivers: Iterable[Listener], frame: bytes, standings: bool = Fal
 
 
 class Clock:
-    """The server's time: a monotonic clock in seconds (the event loop's) for race times, and
-    the wall clock in Unix milliseconds for instants announced to clients. Tests may pass a
-    subclass that runs faster."""
+    """The server's time: a monotonic clock in seconds for race times, and the wall clock in
+    Unix milliseconds for instants announced to clients. Tests may pass a subclass that runs
+    faster."""
 
     def monotonic(self) -> float:
-        """Seconds on the event loop's monotonic clock."""
-        return asyncio.get_running_loop().time()
+        """Seconds on the system's monotonic clock (`time.monotonic`: the clock asyncio's own
+        event loop keeps, read afresh; uvloop's keeps whole milliseconds from the start of the
+        loop's turn, and on Python 3.11 asking for the running loop costs a system call)."""
+        return time.monotonic()
 
     def wall_ms(self) -> int:
         """Milliseconds since the Unix epoch."""
         return time.time_ns() // 1_000_000
 
     async def sleep_until(self, deadline: float) -> None:
-        """Return at ``deadline`` (a `monotonic` value), not before."""
-        await asyncio.sleep(max(0.0, deadline - self.monotonic()))
+        """Return at ``deadline`` (a `monotonic` value), not before (an event loop's timer may
+        end up to a millisecond early by this clock: it sleeps again for what is left)."""
+        await asyncio.sleep(max(0.0, deadline - self.monotonic()))  # (at least one turn of the loop)
+        while (left := deadline - self.monotonic()) > 0:
+            await asyncio.sleep(left)
 
     async def sleep_until_wall(self, instant_ms: int) -> None:
         """Return at the wall-clock instant ``instant_ms`` (Unix epoch milliseconds)."""

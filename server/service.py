@@ -884,11 +884,11 @@ class Session:
 
     def quiet_since(self, instant: float) -> float:
         """Seconds (loop time) since the later of ``instant`` and the last frame received."""
-        return asyncio.get_running_loop().time() - max(instant, self.bucket.last)
+        return self._loop.time() - max(instant, self.bucket.last)
 
     def allow(self) -> bool:
         """Take one frame from the token bucket; False (a strike) when over the rate."""
-        if self.bucket.take(asyncio.get_running_loop().time()):
+        if self.bucket.take(self._loop.time()):
             return True
         self.strikes += 1
         return False
