@@ -113,11 +113,16 @@ class Listener(Protocol):
 
 
 class Channel(Protocol):
-    """Where a race's frames for one audience go (its spectators'): held a moment, perhaps, and
-    written to every receiver of that audience (`server.service.FanoutChannel`)."""
+    """Where a race's frames for one audience go (its entrants', or its spectators'): held a
+    moment, perhaps, and written to every receiver of that audience
+    (`server.service.FanoutChannel`)."""
 
-    def send(self, frame: bytes) -> None:
-        """Hand on one encoded frame for every receiver; must not block."""
+    def send(self, frame: bytes, standings: bool = False) -> None:
+        """Hand on one encoded frame for every receiver; must not block. ``standings``: an
+        entrant's standings after another entrant's move, which may wait longer."""
+
+    def catch_up(self, receiver: Listener) -> None:
+        """Send ``receiver`` at once whatever it was not sent yet (ahead of its own answer)."""
 
 
 class EachAtOnce:
@@ -127,15 +132,17 @@ class EachAtOnce:
     def __init__(self, receivers: Callable[[], Iterable[Listener]]) -> None:
         self.receivers = receivers
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, standings: bool = False) -> None:
         """Send ``frame`` to every receiver there is now."""
-        send_each(list(self.receivers()), frame)
+        send_each(list(self.receivers()), frame, standings)
+
+    def catch_up(self, receiver: Listener) -> None:
+        """Nothing to do: every frame was sent at once."""
 
 
 def send_each(receivers: Iterable[Listener], frame: bytes, standings: bool = False) -> None:
     """Hand ``frame``, a broadcast, to each of ``receivers`` in turn (`Listener.send` with
-    ``later``); a race's way of broadcasting until a server gives it its own
-    (`server.service.Fanout.broadcast`)."""
+    ``later``): how `EachAtOnce` sends."""
     for receiver in receivers:
         receiver.send(frame, later=True, standings=standings)
 
@@ -204,9 +211,8 @@ class Race:
     so nobody can hold a race open by doing nothing. ``max_moves``: accepted moves per entrant
     (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
     called after every change of ``status``. ``tally``: where accepted and refused moves are
-    counted (the server's `server.metrics.Tally`); ``broadcast(receivers, frame, standings)``:
-    how an event reaches its entrants (`send_each`, or the server's fan-out), and
-    ``spectator_channel`` how it reaches the spectators (`EachAtOnce`, or the server's
+    counted (the server's `server.metrics.Tally`); ``entrant_channel`` and
+    ``spectator_channel``: how an event reaches each audience (`EachAtOnce`, or the server's
     `server.service.FanoutChannel`). Errors are raised as
     `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
     """
@@ -258,12 +264,12 @@ class Race:
         self.max_moves = max_moves
         self.on_status = on_status
         self.tally = _UNCOUNTED
-        self.broadcast: Callable[[Iterable[Listener], bytes, bool], None] = send_each
         self.status = "open"
         self.version = 0
         self.entrants: dict[str, Entrant] = {}
         self._names: set[str] = set()  # `name_key` of every entrant's name
         self.spectators: dict[Listener, str] = {}  # each spectator's connection -> its player id
+        self.entrant_channel: Channel = EachAtOnce(self.listeners)
         self.spectator_channel: Channel = EachAtOnce(self.spectators.keys)
         self._delayed: deque[tuple[float, str, Board, bytes]] = deque()  # (due, player, board, frame)
         self._shown: dict[str, Board] = {}  # delayed race: each board as spectators last saw it
@@ -315,6 +321,10 @@ class Race:
     def reveal(self) -> None:
         """Allow the seed of a finished race that held it back to be published."""
         self.hold_seed = False
+
+    def listeners(self) -> list[Listener]:
+        """Where each entrant's frames go now (the entrants connected)."""
+        return [e.listener for e in self.entrants.values() if e.listener is not None]
 
     def _by_order(self) -> list[Entrant]:
         return sorted(self.entrants.values(), key=lambda e: e.order)
@@ -594,6 +604,8 @@ class Race:
             entrant.results.pop(request.seq - RESULTS_KEPT, None)
             await self._progress(entrant, str(move), elapsed, public)
             await self._maybe_finish()
+            if entrant.listener is not None:  # the standings of this move (and before) ahead of its answer
+                self.entrant_channel.catch_up(entrant.listener)
             return result
 
     def _refusal(self, entrant: Entrant, request: MoveRequest) -> tuple[str, str] | Move:
@@ -659,6 +671,8 @@ class Race:
             await self._save()
             await self._progress(entrant, "resign", self.elapsed_ms())
             await self._maybe_finish()
+            if entrant.listener is not None:  # (ahead of the answer, as a move's)
+                self.entrant_channel.catch_up(entrant.listener)
 
     def _settle(self, entrant: Entrant) -> None:
         game = entrant.game
@@ -825,8 +839,7 @@ class Race:
             await self.store.append_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
         except StoreUnavailable as exc:  # the live audience still gets it; a catch-up over it gets a snapshot
             _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
-        self.broadcast([e.listener for e in self.entrants.values() if e.listener is not None], entrant_frame,
-                       standings)
+        self.entrant_channel.send(entrant_frame, standings)
         if self.spectators:
             self.spectator_channel.send(spectator_frame)
 

@@ -230,8 +230,9 @@ class ServerConfig:
       once, with whatever waits. A server less busy sends every frame at the end of the loop
       turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "The third round").
       ``standings_tick_ms``: while that tick is on, an entrant's standings after another
-      entrant's move may wait up to this long (default 250), unless its connection is sent
-      something else meanwhile; at or under ``fanout_tick_ms``, as long as other broadcast frames.
+      entrant's move may wait up to this long (default 250), unless the entrant moves meanwhile
+      (the answer takes them along) or the race sends it something else; at or under
+      ``fanout_tick_ms``, as long as other broadcast frames.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -466,14 +467,15 @@ async def _close_quietly(ws: ServerConnection, code: int, reason: str) -> None:
 class Fanout:
     """When the frames sessions were sent leave: one callback per event-loop turn writes every
     session that was sent a frame to answer (`now`), and, while the server is busy, one timer
-    per tick of ``tick_ms`` milliseconds writes every session that was only sent broadcast
-    frames (`on_tick`: a move's standings, a spectator's event). Within a tick a session's
-    broadcast frames leave together, in one write (one system call instead of one per frame),
-    and with any answer it is sent meanwhile.
+    per tick of ``tick_ms`` milliseconds writes every session and race channel
+    (`FanoutChannel`) that was only sent broadcast frames (`on_tick`: a move's standings, a
+    spectator's event). Within a tick a session's broadcast frames leave together, in one write
+    (one system call instead of one per frame), and with any answer it is sent meanwhile.
 
     An entrant's standings (another entrant moved) may wait longer while busy: up to
-    ``standings_tick_ms`` (`on_standings_tick`), or less when anything else is sent to that
-    connection meanwhile (its own answers, a spectator's event, the race's end). The standings
+    ``standings_tick_ms`` (`on_standings_tick`), or less when the entrant moves meanwhile (the
+    answer takes them along, `FanoutChannel.catch_up`) or its race sends it anything else
+    (the race's end, say). The standings
     say how far the others are, which a few updates a second show as well as twenty; they are
     most of an entrant's frames in a busy race, and nothing else an entrant is sent waits for
     them.
@@ -623,34 +625,62 @@ class Fanout:
 
 
 class FanoutChannel:
-    """The frames for one audience of one race (its spectators), held until the fan-out writes
-    them: at the end of the loop turn, or at the next tick while the server is busy, as a
-    session's broadcast frames (`Fanout`). Then they are framed together once and the same bytes
-    go to every receiver there is at that moment (``receivers()``: sessions, or another node's
-    connections, which take each frame with ``send``), each in one write with whatever else that
-    session was waiting to send. A move so costs its spectators one append, whatever their
-    number; only the writes, one per spectator per tick, grow with the audience.
+    """The frames for one audience of one race (its entrants, or its spectators), held until
+    the fan-out writes them: at the end of the loop turn, or at the next tick while the server
+    is busy, as a session's broadcast frames (`Fanout`); when every frame held is an entrant's
+    standings (``standings``), at the standings tick. Then they are framed together once and
+    the same bytes go to every receiver there is at that moment (``receivers()``: sessions,
+    players, or another node's connections, which take each frame with ``send``), each in one
+    write with whatever else that session was waiting to send. A move so costs its audience one
+    append, whatever its size; only the writes, one per receiver per tick, grow with it.
 
-    A receiver that joins before the write gets the frames held then too, which are older than
-    its snapshot (clients ignore an event older than what they have: docs/protocol.md); one that
-    left does not."""
+    `catch_up` hands a receiver what is held at once, ahead of its own answer (a mover gets the
+    standings of its move, and the others' before them, ahead of the move's answer); the write
+    then leaves it what came after. A receiver that joins before the write gets the frames held
+    then too, which are older than its snapshot (clients ignore an event older than what they
+    have: docs/protocol.md); one that left does not."""
 
-    __slots__ = ("fanout", "receivers", "frames", "_flush_pending", "_tick_pending", "_standings_pending")
+    __slots__ = ("fanout", "receivers", "frames", "urgent", "given", "_flush_pending", "_tick_pending",
+                 "_standings_pending")
 
     def __init__(self, fanout: Fanout, receivers: Callable[[], Iterable[object]]) -> None:
         self.fanout = fanout
         self.receivers = receivers
         self.frames: list[bytes] = []  # encoded, not yet framed
+        self.urgent = False  # a frame held is not only standings: it leaves at the fan-out tick
+        self.given: dict[int, int] | None = None  # id(receiver) -> frames it was handed (`catch_up`)
         self._flush_pending = False  # (as a `Session`'s: in the fan-out's lists)
         self._tick_pending = False
         self._standings_pending = False
 
-    def send(self, frame: bytes) -> None:
-        """Hold ``frame`` (one encoded message) for every receiver, until the fan-out writes it."""
+    def send(self, frame: bytes, standings: bool = False) -> None:
+        """Hold ``frame`` (one encoded message) for every receiver, until the fan-out writes it;
+        ``standings``: an entrant's standings after another's move, which may wait longer."""
         self.frames.append(frame)
-        if not (self._flush_pending or self._tick_pending):
+        if not standings:
+            self.urgent = True
+        if self._flush_pending or self._tick_pending:
+            return
+        fanout = self.fanout
+        if self.urgent or not fanout.standings_tick_s:
             self._tick_pending = True
-            self.fanout.on_tick(self)
+            fanout.on_tick(self)
+        elif not self._standings_pending:
+            self._standings_pending = True
+            fanout.on_standings_tick(self)
+
+    def catch_up(self, receiver: object) -> None:
+        """Send ``receiver`` (one of ``receivers()``) every frame held that it was not handed
+        yet, now: they leave with what it is sent next, ahead of it."""
+        frames = self.frames
+        given = self.given
+        if given is None:
+            given = self.given = {}
+        done = given.get(id(receiver), 0)
+        if done < len(frames):
+            given[id(receiver)] = len(frames)
+            for frame in frames[done:]:
+                receiver.send(frame)  # type: ignore[attr-defined]
 
     def _flush(self) -> None:
         """Write the frames held to every receiver now (called by the fan-out)."""
@@ -658,18 +688,26 @@ class FanoutChannel:
         frames = self.frames
         if not frames:
             return
+        given = self.given
         self.frames = []
+        self.urgent = False
+        self.given = None
         wire = websocket_frame(frames[0]) if len(frames) == 1 else b"".join(map(websocket_frame, frames))
         sent = drops = 0
         for receiver in list(self.receivers()):
-            if type(receiver) is Session:
-                if receiver.send_shared(wire, frames):
+            if given and (done := given.get(id(receiver), 0)):
+                for frame in frames[done:]:  # (what came after its `catch_up`)
+                    receiver.send(frame)  # type: ignore[attr-defined]
+                continue
+            session = receiver.session if type(receiver) is Player else receiver  # type: ignore[attr-defined]
+            if type(session) is Session:
+                if session.send_shared(wire, frames):
                     sent += 1
-                elif receiver.closing:
+                elif session.closing:
                     drops += 1
-            elif receiver is not None:  # another node's connection: it has its own way
+            elif session is not None:  # another node's connection: it has its own way
                 for frame in frames:
-                    receiver.send(frame, later=True)  # type: ignore[attr-defined]
+                    session.send(frame, later=True)  # type: ignore[attr-defined]
         tally = self.fanout.tally
         if sent:
             tally.frames_sent += sent * len(frames)
@@ -2152,7 +2190,7 @@ class ArenaServer:
         race.max_moves = self.config.max_moves
         race.on_status = self._race_status
         race.tally = self.tally
-        race.broadcast = self.fanout.broadcast
+        race.entrant_channel = FanoutChannel(self.fanout, race.listeners)
         race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
         self.races[race.code] = race
         if resumed:

@@ -282,6 +282,34 @@ async def test_a_races_spectators_are_written_the_same_bytes_once_per_tick(serve
     assert {session.player.name for session, _, _ in shared} == {"tom", "una"}
 
 
+async def test_the_other_entrants_get_a_movers_standings_together_in_the_same_bytes(server, peers, monkeypatch):
+    """With a standings tick of 300 ms, three moves of bob's reach ann and cat, the other
+    entrants, at the tick in one write each, framed once for both; bob gets the standings of
+    each of his moves at once, ahead of its answer."""
+    from server.service import Session
+
+    fanout = server.fanout
+    fanout.max_tick_s, fanout.max_standings_tick_s, fanout.busy_share = 0.05, 0.3, 0.0
+    fanout.adapt(1.0)
+    shared: list[tuple[Session, bytes, int]] = []
+    send_shared = Session.send_shared
+    monkeypatch.setattr(Session, "send_shared", lambda session, wire, frames: (
+        shared.append((session, wire, len(frames))), send_shared(session, wire, frames))[1])
+    ann, bob, cat = await peers("ann"), await peers("bob"), await peers("cat")
+    code = await started_race(ann, bob, cat)
+    await asyncio.sleep(0.4)  # (the start's frames gone)
+    shared.clear()
+    for seq in (1, 2, 3):
+        assert (await bob.move(code, seq, "turn")).ok
+    assert [type(f).__name__ for f in bob.frames[-6:]] == ["Progress", "MoveResult"] * 3
+    assert not shared, "the standings left before the standings tick"
+    for other in (ann, cat):
+        seen = [await other.expect(p.Progress, player=bob.player, timeout_ms=2000) for _ in range(3)]
+        assert [next(x.moves for x in s.standings if x.player == bob.player) for s in seen] == [1, 2, 3]
+    assert sorted(session.player.name for session, _, _ in shared) == ["ann", "cat"], shared
+    assert all(count == 3 for _, _, count in shared) and len({id(wire) for _, wire, _ in shared}) == 1
+
+
 async def test_an_entrants_standings_wait_for_the_standings_tick_unless_something_else_leaves(server, peers):
     """On a busy server (a busy share of 0: always), with a fan-out tick of 50 ms and a
     standings tick of 600 ms: after bob's move the spectator gets its event within a fan-out
