@@ -174,7 +174,7 @@ class Clock:
         await self.sleep_until(self.monotonic() + (instant_ms - self.wall_ms()) / 1000)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Entrant:
     """One entrant: who (``player`` id and ``name``), where its frames go (``listener``, None
     while disconnected), its own `Game`, and its standing so far (``cleared`` cards,
@@ -200,6 +200,11 @@ class Entrant:
     def done(self) -> bool:
         """True once the entrant can play no more (won, stuck, resigned, out of time)."""
         return self.status not in ("waiting", "playing")
+
+
+def _rank(entrant: Entrant) -> tuple[int, int, int]:
+    """Sort key of the standings: more cards cleared, then less time, then earlier join."""
+    return -entrant.cleared, entrant.time_ms, entrant.order
 
 
 class Race:
@@ -331,22 +336,14 @@ class Race:
 
     def standings(self) -> list[Standing]:
         """Entrants ranked: more cards cleared, then less time, then earlier join (DESIGN.md 6)."""
-        ranked = sorted(self.entrants.values(), key=lambda e: (-e.cleared, e.time_ms, e.order))
+        ranked = sorted(self.entrants.values(), key=_rank)
         total = self.game_cls.total
+        # (positional, in `Standing`'s field order: place, player, name, cleared, total, time_ms,
+        # moves, status, order, points; once a move, so the quicker form)
         return [
-            Standing(
-                place=i + 1,
-                player=e.player,
-                name=e.name,
-                cleared=e.cleared,
-                total=total,
-                time_ms=e.time_ms,
-                moves=e.moves,
-                status=e.status,  # type: ignore[arg-type]
-                order=e.order,
-                points=e.points if e.points is not None else e.cleared,
-            )
-            for i, e in enumerate(ranked)
+            Standing(i, e.player, e.name, e.cleared, total, e.time_ms, e.moves, e.status,  # type: ignore[arg-type]
+                     e.order, e.cleared if e.points is None else e.points)
+            for i, e in enumerate(ranked, 1)
         ]
 
     def elapsed_ms(self) -> int:
