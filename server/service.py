@@ -830,7 +830,7 @@ class Session:
     def send_shared(self, wire: bytes, frames: list[bytes]) -> bool:
         """Write ``frames``, encoded messages that other sessions are sent too, now, after what
         this session holds already (in one write with it): ``wire`` is the frames framed
-        together, the same bytes for every receiver (`Channel`). False if the connection is
+        together, the same bytes for every receiver (`FanoutChannel`). False if the connection is
         closing and they were dropped."""
         if self.closing:
             return False
