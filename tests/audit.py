@@ -85,7 +85,7 @@ class FrameAudit:
 
     def install(self, monkeypatch: object) -> None:
         """Wrap `Session.send`, `Fanout.broadcast` (a broadcast frame, checked for each
-        receiver), `Session.send_shared` (a race's spectator frames, checked for each spectator)
+        receiver), `Session.send_shared` (a race channel's frames, checked for each receiver)
         and `RemoteSession.send` (a frame for another node's connection, checked on
         the node that owns the race) for the length of one test (``monkeypatch``: pytest's
         fixture)."""
@@ -115,7 +115,7 @@ class FrameAudit:
         send_shared = Session.send_shared
 
         def checked_send_shared(session: Session, wire: bytes, frames: list[bytes]) -> bool:
-            for frame in frames:  # (a race's spectator frames, framed together for every spectator)
+            for frame in frames:  # (a race channel's frames, framed together for all its receivers)
                 audit.check(session, frame)
             return send_shared(session, wire, frames)
 

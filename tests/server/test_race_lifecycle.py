@@ -245,19 +245,29 @@ async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(ser
     assert 0.25 <= arrived < 1.5, f"the events came {arrived:.3f} s after the first move"
 
 
+def _shared_writes(monkeypatch) -> list[tuple[object, bytes, int]]:  # type: ignore[no-untyped-def]
+    """Record each `Session.send_shared` for the test: (session, the bytes written, frames)."""
+    from server.service import Session
+
+    shared: list[tuple[object, bytes, int]] = []
+    send_shared = Session.send_shared
+
+    def spied(session: Session, wire: bytes, frames: list[bytes]) -> bool:
+        shared.append((session, wire, len(frames)))
+        return send_shared(session, wire, frames)
+
+    monkeypatch.setattr(Session, "send_shared", spied)
+    return shared
+
+
 async def test_a_races_spectators_are_written_the_same_bytes_once_per_tick(server, peers, monkeypatch):
     """A race's spectator frames wait in the race's channel, not in each spectator's
     connection: with a fan-out tick of 300 ms, three moves reach each of three spectators in
     one write, framed once for all of them (the same bytes object), and a spectator gone
     before the tick is not written at all while the others are."""
-    from server.service import Session
-
     server.fanout.max_tick_s = server.fanout.tick_s = 0.3
     server.fanout.busy_share = 0.0
-    shared: list[tuple[Session, bytes, int]] = []
-    send_shared = Session.send_shared
-    monkeypatch.setattr(Session, "send_shared", lambda session, wire, frames: (
-        shared.append((session, wire, len(frames))), send_shared(session, wire, frames))[1])
+    shared = _shared_writes(monkeypatch)
     ann = await peers("ann")
     code = await started_race(ann)
     watchers = [await peers(name) for name in ("sue", "tom", "una")]
@@ -286,15 +296,10 @@ async def test_the_other_entrants_get_a_movers_standings_together_in_the_same_by
     """With a standings tick of 300 ms, three moves of bob's reach ann and cat, the other
     entrants, at the tick in one write each, framed once for both; bob gets the standings of
     each of his moves at once, ahead of its answer."""
-    from server.service import Session
-
     fanout = server.fanout
     fanout.max_tick_s, fanout.max_standings_tick_s, fanout.busy_share = 0.05, 0.3, 0.0
     fanout.adapt(1.0)
-    shared: list[tuple[Session, bytes, int]] = []
-    send_shared = Session.send_shared
-    monkeypatch.setattr(Session, "send_shared", lambda session, wire, frames: (
-        shared.append((session, wire, len(frames))), send_shared(session, wire, frames))[1])
+    shared = _shared_writes(monkeypatch)
     ann, bob, cat = await peers("ann"), await peers("bob"), await peers("cat")
     code = await started_race(ann, bob, cat)
     await asyncio.sleep(0.4)  # (the start's frames gone)
