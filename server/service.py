@@ -492,6 +492,8 @@ class Fanout:
     LOAD_INTERVAL_S = 0.25
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
+    #: Seconds of writing a tick's batch at most before the rest waits for the next loop turn.
+    SLICE_S = 0.002
 
     def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0,
                  tally: Tally | None = None) -> None:
@@ -607,9 +609,14 @@ class Fanout:
         self._tick = []
         self._standings = []
 
-    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False) -> None:
+    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False, start: int = 0) -> None:
         """Write a batch: the sessions of this loop turn (`now`), or of a tick, those still
-        waiting for it (``standings``: for the standings tick); the others left meanwhile."""
+        waiting for it (``standings``: for the standings tick); the others left meanwhile.
+
+        A tick's batch is written a slice at a time: once `SLICE_S` has gone by, the rest
+        (from ``start``) waits for the next loop turn, so that the moves that came in meanwhile
+        are read and answered between slices. A busy server's tick may take the sessions of
+        hundreds of moves at once, tens of milliseconds of writes in one go otherwise."""
         if sessions is self._now:
             self._now = []
             for session in sessions:
@@ -619,9 +626,15 @@ class Fanout:
             self._tick = []
         elif sessions is self._standings:
             self._standings = []
-        for session in sessions:
+        until = time.perf_counter() + self.SLICE_S
+        last = len(sessions) - 1
+        for i in range(start, last + 1):
+            session = sessions[i]
             if session._standings_pending if standings else session._tick_pending:
                 session._flush()
+                if i < last and time.perf_counter() > until:
+                    asyncio.get_running_loop().call_soon(self._write, sessions, standings, i + 1)
+                    return
 
 
 class FanoutChannel:

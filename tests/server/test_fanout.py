@@ -1,12 +1,16 @@
 """The server frames an event once and hands the same bytes to every receiver: the frames it
-builds itself are the ones websockets would build, at every length boundary of RFC 6455."""
+builds itself are the ones websockets would build, at every length boundary of RFC 6455. A
+busy server's tick writes its batch a slice at a time, reading what comes in between."""
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 import pytest
 from websockets.frames import Frame, Opcode
 
-from server.service import framed, websocket_frame
+from server.service import Fanout, framed, websocket_frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65_535, 65_536, 70_000])
@@ -22,3 +26,60 @@ def test_the_same_payload_object_is_framed_once_and_equal_bytes_are_never_mixed_
     assert framed(bytes(second)) == frame and framed(bytes(second)) is not frame
     other = b"other"
     assert framed(other) == websocket_frame(other)
+
+
+class _Receiver:
+    """What the fan-out asks of a session or a race's channel: its waiting flags and `_flush`.
+    Each flush takes ``write_s`` of the loop's time, as a write to a socket would."""
+
+    def __init__(self, name: int, log: list, write_s: float) -> None:
+        self.name, self.log, self.write_s = name, log, write_s
+        self._flush_pending = self._tick_pending = self._standings_pending = False
+
+    def _flush(self) -> None:
+        self._flush_pending = self._tick_pending = self._standings_pending = False
+        self.log.append(self.name)
+        time.sleep(self.write_s)
+
+
+async def test_a_ticks_batch_is_written_a_slice_at_a_time_and_the_loop_turns_between_slices():
+    """A tick's batch of 30 receivers of 1 ms each is written in slices of at most
+    `Fanout.SLICE_S` (2 ms, so 3 receivers) plus one, with the event loop turning (here, a
+    callback that stands for a read) between them; every receiver is written once, in order,
+    and one written meanwhile (its own answer) is not written again."""
+    fanout = Fanout(tick_ms=5, busy_share=0.0)  # the tick always on
+    log: list = []
+    receivers = [_Receiver(i, log, 0.001) for i in range(30)]
+    for receiver in receivers:
+        receiver._tick_pending = True
+        fanout.on_tick(receiver)
+    loop = asyncio.get_running_loop()
+    turns = 0
+
+    def turn() -> None:  # one mark per loop turn, until every receiver is written
+        nonlocal turns
+        turns += 1
+        log.append("turn")
+        if 25 in log and 27 not in log:
+            receivers[27]._flush()  # written meanwhile: not again with the rest of the batch
+        if len([x for x in log if x != "turn"]) < 30:
+            loop.call_soon(turn)
+
+    loop.call_soon(turn)
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if len([x for x in log if x != "turn"]) >= 30:
+            break
+    written = [x for x in log if x != "turn"]
+    assert sorted(written) == list(range(30)) and written.count(27) == 1
+    assert written[:25] == list(range(25))
+    slices, run = [], 0
+    for x in log:
+        if x == "turn":
+            if run:
+                slices.append(run)
+            run = 0
+        else:
+            run += 1
+    assert len(slices) >= 5, log  # not in one go
+    assert max(slices) <= 2 * (int(Fanout.SLICE_S / 0.001) + 1), log  # (two slices may meet in one turn)
