@@ -526,53 +526,6 @@ class Fanout:
             self._set(False)
         return self.tick_s != before
 
-    def broadcast(self, receivers: Iterable[object], frame: bytes, standings: bool = False) -> None:
-        """Send ``frame``, a broadcast, to each of ``receivers`` (sessions, players: a player's
-        current connection, if any; anything else with a ``send``, such as another node's
-        connection); as `Session.send` with ``later``, and ``standings`` for an entrant's
-        standings, but framed once and counted once for all: a race's event goes to every
-        entrant and spectator of the race, so this loop is per receiver, not per call."""
-        wire = None
-        sent = drops = 0
-        slow = standings and self.standings_tick_s
-        for receiver in receivers:
-            session = receiver.session if type(receiver) is Player else receiver  # type: ignore[attr-defined]
-            if type(session) is not Session:
-                if session is not None:  # another node's connection: it has its own way
-                    session.send(frame, later=True, standings=standings)  # type: ignore[attr-defined]
-                continue
-            if session.closing:
-                drops += 1
-                continue
-            if session._direct:
-                if wire is None:
-                    wire = framed(frame)
-                out = session._out
-                if out is None:
-                    session._out = [wire]
-                else:
-                    out.append(wire)
-            else:
-                protocol = session.ws.protocol
-                if protocol.state is not _OPEN:
-                    continue
-                protocol.send_binary(frame)
-            sent += 1
-            if session._flush_pending or session._tick_pending:
-                continue
-            if not slow:
-                session._tick_pending = True
-                self.on_tick(session)
-            elif not session._standings_pending:
-                session._standings_pending = True
-                self.on_standings_tick(session)
-        tally = self.tally
-        if sent:
-            tally.frames_sent += sent
-            tally.bytes_sent += sent * len(frame)
-        if drops:
-            tally.queue_drops += drops
-
     def now(self, session: Session | FanoutChannel) -> None:
         """Write ``session`` at the end of this loop turn (once, however many frames it is sent
         meanwhile: `Session._flush_pending`)."""
@@ -817,9 +770,6 @@ class Session:
         its next standings tick, unless something sent sooner takes it along. A client whose
         backlog is over the limit after a write is closed. Every frame the server sends to a
         client goes through here."""
-        if later:
-            self.server.fanout.broadcast((self,), frame, standings)
-            return
         if self.closing:
             self.server.tally.queue_drops += 1
             return
@@ -837,8 +787,19 @@ class Session:
         tally = self.server.tally
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
-        if not self._flush_pending:
-            self.server.fanout.now(self)
+        if self._flush_pending:
+            return
+        fanout = self.server.fanout
+        if not later:
+            fanout.now(self)
+        elif self._tick_pending:
+            return
+        elif not (standings and fanout.standings_tick_s):
+            self._tick_pending = True
+            fanout.on_tick(self)
+        elif not self._standings_pending:
+            self._standings_pending = True
+            fanout.on_standings_tick(self)
 
     def send_shared(self, wire: bytes, frames: list[bytes]) -> bool:
         """Write ``frames``, encoded messages that other sessions are sent too, now, after what

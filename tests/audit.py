@@ -1,7 +1,9 @@
 """The frame audit: every frame any in-process server sends, in any test, checked as it is sent.
 
-`FrameAudit.install` wraps `server.service.Session.send`, the one way out of the server, so that
-each frame is decoded and checked at the moment it leaves, against the server's own state then:
+`FrameAudit.install` wraps the ways out of the server (`server.service.Session.send`, a race
+channel's `Session.send_shared`, and `RemoteSession.send` for another node's connection), so
+that each frame is decoded and checked at the moment it leaves, against the server's own state
+then:
 
 * **Nothing hidden reaches anyone.** Every card a frame names (a value that is a card code, or a
   card code inside a ``reason``) lay face up, at some moment, on a board of the race the frame is
@@ -19,14 +21,13 @@ fails the test that caused them. The counts are printed at the end of the test r
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import msgspec
 
 from engine.core import Game
 from server import protocol as p
-from server.service import Fanout, Player, RemoteSession, Session
+from server.service import RemoteSession, Session
 
 __all__ = ["FrameAudit", "cards_in", "face_up"]
 
@@ -84,34 +85,20 @@ class FrameAudit:
     _seen: dict[tuple[int, str], set[str]] = field(default_factory=dict, repr=False)  # (id(race), player) -> own
 
     def install(self, monkeypatch: object) -> None:
-        """Wrap `Session.send`, `Fanout.broadcast` (a broadcast frame, checked for each
-        receiver), `Session.send_shared` (a race channel's frames, checked for each receiver)
-        and `RemoteSession.send` (a frame for another node's connection, checked on
-        the node that owns the race) for the length of one test (``monkeypatch``: pytest's
-        fixture)."""
+        """Wrap `Session.send` (every frame a connection is sent alone, broadcast or not),
+        `Session.send_shared` (a race channel's frames, checked for each receiver) and
+        `RemoteSession.send` (a frame for another node's connection, checked on the node that
+        owns the race) for the length of one test (``monkeypatch``: pytest's fixture)."""
         audit = self
         for cls in (Session, RemoteSession):
             original = cls.send
 
             def send(session: Session, frame: bytes, *, later: bool = False, standings: bool = False,
-                     original=original, cls=cls) -> None:
-                if not later or cls is RemoteSession:  # (a session's broadcast frame: checked below)
-                    audit.check(session, frame)
+                     original=original) -> None:
+                audit.check(session, frame)
                 original(session, frame, later=later, standings=standings)
 
             monkeypatch.setattr(cls, "send", send)  # type: ignore[attr-defined]
-        broadcast = Fanout.broadcast
-
-        def checked_broadcast(fanout: Fanout, receivers: Iterable[object], frame: bytes,
-                              standings: bool = False) -> None:
-            receivers = list(receivers)
-            for receiver in receivers:
-                session = receiver.session if isinstance(receiver, Player) else receiver
-                if type(session) is Session:  # (another node's connection: checked in its send)
-                    audit.check(session, frame)
-            broadcast(fanout, receivers, frame, standings)
-
-        monkeypatch.setattr(Fanout, "broadcast", checked_broadcast)  # type: ignore[attr-defined]
         send_shared = Session.send_shared
 
         def checked_send_shared(session: Session, wire: bytes, frames: list[bytes]) -> bool:
