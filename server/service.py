@@ -534,6 +534,20 @@ class Fanout:
         self._now.append(session)
         session._flush_pending = True
 
+    def later(self, session: Session | FanoutChannel, standings: bool = False) -> None:
+        """Put ``session`` (a session or a race channel), which was sent a broadcast frame, in
+        the batch it waits for: the next tick's (`on_tick`), or, when all it holds is an
+        entrant's standings (``standings``) and there is a standings tick, that one's
+        (`on_standings_tick`); nothing when it is in an earlier batch already."""
+        if session._flush_pending or session._tick_pending:
+            return
+        if not (standings and self.standings_tick_s):
+            session._tick_pending = True
+            self.on_tick(session)
+        elif not session._standings_pending:
+            session._standings_pending = True
+            self.on_standings_tick(session)
+
     def on_tick(self, session: Session | FanoutChannel) -> None:
         """Write ``session`` one tick from now (at the end of this loop turn when there is no
         tick). The sessions put off in one loop turn (a move's audience) share one timer, so the
@@ -545,7 +559,7 @@ class Fanout:
             self._start_batch(self.tick_s, self._tick)
         self._tick.append(session)
 
-    def on_standings_tick(self, session: Session) -> None:
+    def on_standings_tick(self, session: Session | FanoutChannel) -> None:
         """Write ``session``, which was sent an entrant's standings, one standings tick from now
         (`standings_tick_s`, which is not 0)."""
         if not self._standings:
@@ -625,15 +639,7 @@ class FanoutChannel:
         self.frames.append(frame)
         if not standings:
             self.urgent = True
-        if self._flush_pending or self._tick_pending:
-            return
-        fanout = self.fanout
-        if self.urgent or not fanout.standings_tick_s:
-            self._tick_pending = True
-            fanout.on_tick(self)
-        elif not self._standings_pending:
-            self._standings_pending = True
-            fanout.on_standings_tick(self)
+        self.fanout.later(self, not self.urgent)
 
     def catch_up(self, receiver: object) -> None:
         """Send ``receiver`` (one of ``receivers()``) every frame held that it was not handed
@@ -787,19 +793,10 @@ class Session:
         tally = self.server.tally
         tally.frames_sent += 1
         tally.bytes_sent += len(frame)
-        if self._flush_pending:
-            return
-        fanout = self.server.fanout
-        if not later:
-            fanout.now(self)
-        elif self._tick_pending:
-            return
-        elif not (standings and fanout.standings_tick_s):
-            self._tick_pending = True
-            fanout.on_tick(self)
-        elif not self._standings_pending:
-            self._standings_pending = True
-            fanout.on_standings_tick(self)
+        if later:
+            self.server.fanout.later(self, standings)
+        elif not self._flush_pending:
+            self.server.fanout.now(self)
 
     def send_shared(self, wire: bytes, frames: list[bytes]) -> bool:
         """Write ``frames``, encoded messages that other sessions are sent too, now, after what
