@@ -107,6 +107,12 @@ _PILE = r"[a-z](?:\d{1,2})?"
 _TRANSFER = re.compile(rf"({_PILE})>({_PILE})(?:x(\d{{1,3}}))?")
 _ACTION = re.compile(r"([a-z][a-z_]{0,15})(?: ([A-Za-z0-9.'_-]{1,16}))?")
 
+#: Moves read so far, by notation (`Move.parse`): a `Move` is immutable, so the games' histories
+#: share one instance per notation instead of keeping a new object per move played. Bounded, as
+#: the notations a client may send are not: past `_PARSED_MOST` a notation is read afresh.
+_PARSED: dict[str, Move] = {}
+_PARSED_MOST = 4096
+
 
 @dataclass(frozen=True, slots=True)
 class Move:
@@ -127,21 +133,29 @@ class Move:
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Read a move in notation; raises `BadNotation` (code ``bad_notation``)."""
+        """Read a move in notation (the same instance for the same text, mostly: `_PARSED`);
+        raises `BadNotation` (code ``bad_notation``)."""
         if not isinstance(text, str) or len(text) > 40:
             raise BadNotation("bad_notation", f"not a move: {text!r}", repr(text)[:60])
+        move = _PARSED.get(text)
+        if move is not None and cls is Move:
+            return move
         if m := _TRANSFER.fullmatch(text):
             count = int(m[3]) if m[3] else 1
             if count < 1:
                 raise BadNotation("bad_notation", f"a move needs at least one card: {text!r}", text)
-            return cls(src=m[1], dst=m[2], count=count)
-        if m := _ACTION.fullmatch(text):
-            return cls(action=m[1], arg=m[2] or "")
-        raise BadNotation(
-            "bad_notation",
-            f"not a move: {text!r} (expected e.g. 't3>f0', 't3>t5x3', 'deal' or 'exchange t4.2')",
-            text,
-        )
+            move = cls(src=m[1], dst=m[2], count=count)
+        elif m := _ACTION.fullmatch(text):
+            move = cls(action=m[1], arg=m[2] or "")
+        else:
+            raise BadNotation(
+                "bad_notation",
+                f"not a move: {text!r} (expected e.g. 't3>f0', 't3>t5x3', 'deal' or 'exchange t4.2')",
+                text,
+            )
+        if cls is Move and len(_PARSED) < _PARSED_MOST:
+            _PARSED[text] = move
+        return move
 
     @property
     def is_transfer(self) -> bool:
@@ -331,7 +345,8 @@ class Game(abc.ABC):
         self.rule_options = {name: options.get(name, opt.default) for name, opt in self.options.items()}
         self.piles = {}
         self.history = []
-        self._legal_cache: tuple[int, list[Move]] | None = None
+        self._legal_cache: list[Move] | None = None  # the legal moves at `_legal_at` moves played
+        self._legal_at = 0
         self._revealed: list[Reveal] = []
 
     # ----------------------------------------------------------------------------------- hooks
@@ -400,11 +415,14 @@ class Game(abc.ABC):
         """Play ``move``, which `check` accepted with nothing played since, without checking it
         again (the server checks a move before it stores it, then plays it); return the cards it
         revealed. A move not checked so leaves the game in a state the rules do not allow."""
-        self._revealed = []
+        revealed = self._revealed
+        revealed.clear()
         self._perform(move)
         self.history.append(move)
         self._legal_cache = None
-        return tuple(self._revealed)
+        found = tuple(revealed)
+        revealed.clear()  # (so that no move's reveals outlive its answer: see `Move.parse`)
+        return found
 
     def _check_any(self, move: Move) -> None:
         if self.won:
@@ -412,10 +430,11 @@ class Game(abc.ABC):
         self._check(move)
 
     def _legal_list(self) -> list[Move]:
-        if self._legal_cache is None or self._legal_cache[0] != len(self.history):
-            moves = [] if self.won else self._legal_now()
-            self._legal_cache = (len(self.history), moves)
-        return self._legal_cache[1]
+        moves = self._legal_cache
+        if moves is None or self._legal_at != len(self.history):
+            moves = self._legal_cache = [] if self.won else self._legal_now()
+            self._legal_at = len(self.history)
+        return moves
 
     def _legal_now(self) -> list[Move]:
         """Every legal move now (the game not won): the `_candidates` that `_check` accepts, in

@@ -38,6 +38,7 @@ Games with unusual mechanics subclass `engine.core.Game` directly, or override o
 
 from __future__ import annotations
 
+import bisect
 import copy as _copy
 import enum
 from collections.abc import Callable, Iterator, Sequence
@@ -573,7 +574,7 @@ class PileGame(Game):
         blocks = self._block_counts(src, spec)
         if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
             run = _built_run(cards, len(cards) - src.down, spec.build)  # type: ignore[union-attr]
-            return [count for count in blocks if count <= run]
+            return blocks[:bisect.bisect_right(blocks, run)]  # (fewest first: the counts up to run)
         return blocks
 
     def _list_transfers(self, base: Rank | None) -> list[tuple[str, list[tuple[int, int, str]]]]:
@@ -652,7 +653,8 @@ class PileGame(Game):
     ) -> list[tuple[str, list[tuple[int, int, str]]]] | None:
         """The lists of `_list_transfers`, brought up to date in ``memo`` (same piles, same base
         rank): a pile that changed is listed again as a source, and met again as a destination
-        by every other source. None when too much changed to gain anything."""
+        by every other source. None when too much changed to gain anything. Each source's list
+        is changed in place, so that a move leaves no new long-lived lists behind."""
         piles = list(self.piles.values())
         downs = memo.downs
         cards = memo.cards
@@ -679,17 +681,16 @@ class PileGame(Game):
         met_again = [dests[j] for j in sorted(changed_dests) if dests[j] is not None]
         result = memo.found
         for i, blocks in enumerate(blocks_of):
-            src = piles[i]
             if i in changed:
-                result[i] = (src.id, [] if blocks is None else _fitting(i, src, blocks, live_dests))
+                result[i][1][:] = () if blocks is None else _fitting(i, piles[i], blocks, live_dests)
             elif blocks is not None and changed_dests:
                 old = result[i][1]
                 found = [move for move in old if move[0] not in changed_dests] if old else []
-                added = _fitting(i, src, blocks, met_again) if met_again else ()
+                added = _fitting(i, piles[i], blocks, met_again) if met_again else ()
                 if added or len(found) != len(old):
                     found += added
                     found.sort()
-                    result[i] = (src.id, found)
+                    old[:] = found
         return result
 
     def _actions(self) -> Iterator[Move]:

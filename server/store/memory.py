@@ -24,6 +24,11 @@ class MemoryStore(Store):
 
     Players (`save_player`), tournaments and schedules are kept too, for the contract, but the
     server saves them only in a durable store: nothing outlives this one's process.
+
+    Move entries and events are kept as plain tuples and made `MoveEntry` and `StoredEvent`
+    again when read: the garbage collector stops following a plain tuple of strings, numbers
+    and bytes after its first collection, and would follow a named one for as long as the race
+    lasts (a live server keeps one of each per accepted move).
     """
 
     durable = False  # the process's memory: its races end with it
@@ -31,9 +36,10 @@ class MemoryStore(Store):
     def __init__(self, *, max_events: int = 10_000, max_records: int = 100_000,
                  now: Callable[[], float] = time.monotonic) -> None:
         self._races: dict[str, dict[str, object]] = {}
-        self._moves: dict[tuple[str, str], list[MoveEntry]] = defaultdict(list)
+        self._moves: dict[tuple[str, str], list[tuple[int, str, int]]] = defaultdict(list)  # (plain `MoveEntry`s)
         self._players: dict[str, set[str]] = defaultdict(set)  # race -> players with a move log
-        self._events: dict[str, deque[StoredEvent]] = defaultdict(lambda: deque(maxlen=max_events))
+        self._events: dict[str, deque[tuple[int, bytes, bytes]]] = defaultdict(  # (plain `StoredEvent`s)
+            lambda: deque(maxlen=max_events))
         self._records: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self._tokens: dict[str, tuple[float, StoredPlayer]] = {}  # token digest -> (keep until, player)
         self._tournaments: dict[str, dict[str, object]] = {}
@@ -56,7 +62,7 @@ class MemoryStore(Store):
 
     async def last_version(self, code: str) -> int:
         events = self._events.get(code)
-        return events[-1].version if events else 0
+        return events[-1][0] if events else 0
 
     async def save_player(self, player: str, token_digest: str, name: str, keep_s: float) -> None:
         self._tokens[token_digest] = (self.now() + keep_s, StoredPlayer(player, name))
@@ -75,28 +81,28 @@ class MemoryStore(Store):
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         log = self._moves[code, player]
-        if log and log[-1].seq == entry.seq:
-            log[-1] = entry  # (never happens in memory, where a write cannot half-fail; kept alike)
+        if log and log[-1][0] == entry.seq:
+            log[-1] = tuple(entry)  # (never happens in memory, where a write cannot half-fail; kept alike)
         else:
-            log.append(entry)
+            log.append(tuple(entry))
         self._players[code].add(player)
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
-        return list(self._moves.get((code, player), ()))
+        return list(map(MoveEntry._make, self._moves.get((code, player), ())))
 
     async def append_event(self, code: str, event: StoredEvent) -> None:
-        self._events[code].append(event)
+        self._events[code].append(tuple(event))
 
     async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
         events = self._events.get(code)
         if not events:
             return [] if since >= 0 else None
-        if since + 1 < events[0].version:
+        if since + 1 < events[0][0]:  # (the first version kept)
             return None
-        if since >= events[-1].version:
+        if since >= events[-1][0]:
             return []
-        first = max(0, since + 1 - events[0].version)  # versions are consecutive: count, not search
-        return list(itertools.islice(events, first, None if limit is None else first + limit))
+        first = max(0, since + 1 - events[0][0])  # versions are consecutive: count, not search
+        return list(map(StoredEvent._make, itertools.islice(events, first, None if limit is None else first + limit)))
 
     async def archive_race(self, code: str, record: bytes | None, keep_s: float) -> None:
         self._races.pop(code, None)

@@ -4,6 +4,8 @@ import random
 
 import pytest
 
+import engine.core
+
 from engine.cards import Card
 from engine.core import (
     Audience,
@@ -72,6 +74,24 @@ def test_only_text_is_parsed_as_a_move(junk):
     with pytest.raises(BadNotation) as info:
         Move.parse(junk)
     assert info.value.code == "bad_notation"
+
+
+def test_one_notation_reads_as_one_shared_move_within_a_bound(monkeypatch):
+    """A game's history keeps a `Move` per move played: the same notation gives the same
+    (immutable) instance, so histories share them; past the bound, notations are read afresh."""
+    assert Move.parse("t3>t5x3") is Move.parse("t3>t5x3")
+    assert Move.parse("exchange t4.2") is Move.parse("exchange t4.2")
+    monkeypatch.setattr(engine.core, "_PARSED", {})
+    monkeypatch.setattr(engine.core, "_PARSED_MOST", 3)
+    texts = [f"t{i}>f0" for i in range(10)]
+    first = [Move.parse(text) for text in texts]
+    again = [Move.parse(text) for text in texts]
+    assert again == first and [str(m) for m in again] == texts
+    assert [a is b for a, b in zip(first, again)] == [True] * 3 + [False] * 7
+    assert len(engine.core._PARSED) == 3
+    with pytest.raises(BadNotation):
+        Move.parse("t3>f0x0")
+    assert "t3>f0x0" not in engine.core._PARSED
 
 
 def test_notation_errors_and_illegal_moves_share_one_root_under_value_error():
