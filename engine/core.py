@@ -35,7 +35,7 @@ import enum
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from engine.cards import UNKNOWN, BadCard, Card, new_pack
@@ -107,10 +107,12 @@ _PILE = r"[a-z](?:\d{1,2})?"
 _TRANSFER = re.compile(rf"({_PILE})>({_PILE})(?:x(\d{{1,3}}))?")
 _ACTION = re.compile(r"([a-z][a-z_]{0,15})(?: ([A-Za-z0-9.'_-]{1,16}))?")
 
-#: Moves read so far, by notation (`Move.parse`): a `Move` is immutable, so the games' histories
-#: share one instance per notation instead of keeping a new object per move played. Bounded, as
-#: the notations a client may send are not: past `_PARSED_MOST` a notation is read afresh.
+#: Moves read so far, by notation (`Move.parse`), and transfers made so far, by (source,
+#: destination, count) (`Move.transfer`): a `Move` is immutable, so the games' histories and
+#: legal-move lists share one instance each instead of a new object per move. Bounded, as the
+#: notations and piles a client may name are not: past `_PARSED_MOST` a move is made afresh.
 _PARSED: dict[str, Move] = {}
+_TRANSFERS: dict[tuple[str, str, int], Move] = {}
 _PARSED_MOST = 4096
 
 
@@ -130,31 +132,46 @@ class Move:
     count: int = 1
     action: str = ""
     arg: str = ""
+    #: The notation, once worked out (`str`).
+    notation: str = field(default="", init=False, repr=False, compare=False)
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Read a move in notation (the same instance for the same text, mostly: `_PARSED`);
-        raises `BadNotation` (code ``bad_notation``)."""
+        """Read a move in notation (for a transfer, the instance `transfer` gives, and for
+        the same text the same instance, mostly: `_PARSED`); raises `BadNotation` (code
+        ``bad_notation``)."""
         if not isinstance(text, str) or len(text) > 40:
             raise BadNotation("bad_notation", f"not a move: {text!r}", repr(text)[:60])
         move = _PARSED.get(text)
-        if move is not None and cls is Move:
+        if move is not None:
             return move
         if m := _TRANSFER.fullmatch(text):
             count = int(m[3]) if m[3] else 1
             if count < 1:
                 raise BadNotation("bad_notation", f"a move needs at least one card: {text!r}", text)
-            move = cls(src=m[1], dst=m[2], count=count)
+            move = Move.transfer(m[1], m[2], count)
         elif m := _ACTION.fullmatch(text):
-            move = cls(action=m[1], arg=m[2] or "")
+            move = Move(action=m[1], arg=m[2] or "")
         else:
             raise BadNotation(
                 "bad_notation",
                 f"not a move: {text!r} (expected e.g. 't3>f0', 't3>t5x3', 'deal' or 'exchange t4.2')",
                 text,
             )
-        if cls is Move and len(_PARSED) < _PARSED_MOST:
+        if len(_PARSED) < _PARSED_MOST:
             _PARSED[text] = move
+        return move
+
+    @staticmethod
+    def transfer(src: str, dst: str, count: int = 1) -> Move:
+        """The move of ``count`` cards from pile ``src`` to pile ``dst``: one shared instance
+        for the same three, mostly (`_TRANSFERS`)."""
+        key = (src, dst, count)
+        move = _TRANSFERS.get(key)
+        if move is None:
+            move = Move(src=src, dst=dst, count=count)
+            if len(_TRANSFERS) < _PARSED_MOST:
+                _TRANSFERS[key] = move
         return move
 
     @property
@@ -163,9 +180,14 @@ class Move:
         return not self.action
 
     def __str__(self) -> str:
-        if self.action:
-            return f"{self.action} {self.arg}" if self.arg else self.action
-        return f"{self.src}>{self.dst}" + (f"x{self.count}" if self.count != 1 else "")
+        text = self.notation
+        if not text:
+            if self.action:
+                text = f"{self.action} {self.arg}" if self.arg else self.action
+            else:
+                text = f"{self.src}>{self.dst}" + (f"x{self.count}" if self.count != 1 else "")
+            object.__setattr__(self, "notation", text)  # (frozen: set once, as `dataclass` does)
+        return text
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
@@ -397,7 +419,12 @@ class Game(abc.ABC):
         return True
 
     def check(self, move: Move) -> None:
-        """Raise `IllegalMove` (with its code and reason) unless ``move`` is legal now."""
+        """Raise `IllegalMove` (with its code and reason) unless ``move`` is legal now. A move
+        in the legal moves listed since the last move passes at once: they are the moves the
+        rules accept (the server lists them after every move, and checks the next one)."""
+        legal = self._legal_cache
+        if legal is not None and move in legal and self._legal_at == len(self.history):
+            return
         self._check_any(move)
 
     def apply(self, move: Move | str) -> tuple[Reveal, ...]:

@@ -246,19 +246,7 @@ class Stock:
 Spec = Foundations | Tableau | Reserve | Cells | Stock
 
 
-#: Every transfer made so far, by (source, destination, count): a `Move` is immutable, so the
-#: legal-move lists after every move share them instead of building new ones (a few thousand at
-#: most: pile ids times counts).
-_TRANSFERS: dict[tuple[str, str, int], Move] = {}
-
-
-def _transfer(src: str, dst: str, count: int) -> Move:
-    """The `Move` of ``count`` cards from pile ``src`` to pile ``dst`` (one shared instance)."""
-    key = (src, dst, count)
-    move = _TRANSFERS.get(key)
-    if move is None:
-        move = _TRANSFERS[key] = Move(src=src, dst=dst, count=count)
-    return move
+_transfer = Move.transfer
 
 
 def _build_rule(spec: Foundations | Tableau, pile_id: str) -> BuildRule:

@@ -563,9 +563,10 @@ class Race:
             game = entrant.game
             assert game is not None
             move = refusal  # parsed and checked: no refusal
+            notation = str(move)
             elapsed = self.elapsed_ms()
             try:
-                await self.store.append_move(self.code, player, MoveEntry(request.seq, str(move), elapsed))
+                await self.store.append_move(self.code, player, MoveEntry(request.seq, notation, elapsed))
             except StoreUnavailable as exc:  # not stored: not played, and the seq is still free
                 self.tally.moves_refused[ErrorCode.UNAVAILABLE] += 1
                 _store_log.warning("move %d of %s in race %s refused: %s", request.seq, player, self.code, exc,
@@ -590,7 +591,7 @@ class Race:
                 MoveResult(
                     race=self.code,
                     seq=request.seq,
-                    move=str(move),
+                    move=notation,
                     ok=True,
                     revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
                     board=own,
@@ -599,7 +600,7 @@ class Race:
             )
             entrant.results[request.seq] = result
             entrant.results.pop(request.seq - RESULTS_KEPT, None)
-            await self._progress(entrant, str(move), elapsed, public)
+            await self._progress(entrant, notation, elapsed, public)
             await self._maybe_finish()
             if entrant.listener is not None:  # the standings of this move (and before) ahead of its answer
                 self.entrant_channel.catch_up(entrant.listener)

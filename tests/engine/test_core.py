@@ -78,17 +78,21 @@ def test_only_text_is_parsed_as_a_move(junk):
 
 def test_one_notation_reads_as_one_shared_move_within_a_bound(monkeypatch):
     """A game's history keeps a `Move` per move played: the same notation gives the same
-    (immutable) instance, so histories share them; past the bound, notations are read afresh."""
+    (immutable) instance, the one a listing of legal moves holds, so that histories share them
+    and a move sent is found among those listed by identity; past the bound, moves are made
+    afresh."""
     assert Move.parse("t3>t5x3") is Move.parse("t3>t5x3")
     assert Move.parse("exchange t4.2") is Move.parse("exchange t4.2")
+    assert Move.parse("t3>f0") is Move.transfer("t3", "f0") is Move.parse("t3>f0x1")
     monkeypatch.setattr(engine.core, "_PARSED", {})
+    monkeypatch.setattr(engine.core, "_TRANSFERS", {})
     monkeypatch.setattr(engine.core, "_PARSED_MOST", 3)
     texts = [f"t{i}>f0" for i in range(10)]
     first = [Move.parse(text) for text in texts]
     again = [Move.parse(text) for text in texts]
     assert again == first and [str(m) for m in again] == texts
     assert [a is b for a, b in zip(first, again)] == [True] * 3 + [False] * 7
-    assert len(engine.core._PARSED) == 3
+    assert len(engine.core._PARSED) == len(engine.core._TRANSFERS) == 3
     with pytest.raises(BadNotation):
         Move.parse("t3>f0x0")
     assert "t3>f0x0" not in engine.core._PARSED
@@ -278,6 +282,34 @@ def test_check_and_is_legal_agree_with_apply():
     with pytest.raises(IllegalMove) as info:
         game.check(Move.parse("redeal"))
     assert info.value.code == "not_now"
+
+
+@pytest.mark.parametrize("game_cls", GAMES, ids=lambda g: g.key)
+def test_check_passes_a_move_listed_since_the_last_move_and_asks_the_rules_of_any_other(game_cls, monkeypatch):
+    """The server lists the mover's legal moves after each move and checks the next one: a
+    listed move passes without asking the rules again; one not listed, or listed before the
+    last move, is asked of the rules, as `is_legal` asks them."""
+    rng = random.Random(5)
+    game = game_cls(seed=5)
+    for _ in range(30):
+        legal = list(game.legal_moves())
+        if not legal:
+            break
+        with monkeypatch.context() as m:
+            m.setattr(game, "_check_any", None)  # (not asked: calling it would fail)
+            for move in legal:
+                game.check(move)
+        move = rng.choice(legal)
+        game.apply(move)
+        for old in legal:  # (the rules asked again: the last listing is from before this move)
+            if game.is_legal(old):
+                game.check(old)
+            else:
+                with pytest.raises(IllegalMove):
+                    game.check(old)
+    with pytest.raises(IllegalMove) as info:
+        game.check(Move.transfer("t0", "t0"))
+    assert info.value.code in set(IllegalCode)
 
 
 @pytest.mark.parametrize("game_cls", GAMES, ids=lambda g: g.key)
