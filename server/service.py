@@ -32,6 +32,7 @@ import dataclasses
 import functools
 import gc
 import hashlib
+import heapq
 import hmac
 import ipaddress
 import itertools
@@ -55,7 +56,7 @@ import websockets
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import Frame, Opcode
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
 
@@ -248,7 +249,8 @@ class ServerConfig:
       ``hello_timeout_s``: seconds a connection may take to say hello (default 10); a silent one
       is closed with 1008.
       ``ping_interval_s`` / ``ping_timeout_s``: keepalive pings, seconds (defaults 20 and 20;
-      None turns them off).
+      None turns them off): a connection the server has heard nothing from for the interval is
+      pinged, and closed with 1011 when the pong does not come within the timeout (`Keepalive`).
     Races:
       ``max_open_races_per_player``: races a player created that have not started yet (default 5).
       ``races_per_hour_per_player`` / ``races_per_hour_per_ip``: races created in the last hour by
@@ -327,7 +329,7 @@ class ServerConfig:
     max_connections_per_ip: int = _limit(128, "open connections from one address")
     open_timeout_s: float = _limit(10.0, "seconds to finish the websocket handshake")
     hello_timeout_s: float = _limit(10.0, "seconds a new connection has to say hello")
-    ping_interval_s: float | None = _limit(20.0, "seconds between keepalive pings ('none': no pings)")
+    ping_interval_s: float | None = _limit(20.0, "seconds a connection may be quiet before it is pinged ('none': no pings)")
     ping_timeout_s: float | None = _limit(20.0, "seconds to wait for a ping's answer ('none': forever)")
     max_open_races_per_player: int = _limit(5, "races a player created that have not started")
     races_per_hour_per_player: int = _limit(30, "races one player may create in an hour")
@@ -959,6 +961,107 @@ class RemoteSession(Session):
         return None
 
 
+class Keepalive:
+    """Keepalive pings for every connection from one task, instead of websockets' task (and
+    timer) per connection: a connection the server has heard nothing from for ``interval_s``
+    seconds is pinged, and one that does not answer within ``timeout_s`` seconds is closed
+    (1011, "keepalive ping timeout"), as websockets would. Anything a client sends, not only
+    a pong, shows it is there, so a client that plays is not pinged. ``timeout_s`` None: pings
+    are sent but never waited for.
+
+    Each connection has one entry in a heap ordered by when to look at it next (`sweep`, every
+    `STEP_S` seconds at most); a closed connection's entry is emptied (`forget`) and dropped
+    when it comes up. A ping is one write of a prepared frame; its pong is read with the
+    client's other frames (`_Connection._read_frames`)."""
+
+    #: Seconds between two sweeps, at most.
+    STEP_S = 0.25
+
+    def __init__(self, server: ArenaServer, interval_s: float, timeout_s: float | None) -> None:
+        self.server = server
+        self.interval_s = interval_s
+        self.timeout_s = timeout_s
+        self.step_s = min(self.STEP_S, interval_s / 4)
+        self._heap: list[list[Any]] = []  # [when, order, connection or None]
+        self._order = itertools.count()
+        self._payloads = itertools.count(1)
+        self.pings = 0
+        self.timeouts = 0
+
+    def watch(self, conn: _Connection, now: float) -> None:
+        """Start pinging ``conn``, whose handshake is over (``now``: the loop's time)."""
+        conn.heard_at = now
+        self._push(now + self.interval_s, conn)
+
+    def _push(self, when: float, conn: _Connection) -> None:
+        entry = [when, next(self._order), conn]
+        conn.keepalive_entry = entry
+        heapq.heappush(self._heap, entry)
+
+    @staticmethod
+    def forget(conn: _Connection) -> None:
+        """``conn`` is closed: its entry no longer holds it."""
+        entry = conn.keepalive_entry
+        if entry is not None:
+            entry[2] = None
+            conn.keepalive_entry = None
+
+    @staticmethod
+    def pong(conn: _Connection, payload: bytes) -> None:
+        """``conn`` answered a ping with ``payload`` (any other pong is ignored)."""
+        if payload == conn.ping_payload:
+            conn.ping_payload = None
+
+    async def run(self) -> None:
+        """Sweep until cancelled."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.step_s)
+            self.sweep(loop.time())
+
+    def sweep(self, now: float) -> None:
+        """Look at every connection whose time has come (``now``: the loop's time): close
+        those whose ping went unanswered for ``timeout_s``, ping those quiet for
+        ``interval_s``, and put the others back for when they will be."""
+        heap = self._heap
+        interval = self.interval_s
+        timeout = self.timeout_s
+        while heap and heap[0][0] <= now:
+            conn = heapq.heappop(heap)[2]
+            if conn is None:
+                continue
+            conn.keepalive_entry = None
+            if conn.protocol.state is not _OPEN:
+                continue
+            if conn.ping_payload is not None and timeout is not None:
+                if now - conn.pinged_at >= timeout:
+                    self.timeouts += 1
+                    self.server._spawn(self._timed_out(conn))
+                    continue
+                self._push(conn.pinged_at + timeout, conn)
+                continue
+            if now - conn.heard_at < interval:
+                self._push(conn.heard_at + interval, conn)
+                continue
+            payload = struct.pack("!I", next(self._payloads) & 0xFFFFFFFF)
+            conn.ping_payload = payload
+            conn.pinged_at = now
+            self.pings += 1
+            try:
+                conn.transport.write(b"\x89\x04" + payload)  # a whole ping frame (server frames are not masked)
+            except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway
+                continue
+            self._push(now + (timeout if timeout is not None else interval), conn)
+
+    @staticmethod
+    async def _timed_out(conn: _Connection) -> None:
+        log.debug("closing a connection whose keepalive ping went unanswered", extra=fields(
+            "keepalive_timeout", remote=conn.client))
+        with contextlib.suppress(Exception):
+            async with conn.send_context():
+                conn.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+
+
 class _Connection(ServerConnection):
     """A websocket connection counted from the moment its socket is accepted, so that sockets that
     never finish the handshake count against the limits too; one over a limit is reset at once
@@ -979,6 +1082,12 @@ class _Connection(ServerConnection):
     _rx: bytes | None = None  # (the server reading) the start of a frame not yet whole
     _fragmented = False  # (the server reading) websockets has a fragmented message open
     session: Session | None = None  # the connection's session, once its handler made it
+    # (`Keepalive`) when anything last came from the client, by the loop's clock; the payload
+    # of the ping not answered yet, and when it left; the connection's entry in the keepalive's heap
+    heard_at = 0.0
+    ping_payload: bytes | None = None
+    pinged_at = 0.0
+    keepalive_entry: list[Any] | None = None
 
     def __init__(self, *args: object, arena: ArenaServer, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -1004,9 +1113,21 @@ class _Connection(ServerConnection):
         self.client = client
         return True
 
+    def start_keepalive(self) -> None:
+        """(websockets, once the handshake is over) Ping from the server's one keepalive task."""
+        keepalive = self.arena.keepalive
+        if keepalive is not None:
+            keepalive.watch(self, self.loop.time())
+
+    def acknowledge_pings(self, data: bytes) -> None:
+        """(websockets, for a pong it read) Tell the keepalive too."""
+        Keepalive.pong(self, data)
+        super().acknowledge_pings(data)
+
     def data_received(self, data: bytes) -> None:
         """Read the client's frames (`_read_frames`) once its handshake is over with nothing
         after it; until then, and for good once anything unusual comes, websockets reads them."""
+        self.heard_at = self.loop.time()
         rx = self._rx
         if rx is not None:
             self._read_frames(rx + data if rx else data)
@@ -1078,6 +1199,8 @@ class _Connection(ServerConnection):
                     self.arena.take_now(session, payload)
                 else:
                     messages.put(Frame(Opcode.BINARY, payload))
+            elif first == 0x8A and length <= 125:  # a pong (a longer one is for websockets to refuse)
+                Keepalive.pong(self, apply_mask(buf[start:end], buf[start - 4:start]))
             else:
                 opcode = first & 0x0F
                 if opcode and opcode < 3:  # a text or binary frame: its message may go on
@@ -1104,6 +1227,7 @@ class _Connection(ServerConnection):
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
+        Keepalive.forget(self)
         if self.counted:
             self.counted = False
             self.arena._release(self.client)
@@ -1158,6 +1282,8 @@ class ArenaServer:
         self.fanout = Fanout(self.config.fanout_tick_ms, self.config.fanout_busy_share,
                              self.config.standings_tick_ms, self.tally)
         self.metrics = Metrics(self.tally, self._counts)
+        interval = self.config.ping_interval_s
+        self.keepalive = Keepalive(self, interval, self.config.ping_timeout_s) if interval else None
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]
         self.draining = False  # shutting down: new requests are refused (`shutdown`)
         self._busy = 0  # requests being carried out now
@@ -1209,12 +1335,13 @@ class ArenaServer:
             max_size=cfg.max_frame_bytes,
             max_queue=16,
             open_timeout=cfg.open_timeout_s,
-            ping_interval=cfg.ping_interval_s,
-            ping_timeout=cfg.ping_timeout_s,
+            ping_interval=None,  # (the server's own: `Keepalive`)
             process_request=self._http,
             create_connection=functools.partial(_Connection, arena=self),  # type: ignore[arg-type]
         )
         self._spawn(self._housekeeping())
+        if self.keepalive is not None:
+            self._spawn(self.keepalive.run())
         self._spawn(self._measure_lag())
         if self.fanout.max_tick_s and 0 < self.fanout.busy_share <= 1:
             self._spawn(self._measure_load())

@@ -14,7 +14,7 @@ import pytest
 
 from server import protocol as p
 from server.protocol import MAX_FRAME_BYTES
-from server.service import _OWN, _WEBSOCKETS, ArenaServer
+from server.service import _OWN, _WEBSOCKETS, ArenaServer, ServerConfig
 
 BINARY, TEXT, CONT, CLOSE, PING, PONG = 0x2, 0x1, 0x0, 0x8, 0x9, 0xA
 
@@ -272,3 +272,81 @@ async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_el
     assert isinstance(await other.answer(), p.Welcome)
     assert (await other.answer()).req == 14
     other.close()
+
+
+# ------------------------------------------------------------------------------ keepalive
+
+
+@pytest.fixture
+async def pinging_server():
+    """A server that pings a client quiet for 0.3 s and waits 0.3 s for its pong."""
+    async with ArenaServer(ServerConfig(ping_interval_s=0.3, ping_timeout_s=0.3)) as srv:
+        yield srv
+
+
+async def test_a_quiet_client_that_answers_its_pings_stays(pinging_server):
+    """The server's one keepalive task pings a quiet connection, and the pong (read by the
+    server with the client's other frames) keeps it open well past interval plus timeout."""
+    client = await RawClient.open(pinging_server)
+    await client.send(request(p.Hello(name="quiet")))
+    assert isinstance(await client.answer(), p.Welcome)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    pings = []
+    while loop.time() - start < 2.0:
+        opcode, payload = await client.receive()
+        assert opcode == PING, opcode
+        pings.append(loop.time() - start)
+        await client.send(frame(payload, PONG))
+    assert len(pings) >= 3 and pings[0] >= 0.25  # (quiet for the interval: not before)
+    await client.send(request(p.ListRaces(req=5)))
+    assert (await client.answer()).req == 5
+    assert pinging_server.keepalive.timeouts == 0
+    client.close()
+
+
+@pytest.mark.parametrize("read_by", [_OWN, _WEBSOCKETS])
+async def test_a_client_that_does_not_answer_its_ping_is_closed_with_1011(pinging_server, read_by):
+    """Unanswered for the timeout, a ping closes the connection as websockets' keepalive would,
+    whoever reads the connection's frames (the pong's way differs); the server goes on."""
+    eager = request(p.Hello(name="deaf")) if read_by == _WEBSOCKETS else b""
+    client = await RawClient.open(pinging_server, after_request=eager)
+    if not eager:
+        await client.send(request(p.Hello(name="deaf")))
+    assert isinstance(await client.answer(), p.Welcome)
+    assert reading(pinging_server) == [read_by]
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    opcode, _ = await client.receive()
+    assert opcode == PING
+    code = await client.closed_with()
+    assert code == 1011 and 0.5 <= loop.time() - start <= 2.0
+    assert pinging_server.keepalive.timeouts == 1
+    other = await RawClient.open(pinging_server)
+    await other.send(request(p.Hello(name="other")))
+    assert isinstance(await other.answer(), p.Welcome)
+    other.close()
+
+
+async def test_a_client_that_keeps_sending_is_not_pinged(pinging_server):
+    """Anything a client sends shows that it is there: a client sending a request every 0.1 s
+    gets no ping."""
+    client = await RawClient.open(pinging_server)
+    await client.send(request(p.Hello(name="busy")))
+    assert isinstance(await client.answer(), p.Welcome)
+    for req in range(1, 16):
+        await client.send(request(p.ListRaces(req=req)))
+        assert (await client.answer()).req == req  # (`answer` would fail on a ping frame)
+        await asyncio.sleep(0.1)
+    assert pinging_server.keepalive.pings == 0
+    client.close()
+
+
+async def test_a_closed_connection_leaves_the_keepalive(pinging_server):
+    """Once a connection is closed the keepalive holds nothing of it."""
+    client = await RawClient.open(pinging_server)
+    await client.send(request(p.Hello(name="gone")))
+    assert isinstance(await client.answer(), p.Welcome)
+    client.close()
+    await asyncio.sleep(0.1)
+    assert all(entry[2] is None for entry in pinging_server.keepalive._heap)
