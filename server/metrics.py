@@ -18,6 +18,10 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   one connection in the same loop turn or fan-out tick share one);
 * ``arena_send_queue_drops_total`` (frames dropped for a client being closed as too slow),
   ``arena_slow_client_closes_total``;
+* ``arena_standings_superseded_total``: an entrant's standings-only frames replaced, before they
+  were sent, by later standings (`server.service.FanoutChannel`);
+* ``arena_keepalive_pings_total``, ``arena_keepalive_timeouts_total``: pings sent to quiet
+  connections, and connections closed for leaving one unanswered (`server.service.Keepalive`);
 * ``arena_event_loop_lag_seconds``: how late a periodic sleep wakes up (a histogram), the time any
   request or timer may have waited for the event loop;
 * ``arena_loop_busy_share``: the share of the last quarter second the event loop spent on the CPU,
@@ -57,7 +61,8 @@ class Tally:
     bumped for every request."""
 
     __slots__ = ("moves_accepted", "moves_refused", "requests", "refused", "frames_sent", "bytes_sent",
-                 "socket_writes", "queue_drops", "slow_closes")
+                 "socket_writes", "queue_drops", "slow_closes", "standings_superseded", "keepalive_pings",
+                 "keepalive_timeouts")
 
     def __init__(self) -> None:
         self.moves_accepted = 0
@@ -69,6 +74,9 @@ class Tally:
         self.socket_writes = 0  # writes to the sockets; a connection's frames of one turn or tick share one
         self.queue_drops = 0
         self.slow_closes = 0
+        self.standings_superseded = 0
+        self.keepalive_pings = 0
+        self.keepalive_timeouts = 0
 
 
 def _type_name(cls: type) -> str:
@@ -141,6 +149,13 @@ class Metrics:
                                   value=tally.queue_drops)
         yield CounterMetricFamily("arena_slow_client_closes", "Clients closed because too many bytes waited for them",
                                   value=tally.slow_closes)
+        yield CounterMetricFamily("arena_standings_superseded",
+                                  "Entrants' standings frames replaced by later standings before they were sent",
+                                  value=tally.standings_superseded)
+        yield CounterMetricFamily("arena_keepalive_pings", "Keepalive pings sent to quiet connections",
+                                  value=tally.keepalive_pings)
+        yield CounterMetricFamily("arena_keepalive_timeouts", "Connections closed for an unanswered keepalive ping",
+                                  value=tally.keepalive_timeouts)
 
 
 def _by_label(name: str, help_text: str, label: str, counts: Mapping[object, int]) -> CounterMetricFamily:

@@ -617,13 +617,17 @@ class FanoutChannel:
     append, whatever its size; only the writes, one per receiver per tick, grow with it.
 
     `catch_up` hands a receiver what is held at once, ahead of its own answer (a mover gets the
-    standings of its move, and the others' before them, ahead of the move's answer); the write
-    then leaves it what came after. A receiver that joins before the write gets the frames held
-    then too, which are older than its snapshot (clients ignore an event older than what they
-    have: docs/protocol.md); one that left does not."""
+    standings of its move ahead of the move's answer); the write then leaves it what came after.
+    A receiver that joins before the write gets the frames held then too, which are older than
+    its snapshot (clients ignore an event older than what they have: docs/protocol.md); one that
+    left does not.
 
-    __slots__ = ("fanout", "receivers", "frames", "urgent", "given", "_flush_pending", "_tick_pending",
-                 "_standings_pending")
+    Standings that come when the last frame held is standings too take its place: each
+    carries the whole table, so a receiver gets the latest standings, not every one of a busy
+    race (docs/protocol.md, Events). A receiver handed the frame replaced gets the new one."""
+
+    __slots__ = ("fanout", "receivers", "frames", "urgent", "given", "last_standings", "_flush_pending",
+                 "_tick_pending", "_standings_pending")
 
     def __init__(self, fanout: Fanout, receivers: Callable[[], Iterable[object]]) -> None:
         self.fanout = fanout
@@ -631,16 +635,30 @@ class FanoutChannel:
         self.frames: list[bytes] = []  # encoded, not yet framed
         self.urgent = False  # a frame held is not only standings: it leaves at the fan-out tick
         self.given: dict[int, int] | None = None  # id(receiver) -> frames it was handed (`catch_up`)
+        self.last_standings = False  # the last frame held is standings (which the next may replace)
         self._flush_pending = False  # (as a `Session`'s: in the fan-out's lists)
         self._tick_pending = False
         self._standings_pending = False
 
     def send(self, frame: bytes, standings: bool = False) -> None:
         """Hold ``frame`` (one encoded message) for every receiver, until the fan-out writes it;
-        ``standings``: an entrant's standings after another's move, which may wait longer."""
-        self.frames.append(frame)
-        if not standings:
-            self.urgent = True
+        ``standings``: an entrant's standings after a move, which may wait longer, and which
+        take the place of standings held last."""
+        frames = self.frames
+        if standings and self.last_standings and frames:
+            last = len(frames) - 1
+            frames[last] = frame
+            given = self.given
+            if given:
+                for key, done in given.items():
+                    if done > last:  # (it was handed the frame replaced: it gets this one)
+                        given[key] = last
+            self.fanout.tally.standings_superseded += 1
+        else:
+            frames.append(frame)
+            self.last_standings = standings
+            if not standings:
+                self.urgent = True
         self.fanout.later(self, not self.urgent)
 
     def catch_up(self, receiver: object) -> None:
@@ -985,8 +1003,7 @@ class Keepalive:
         self._heap: list[list[Any]] = []  # [when, order, connection or None]
         self._order = itertools.count()
         self._payloads = itertools.count(1)
-        self.pings = 0
-        self.timeouts = 0
+        self.tally = server.tally
 
     def watch(self, conn: _Connection, now: float) -> None:
         """Start pinging ``conn``, whose handshake is over (``now``: the loop's time)."""
@@ -1035,7 +1052,7 @@ class Keepalive:
                 continue
             if conn.ping_payload is not None and timeout is not None:
                 if now - conn.pinged_at >= timeout:
-                    self.timeouts += 1
+                    self.tally.keepalive_timeouts += 1
                     self.server._spawn(self._timed_out(conn))
                     continue
                 self._push(conn.pinged_at + timeout, conn)
@@ -1046,7 +1063,7 @@ class Keepalive:
             payload = struct.pack("!I", next(self._payloads) & 0xFFFFFFFF)
             conn.ping_payload = payload
             conn.pinged_at = now
-            self.pings += 1
+            self.tally.keepalive_pings += 1
             try:
                 conn.transport.write(b"\x89\x04" + payload)  # a whole ping frame (server frames are not masked)
             except (RuntimeError, OSError):  # the transport is closing: the connection is going anyway

@@ -10,7 +10,7 @@ import time
 import pytest
 from websockets.frames import Frame, Opcode
 
-from server.service import Fanout, framed, websocket_frame
+from server.service import Fanout, FanoutChannel, framed, websocket_frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65_535, 65_536, 70_000])
@@ -83,3 +83,40 @@ async def test_a_ticks_batch_is_written_a_slice_at_a_time_and_the_loop_turns_bet
             run += 1
     assert len(slices) >= 5, log  # not in one go
     assert max(slices) <= 2 * (int(Fanout.SLICE_S / 0.001) + 1), log  # (two slices may meet in one turn)
+
+
+class _Listener:
+    """A receiver of a race channel that takes each frame with ``send`` (as another node's
+    connection does): what it got, in order."""
+
+    def __init__(self) -> None:
+        self.got: list[bytes] = []
+
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
+        self.got.append(frame)
+
+
+async def test_standings_held_last_are_replaced_by_later_ones_and_whoever_had_them_gets_the_new_ones():
+    """Standings that come when the last frame a channel holds is standings take its place (each
+    carries the whole table): a receiver caught up with the frame replaced (a mover, ahead of
+    its answer) gets the new one at the write, the others only the new one; any other frame
+    ends the run, so standings never jump over it."""
+    fanout = Fanout(tick_ms=50, busy_share=0.0, standings_tick_ms=200)
+    ann, bob, sue = _Listener(), _Listener(), _Listener()
+    channel = FanoutChannel(fanout, lambda: [ann, bob, sue])
+    channel.send(b"joined")
+    channel.send(b"s1", standings=True)
+    channel.catch_up(ann)  # (ann moved: the standings of her move ahead of its answer)
+    channel.send(b"s2", standings=True)
+    channel.catch_up(bob)
+    channel.send(b"s3", standings=True)
+    channel._flush()
+    assert ann.got == [b"joined", b"s1", b"s3"]
+    assert bob.got == [b"joined", b"s2", b"s3"]
+    assert sue.got == [b"joined", b"s3"]
+    assert fanout.tally.standings_superseded == 2
+    for frame, standings in [(b"s4", True), (b"finished", False), (b"s5", True), (b"s6", True)]:
+        channel.send(frame, standings)
+    channel._flush()
+    assert sue.got[2:] == [b"s4", b"finished", b"s6"]
+    assert fanout.tally.standings_superseded == 3

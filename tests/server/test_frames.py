@@ -301,7 +301,7 @@ async def test_a_quiet_client_that_answers_its_pings_stays(pinging_server):
     assert len(pings) >= 3 and pings[0] >= 0.25  # (quiet for the interval: not before)
     await client.send(request(p.ListRaces(req=5)))
     assert (await client.answer()).req == 5
-    assert pinging_server.keepalive.timeouts == 0
+    assert pinging_server.tally.keepalive_timeouts == 0
     client.close()
 
 
@@ -321,7 +321,7 @@ async def test_a_client_that_does_not_answer_its_ping_is_closed_with_1011(pingin
     assert opcode == PING
     code = await client.closed_with()
     assert code == 1011 and 0.5 <= loop.time() - start <= 2.0
-    assert pinging_server.keepalive.timeouts == 1
+    assert pinging_server.tally.keepalive_timeouts == 1
     other = await RawClient.open(pinging_server)
     await other.send(request(p.Hello(name="other")))
     assert isinstance(await other.answer(), p.Welcome)
@@ -338,7 +338,7 @@ async def test_a_client_that_keeps_sending_is_not_pinged(pinging_server):
         await client.send(request(p.ListRaces(req=req)))
         assert (await client.answer()).req == req  # (`answer` would fail on a ping frame)
         await asyncio.sleep(0.1)
-    assert pinging_server.keepalive.pings == 0
+    assert pinging_server.tally.keepalive_pings == 0
     client.close()
 
 

@@ -292,10 +292,12 @@ async def test_a_races_spectators_are_written_the_same_bytes_once_per_tick(serve
     assert {session.player.name for session, _, _ in shared} == {"tom", "una"}
 
 
-async def test_the_other_entrants_get_a_movers_standings_together_in_the_same_bytes(server, peers, monkeypatch):
+async def test_the_other_entrants_get_a_movers_latest_standings_at_the_tick_in_the_same_bytes(server, peers,
+                                                                                              monkeypatch):
     """With a standings tick of 300 ms, three moves of bob's reach ann and cat, the other
-    entrants, at the tick in one write each, framed once for both; bob gets the standings of
-    each of his moves at once, ahead of its answer."""
+    entrants, at the tick in one write each, framed once for both: the standings of the third
+    move only, which replaced those of the first two (each carries the whole table); bob gets
+    the standings of each of his moves at once, ahead of its answer."""
     fanout = server.fanout
     fanout.max_tick_s, fanout.max_standings_tick_s, fanout.busy_share = 0.05, 0.3, 0.0
     fanout.adapt(1.0)
@@ -304,15 +306,18 @@ async def test_the_other_entrants_get_a_movers_standings_together_in_the_same_by
     code = await started_race(ann, bob, cat)
     await asyncio.sleep(0.4)  # (the start's frames gone)
     shared.clear()
+    superseded = server.tally.standings_superseded
     for seq in (1, 2, 3):
         assert (await bob.move(code, seq, "turn")).ok
     assert [type(f).__name__ for f in bob.frames[-6:]] == ["Progress", "MoveResult"] * 3
+    assert [next(x.moves for x in f.standings if x.player == bob.player) for f in bob.frames[-6::2]] == [1, 2, 3]
     assert not shared, "the standings left before the standings tick"
     for other in (ann, cat):
-        seen = [await other.expect(p.Progress, player=bob.player, timeout_ms=2000) for _ in range(3)]
-        assert [next(x.moves for x in s.standings if x.player == bob.player) for s in seen] == [1, 2, 3]
+        latest = await other.expect(p.Progress, player=bob.player, timeout_ms=2000)
+        assert next(x.moves for x in latest.standings if x.player == bob.player) == 3
     assert sorted(session.player.name for session, _, _ in shared) == ["ann", "cat"], shared
-    assert all(count == 3 for _, _, count in shared) and len({id(wire) for _, wire, _ in shared}) == 1
+    assert all(count == 1 for _, _, count in shared) and len({id(wire) for _, wire, _ in shared}) == 1
+    assert server.tally.standings_superseded - superseded == 2
 
 
 async def test_an_entrants_standings_wait_for_the_standings_tick_unless_something_else_leaves(server, peers):
