@@ -826,7 +826,7 @@ class Session:
         if self.closing:
             return False
         protocol = self.ws.protocol
-        if protocol.state is not _OPEN:
+        if protocol._state is not _OPEN:  # (`state`, without its property call: once a write)
             return False
         if self._direct:
             out = self._out
@@ -861,7 +861,7 @@ class Session:
         out = self._out
         if out is not None:
             self._out = None
-            if protocol.state is _OPEN:
+            if protocol._state is _OPEN:
                 self.server.tally.socket_writes += 1
                 try:
                     transport.write(out[0] if len(out) == 1 else b"".join(out))
@@ -1185,7 +1185,7 @@ class _Connection(ServerConnection):
         text or fragmented frames) to handle; keep a partial frame for the next bytes. Anything
         websockets must refuse (an unmasked, oversized or 64-bit-length frame) and everything
         after it go to websockets for good, as does everything once the connection is closing."""
-        if self.protocol.state is not _OPEN:
+        if self.protocol._state is not _OPEN:
             self._give_up(buf)
             return
         size = len(buf)

@@ -14,6 +14,7 @@ import pytest
 
 from server import protocol as p
 from server.protocol import MAX_FRAME_BYTES
+from server.service import _OPEN as _OPEN_STATE
 from server.service import _OWN, _WEBSOCKETS, ArenaServer, ServerConfig
 
 BINARY, TEXT, CONT, CLOSE, PING, PONG = 0x2, 0x1, 0x0, 0x8, 0x9, 0xA
@@ -110,6 +111,16 @@ async def client(server):
     assert isinstance(await client.answer(), p.Welcome)
     yield client
     client.close()
+
+
+async def test_the_protocol_state_read_on_the_hot_paths_is_websockets_own(server, client):
+    """The writes and the reader read websockets' ``Protocol._state`` (what its ``state``
+    property returns) to skip a property call per frame: it must follow the state."""
+    protocol = next(iter(server.sessions)).ws.protocol
+    assert protocol._state is protocol.state is _OPEN_STATE
+    await client.send(frame(struct.pack("!H", 1000), CLOSE))
+    assert await client.closed_with() == 1000
+    assert protocol._state is protocol.state is not _OPEN_STATE
 
 
 async def test_frames_in_one_segment_are_answered_in_order(server, client):
