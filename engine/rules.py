@@ -286,7 +286,7 @@ class _TransferMemo:
 
     def __init__(self, piles: dict[str, Pile], base: Rank | None, dests: list[_Destination | None],
                  blocks: list[Sequence[int] | None],
-                 found: list[tuple[str, list[tuple[int, int, str]]]]) -> None:
+                 found: list[tuple[str, list[tuple[int, int, Move]]]]) -> None:
         self.piles = piles
         self.base = base
         self.downs = [pile.down for pile in piles.values()]
@@ -297,11 +297,12 @@ class _TransferMemo:
 
 
 def _fitting(src_index: int, src: Pile, blocks: Sequence[int],
-             dests: list[_Destination]) -> list[tuple[int, int, str]]:
+             dests: list[_Destination]) -> list[tuple[int, int, Move]]:
     """The moves of ``src``, at layout position ``src_index`` (its top card, and ``blocks``: the
     counts to try onto a tableau pile) onto ``dests``, with the plain `PileGame._fits`:
-    (destination's layout index, count, destination id), in the order of ``dests`` then count."""
-    letter = src.id[0]
+    (destination's layout index, count, the `Move`), in the order of ``dests`` then count."""
+    src_id = src.id
+    letter = src_id[0]
     cards = src.cards
     card = cards[-1]
     found = []
@@ -310,14 +311,14 @@ def _fitting(src_index: int, src: Pile, blocks: Sequence[int],
             continue
         if not tableau:
             if (wanted is None or card.rank in wanted) and (rule is None or rule(top, card)):
-                found.append((index, 1, dst.id))
+                found.append((index, 1, _transfer(src_id, dst.id, 1)))
             continue
         for count in blocks:
             bottom = cards[-count]
             if ((wanted is None or bottom.rank in wanted)
                     and (room is None or count <= room)
                     and (rule is None or rule(top, bottom))):
-                found.append((index, count, dst.id))
+                found.append((index, count, _transfer(src_id, dst.id, count)))
     return found
 
 
@@ -522,6 +523,14 @@ class PileGame(Game):
         With the plain `_fits`, whether a source's cards fit a destination depends on those two
         piles and the base rank alone, so the lists are kept (`_TransferMemo`) and the next
         listing works out again only the pairs of piles that a move changed."""
+        for _, moves in self._transfer_lists():
+            for entry in moves:
+                yield entry[2]
+
+    def _transfer_lists(self) -> list[tuple[str, list[tuple[int, int, Move]]]]:
+        """The transfers of `_transfers` as (source id, [(destination's layout index, count,
+        the `Move`), ...]) in layout order: kept and brought up to date where the class allows,
+        else worked out afresh."""
         base = self.base_rank() if self._rank_hints else None
         found = None
         memo = self._transfer_memo
@@ -529,9 +538,7 @@ class PileGame(Game):
             found = self._update_transfers(memo, base)
         if found is None:
             found = self._list_transfers(base)
-        for src_id, moves in found:
-            for _, count, dst_id in moves:
-                yield _transfer(src_id, dst_id, count)
+        return found
 
     def _destination(self, index: int, dst: Pile, base: Rank | None) -> _Destination | None:
         """What `_transfers` needs to know of a possible destination (a foundation, tableau pile
@@ -565,9 +572,9 @@ class PileGame(Game):
             return blocks[:bisect.bisect_right(blocks, run)]  # (fewest first: the counts up to run)
         return blocks
 
-    def _list_transfers(self, base: Rank | None) -> list[tuple[str, list[tuple[int, int, str]]]]:
+    def _list_transfers(self, base: Rank | None) -> list[tuple[str, list[tuple[int, int, Move]]]]:
         """Every source's transfers worked out afresh, as (source id, [(destination's layout
-        index, count, destination id), ...]) in layout order; kept in `_transfer_memo` where the
+        index, count, the `Move`), ...]) in layout order; kept in `_transfer_memo` where the
         class allows (`_memo_ok`)."""
         piles = self.piles
         plain = self._plain_fits
@@ -603,7 +610,7 @@ class PileGame(Game):
                 blocks_of.append(None)
                 result.append((src.id, []))
                 continue
-            found: list[tuple[int, int, str]] = []
+            found: list[tuple[int, int, Move]] = []
             card = cards[-1]
             entries = others_by_rank.get(card.rank)
             if others_any:
@@ -613,7 +620,7 @@ class PileGame(Game):
                     if dst is not src and letter in takes_from and (
                         (rule is None or rule(top, card)) if plain else fits(dst, card)
                     ):
-                        found.append((index, 1, dst.id))
+                        found.append((index, 1, _transfer(src.id, dst.id, 1)))
             blocks = self._blocks(src) if plain or tableau_dests else None
             blocks_of.append(blocks)
             if tableau_dests:
@@ -628,7 +635,7 @@ class PileGame(Game):
                         if (dst is not src and letter in takes_from
                                 and (room is None or count <= room)
                                 and ((rule is None or rule(top, card)) if plain else fits(dst, card))):
-                            found.append((index, count, dst.id))
+                            found.append((index, count, _transfer(src.id, dst.id, count)))
             if len(found) > 1:
                 found.sort()
             result.append((src.id, found))
@@ -638,7 +645,7 @@ class PileGame(Game):
 
     def _update_transfers(
         self, memo: _TransferMemo, base: Rank | None
-    ) -> list[tuple[str, list[tuple[int, int, str]]]] | None:
+    ) -> list[tuple[str, list[tuple[int, int, Move]]]] | None:
         """The lists of `_list_transfers`, brought up to date in ``memo`` (same piles, same base
         rank): a pile that changed is listed again as a source, and met again as a destination
         by every other source. None when too much changed to gain anything. Each source's list
@@ -700,7 +707,7 @@ class PileGame(Game):
         if not self._exact_transfers:
             return super()._legal_now()
         if self._plain_restrict and not self._opens_from_reserve and not self._must_fill:
-            moves = list(self._transfers())
+            moves = [entry[2] for _, kept in self._transfer_lists() for entry in kept]
             allowed = None
         else:
             moves = [m for m in self._transfers() if self._allowed(m)]
