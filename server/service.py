@@ -232,8 +232,9 @@ class ServerConfig:
       turn; ``fanout_tick_ms`` 0 always does (docs/performance.md, "The third round").
       ``standings_tick_ms``: while that tick is on, an entrant's standings after another
       entrant's move may wait up to this long (default 250), unless the entrant moves meanwhile
-      (the answer takes them along) or the race sends it something else; at or under
-      ``fanout_tick_ms``, as long as other broadcast frames.
+      (the answer takes them along) or the race sends it something else; later standings take
+      the place of those still waiting (`FanoutChannel`); at or under ``fanout_tick_ms``, as long
+      as other broadcast frames.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
