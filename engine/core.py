@@ -423,7 +423,7 @@ class Game(abc.ABC):
         in the legal moves listed since the last move passes at once: they are the moves the
         rules accept (the server lists them after every move, and checks the next one)."""
         legal = self._legal_cache
-        if legal is not None and move in legal and self._legal_at == len(self.history):
+        if legal is not None and self._legal_at == len(self.history) and move in legal:
             return
         self._check_any(move)
 
