@@ -171,7 +171,8 @@ async def test_a_text_frame_is_refused_with_its_code(server, client):
     (frame(b"\x80" * (MAX_FRAME_BYTES + 1)), 1009),
     (frame(p.encode(p.ListRaces(req=1)), long=True), None),  # legal, if odd: websockets reads it
     (bytes([0xC2]) + frame(b"")[1:], 1002),  # a reserved bit set, with no extension to own it
-], ids=["unmasked", "oversized", "64-bit-length", "reserved-bit"])  # (the masks are random: named, not shown)
+    (frame(b"p" * 126, PONG), 1002),  # a control frame over 125 bytes (not read as the keepalive's pong)
+], ids=["unmasked", "oversized", "64-bit-length", "reserved-bit", "long-pong"])  # (the masks are random: named, not shown)
 async def test_what_the_server_does_not_read_itself_websockets_reads(server, client, bad, code):
     """An unmasked, oversized, 64-bit-length or reserved-bit frame goes to websockets, which
     closes the connection with its code where the frame breaks the protocol; the server stays
