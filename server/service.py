@@ -468,8 +468,10 @@ async def _close_quietly(ws: ServerConnection, code: int, reason: str) -> None:
 
 
 class Fanout:
-    """When the frames sessions were sent leave: one callback per event-loop turn writes every
-    session that was sent a frame to answer (`now`), and, while the server is busy, one timer
+    """When the frames sessions were sent leave: a client's answers as soon as the bytes read
+    from it are carried out (`_Connection._read_frames` writes its session), else one callback
+    per event-loop turn writes every session that was sent a frame to answer (`now`), and,
+    while the server is busy, one timer
     per tick of ``tick_ms`` milliseconds writes every session and race channel
     (`FanoutChannel`) that was only sent broadcast frames (`on_tick`: a move's standings, a
     spectator's event). Within a tick a session's broadcast frames leave together, in one write
@@ -531,7 +533,8 @@ class Fanout:
 
     def now(self, session: Session | FanoutChannel) -> None:
         """Write ``session`` at the end of this loop turn (once, however many frames it is sent
-        meanwhile: `Session._flush_pending`)."""
+        meanwhile: `Session._flush_pending`), unless it is written sooner: the session whose
+        frames are being read is written once they are carried out."""
         if not self._now:
             asyncio.get_running_loop().call_soon(self._write, self._now)
         self._now.append(session)
@@ -590,7 +593,8 @@ class Fanout:
         if sessions is self._now:
             self._now = []
             for session in sessions:
-                session._flush()
+                if session._flush_pending:  # (not written since: `_Connection._read_frames`, a tick)
+                    session._flush()
             return
         if sessions is self._tick:
             self._tick = []
@@ -1185,7 +1189,11 @@ class _Connection(ServerConnection):
         would, without its parser; hand websockets every other whole frame (pings, pongs, closes,
         text or fragmented frames) to handle; keep a partial frame for the next bytes. Anything
         websockets must refuse (an unmasked, oversized or 64-bit-length frame) and everything
-        after it go to websockets for good, as does everything once the connection is closing."""
+        after it go to websockets for good, as does everything once the connection is closing.
+
+        Then the session's answers are written at once, not at the end of the loop turn: a
+        busy loop turn reads and carries out the moves of many connections, and the first
+        mover's answer would wait for all of them."""
         if self.protocol._state is not _OPEN:
             self._give_up(buf)
             return
@@ -1231,6 +1239,9 @@ class _Connection(ServerConnection):
                     return
             pos = end
         self._rx = buf[pos:] if pos < size else b""
+        session = self.session
+        if session is not None and session._flush_pending:  # its answers leave now, not at the turn's end
+            session._flush()
 
     def _give_up(self, rest: bytes) -> None:
         self._rx = None

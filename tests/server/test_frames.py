@@ -15,7 +15,7 @@ import pytest
 from server import protocol as p
 from server.protocol import MAX_FRAME_BYTES
 from server.service import _OPEN as _OPEN_STATE
-from server.service import _OWN, _WEBSOCKETS, ArenaServer, ServerConfig
+from server.service import _OWN, _WEBSOCKETS, ArenaServer, ServerConfig, Session, _Connection
 
 BINARY, TEXT, CONT, CLOSE, PING, PONG = 0x2, 0x1, 0x0, 0x8, 0x9, 0xA
 
@@ -240,6 +240,35 @@ async def test_with_the_memory_store_a_move_is_carried_out_in_the_callback_that_
         await client.send(frame(p.encode(p.MoveRequest(race=code, seq=seq, move="turn"))))
         assert (await answers_to_moves(client, 1))[0].ok
     assert len(taken) == 3
+
+
+async def test_a_moves_answer_is_written_in_the_callback_that_read_it(server, client, monkeypatch):
+    """The answer leaves as soon as the bytes read are carried out, not at the end of the loop
+    turn, which on a busy server first reads and carries out every other connection's moves."""
+    reading_now = []
+    written = []
+    data_received = _Connection.data_received
+    flush = Session._flush
+
+    def read(self, data):
+        reading_now.append(self)
+        try:
+            data_received(self, data)
+        finally:
+            reading_now.pop()
+
+    def write(self):
+        if self._out is not None:
+            written.append(bool(reading_now))
+        flush(self)
+
+    code = await started_clock_race(client)
+    monkeypatch.setattr(_Connection, "data_received", read)
+    monkeypatch.setattr(Session, "_flush", write)
+    for seq in (1, 2, 3):
+        await client.send(frame(p.encode(p.MoveRequest(race=code, seq=seq, move="turn"))))
+        assert (await answers_to_moves(client, 1))[0].ok
+    assert written == [True, True, True]
 
 
 async def test_a_frame_that_must_wait_holds_back_the_frames_after_it(server, client, monkeypatch):
