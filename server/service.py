@@ -497,7 +497,7 @@ class Fanout:
     LOAD_INTERVAL_S = 0.25
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
-    #: Seconds of writing a tick's batch at most before the rest waits for the next loop turn.
+    #: Seconds of writing the ticks' batches in one loop turn at most before the rest waits for the next.
     SLICE_S = 0.002
 
     def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0,
@@ -514,6 +514,9 @@ class Fanout:
         self._now: list[Session | FanoutChannel] = []
         self._tick: list[Session | FanoutChannel] = []
         self._standings: list[Session | FanoutChannel] = []
+        # the ticks' batches due, oldest first: (sessions, standings, the first not written yet)
+        self._due: deque[tuple[list[Session | FanoutChannel], bool, int]] = deque()
+        self._slicing = False  # a slice is on its way (`_slice`)
 
     def _set(self, on: bool) -> None:
         self.tick_s = self.max_tick_s if on else 0.0
@@ -582,14 +585,11 @@ class Fanout:
         self._tick = []
         self._standings = []
 
-    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False, start: int = 0) -> None:
-        """Write a batch: the sessions of this loop turn (`now`), or of a tick, those still
-        waiting for it (``standings``: for the standings tick); the others left meanwhile.
-
-        A tick's batch is written a slice at a time: once `SLICE_S` has gone by, the rest
-        (from ``start``) waits for the next loop turn, so that the moves that came in meanwhile
-        are read and answered between slices. A busy server's tick may take the sessions of
-        hundreds of moves at once, tens of milliseconds of writes in one go otherwise."""
+    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False) -> None:
+        """Write a batch: the sessions of this loop turn (`now`), at once; or those of a tick
+        still waiting for it (``standings``: for the standings tick; the others left
+        meanwhile), which join the batches due (`_due`) and are written in the next slice
+        (`_slice`)."""
         if sessions is self._now:
             self._now = []
             for session in sessions:
@@ -600,15 +600,34 @@ class Fanout:
             self._tick = []
         elif sessions is self._standings:
             self._standings = []
+        self._due.append((sessions, standings, 0))
+        if not self._slicing:
+            self._slicing = True
+            asyncio.get_running_loop().call_soon(self._slice)
+
+    def _slice(self) -> None:
+        """Write the batches due, oldest first, for `SLICE_S` at most; what is left waits for the
+        next loop turn (`call_soon`: after the next poll for input), so that the moves that came
+        in meanwhile are read and answered between slices. The batches due in one loop turn
+        share one slice: after the loop was held up, the ticks of every turn it missed come due
+        at once, and each writing its own slice would keep the loop from its reads for many."""
         until = time.perf_counter() + self.SLICE_S
-        last = len(sessions) - 1
-        for i in range(start, last + 1):
-            session = sessions[i]
-            if session._standings_pending if standings else session._tick_pending:
-                session._flush()
-                if i < last and time.perf_counter() > until:
-                    asyncio.get_running_loop().call_soon(self._write, sessions, standings, i + 1)
-                    return
+        due = self._due
+        while due:
+            sessions, standings, start = due.popleft()
+            last = len(sessions) - 1
+            for i in range(start, last + 1):
+                session = sessions[i]
+                if session._standings_pending if standings else session._tick_pending:
+                    session._flush()
+                    if time.perf_counter() > until:
+                        if i < last:
+                            due.appendleft((sessions, standings, i + 1))
+                        if due:
+                            asyncio.get_running_loop().call_soon(self._slice)
+                            return
+                        break
+        self._slicing = False
 
 
 class FanoutChannel:
