@@ -814,10 +814,11 @@ class Session:
         self.address = ws.client if isinstance(ws, _Connection) else str(remote[0]) if remote else ""
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
-        """Send one frame without waiting: it leaves at the end of this turn of the event loop,
-        or, ``later`` (a broadcast: standings, a spectator's event), at the server's next fan-out
-        tick (`Fanout`), or, ``standings`` (an entrant's standings after another's move), at
-        its next standings tick, unless something sent sooner takes it along. A client whose
+        """Send one frame without waiting: it leaves at the end of this turn of the event loop
+        (an answer sooner: once the bytes its request came in are carried out), or, ``later``
+        (a broadcast: standings, a spectator's event), at the server's next fan-out tick
+        (`Fanout`), or, ``standings`` (an entrant's standings after another's move), at its
+        next standings tick, unless something sent sooner takes it along. A client whose
         backlog is over the limit after a write is closed. Every frame the server sends to a
         client goes through here."""
         if self.closing:
