@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 from websockets.frames import Frame, Opcode
@@ -43,6 +44,24 @@ class _Receiver:
         time.sleep(self.write_s)
 
 
+async def mark_turns_until_written(log: list, count: int, meanwhile: Callable[[], None] = lambda: None) -> None:
+    """Put a "turn" mark in ``log`` at each turn of the event loop (a callback that stands for a
+    read), calling ``meanwhile`` there too, until ``count`` receivers were written (2 s at most)."""
+    loop = asyncio.get_running_loop()
+
+    def turn() -> None:
+        log.append("turn")
+        meanwhile()
+        if len([x for x in log if x != "turn"]) < count:
+            loop.call_soon(turn)
+
+    loop.call_soon(turn)
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if len([x for x in log if x != "turn"]) >= count:
+            break
+
+
 async def test_a_ticks_batch_is_written_a_slice_at_a_time_and_the_loop_turns_between_slices():
     """A tick's batch of 30 receivers of 1 ms each is written in slices of at most
     `Fanout.SLICE_S` (1 ms: one receiver of 1 ms) plus one, with the event loop turning (here, a
@@ -54,23 +73,12 @@ async def test_a_ticks_batch_is_written_a_slice_at_a_time_and_the_loop_turns_bet
     for receiver in receivers:
         receiver._tick_pending = True
         fanout.on_tick(receiver)
-    loop = asyncio.get_running_loop()
-    turns = 0
 
-    def turn() -> None:  # one mark per loop turn, until every receiver is written
-        nonlocal turns
-        turns += 1
-        log.append("turn")
+    def meanwhile() -> None:
         if 25 in log and 27 not in log:
             receivers[27]._flush()  # written meanwhile: not again with the rest of the batch
-        if len([x for x in log if x != "turn"]) < 30:
-            loop.call_soon(turn)
 
-    loop.call_soon(turn)
-    for _ in range(200):
-        await asyncio.sleep(0.01)
-        if len([x for x in log if x != "turn"]) >= 30:
-            break
+    await mark_turns_until_written(log, 30, meanwhile)
     written = [x for x in log if x != "turn"]
     assert sorted(written) == list(range(30)) and written.count(27) == 1
     assert written[:25] == list(range(25))
@@ -107,18 +115,7 @@ async def test_the_batches_of_ticks_that_come_due_together_share_one_slice_per_l
         await asyncio.sleep(0)  # the next loop turn: a batch of its own
         await asyncio.sleep(0)
     time.sleep(0.02)  # the loop held up: every batch is due when it turns again
-    loop = asyncio.get_running_loop()
-
-    def turn() -> None:
-        log.append("turn")
-        if len([x for x in log if x != "turn"]) < 30:
-            loop.call_soon(turn)
-
-    loop.call_soon(turn)
-    for _ in range(200):
-        await asyncio.sleep(0.01)
-        if len([x for x in log if x != "turn"]) >= 30:
-            break
+    await mark_turns_until_written(log, 30)
     assert [x for x in log if x != "turn"] == list(range(30))
     assert max(turns_and_writes(log)) <= int(Fanout.SLICE_S / 0.001) + 1, log
 
