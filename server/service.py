@@ -471,11 +471,11 @@ class Fanout:
     """When the frames sessions were sent leave: a client's answers as soon as the bytes read
     from it are carried out (`_Connection._read_frames` writes its session), else one callback
     per event-loop turn writes every session that was sent a frame to answer (`now`), and,
-    while the server is busy, one timer
-    per tick of ``tick_ms`` milliseconds writes every session and race channel
-    (`FanoutChannel`) that was only sent broadcast frames (`on_tick`: a move's standings, a
-    spectator's event). Within a tick a session's broadcast frames leave together, in one write
-    (one system call instead of one per frame), and with any answer it is sent meanwhile.
+    while the server is busy, one timer per tick of ``tick_ms`` milliseconds writes every
+    session and race channel (`FanoutChannel`) that was only sent broadcast frames
+    (`on_tick`: a move's standings, a spectator's event), a slice a loop turn (`_slice`).
+    Within a tick a session's broadcast frames leave together, in one write (one system call
+    instead of one per frame), and with any answer it is sent meanwhile.
 
     An entrant's standings (another entrant moved) may wait longer while busy: up to
     ``standings_tick_ms`` (`on_standings_tick`), or less when the entrant moves meanwhile (the
@@ -615,19 +615,27 @@ class Fanout:
         due = self._due
         while due:
             sessions, standings, start = due.popleft()
-            last = len(sessions) - 1
-            for i in range(start, last + 1):
+            for i in range(start, len(sessions)):
                 session = sessions[i]
                 if session._standings_pending if standings else session._tick_pending:
-                    session._flush()
+                    try:
+                        session._flush()
+                    except BaseException:  # (the loop reports it; the others still get theirs)
+                        self._go_on(sessions, standings, i + 1)
+                        raise
                     if time.perf_counter() > until:
-                        if i < last:
-                            due.appendleft((sessions, standings, i + 1))
-                        if due:
-                            asyncio.get_running_loop().call_soon(self._slice)
-                            return
-                        break
+                        self._go_on(sessions, standings, i + 1)
+                        return
         self._slicing = False
+
+    def _go_on(self, sessions: list[Session | FanoutChannel], standings: bool, start: int) -> None:
+        """Leave the rest of the batches due, from ``sessions[start]`` on, to the next slice."""
+        if start < len(sessions):
+            self._due.appendleft((sessions, standings, start))
+        if self._due:
+            asyncio.get_running_loop().call_soon(self._slice)
+        else:
+            self._slicing = False
 
 
 class FanoutChannel:

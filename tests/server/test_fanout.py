@@ -120,6 +120,38 @@ async def test_the_batches_of_ticks_that_come_due_together_share_one_slice_per_l
     assert max(turns_and_writes(log)) <= int(Fanout.SLICE_S / 0.001) + 1, log
 
 
+class _Failing(_Receiver):
+    def _flush(self) -> None:
+        super()._flush()
+        raise RuntimeError("a write that failed")
+
+
+async def test_a_write_that_raises_leaves_the_others_of_its_batch_and_the_later_batches_written():
+    """The fan-out's error does not stop it: the loop reports it, and every other receiver of
+    that tick, and of the ticks after it, is written still."""
+    fanout = Fanout(tick_ms=5, busy_share=0.0)
+    log: list = []
+    errors: list = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda loop, context: errors.append(context.get("exception")))
+    try:
+        for batch in range(2):
+            for i in range(batch * 4, batch * 4 + 4):
+                receiver = (_Failing if i == 1 else _Receiver)(i, log, 0.0)
+                receiver._tick_pending = True
+                fanout.on_tick(receiver)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if len(log) >= 8:
+                break
+    finally:
+        loop.set_exception_handler(None)
+    assert log == list(range(8))
+    assert [str(e) for e in errors] == ["a write that failed"]
+
+
 class _Listener:
     """A receiver of a race channel that takes each frame with ``send`` (as another node's
     connection does): what it got, in order."""
