@@ -516,7 +516,6 @@ class Fanout:
         self._standings: list[Session | FanoutChannel] = []
         # the ticks' batches due, oldest first: (sessions, standings, the first not written yet)
         self._due: deque[tuple[list[Session | FanoutChannel], bool, int]] = deque()
-        self._slicing = False  # a slice is on its way (`_slice`)
 
     def _set(self, on: bool) -> None:
         self.tick_s = self.max_tick_s if on else 0.0
@@ -600,10 +599,9 @@ class Fanout:
             self._tick = []
         elif sessions is self._standings:
             self._standings = []
-        self._due.append((sessions, standings, 0))
-        if not self._slicing:
-            self._slicing = True
+        if not self._due:  # (else a slice is on its way: while batches are due, one always is)
             asyncio.get_running_loop().call_soon(self._slice)
+        self._due.append((sessions, standings, 0))
 
     def _slice(self) -> None:
         """Write the batches due, oldest first, for `SLICE_S` at most; what is left waits for the
@@ -626,7 +624,6 @@ class Fanout:
                     if time.perf_counter() > until:
                         self._go_on(sessions, standings, i + 1)
                         return
-        self._slicing = False
 
     def _go_on(self, sessions: list[Session | FanoutChannel], standings: bool, start: int) -> None:
         """Leave the rest of the batches due, from ``sessions[start]`` on, to the next slice."""
@@ -634,8 +631,6 @@ class Fanout:
             self._due.appendleft((sessions, standings, start))
         if self._due:
             asyncio.get_running_loop().call_soon(self._slice)
-        else:
-            self._slicing = False
 
 
 class FanoutChannel:
