@@ -39,7 +39,12 @@ started, for ``duration_s`` seconds):
 * **frames and bytes received per second** by the whole generator: a proxy for the frames the
   server sends; and, where the server's ``/metrics`` answers this machine, the **frames and socket
   writes per accepted move** the server counted over the window (several frames for one
-  connection share a write when the fan-out tick holds them: `server.service.Fanout`).
+  connection share a write when the fan-out tick holds them: `server.service.Fanout`), and how
+  late the fan-out tick's batches were written (p50, p99: from its
+  ``arena_fanout_delay_seconds`` histogram, estimated within a bucket as Prometheus'
+  ``histogram_quantile`` does; none while the tick is off). A spectator's delivery latency is
+  the tick plus that delay plus the generator's own: the two together tell the server's share
+  of a spectator's tail from the generator's.
 * **errors**: moves refused, answers that never came (timeouts), sockets closed by the server,
   refused requests.
 * **the generator as the limit**: each load process's CPU over the window (a share of one core),
@@ -839,7 +844,8 @@ class LoadFigures:
     or on another one; ``moves_forwarded_share``: the share of the acknowledged moves that were
     forwarded. ``redis_cpu_*``: the private ``redis-server``'s CPU (``--redis local`` only).
     ``server_system_share``: the part of the server's CPU spent in the kernel (0 to 1; mostly its
-    socket writes)."""
+    socket writes). ``server_fanout_delay_*_ms``: how late the server wrote its fan-out ticks'
+    batches (all nodes together; None while no tick was written, or without ``/metrics``)."""
 
     settings: LoadSettings
     server: str
@@ -892,6 +898,8 @@ class LoadFigures:
     server_frames_per_move: float | None = None
     server_writes_per_move: float | None = None
     server_system_share: float | None = None
+    server_fanout_delay_p50_ms: float | None = None
+    server_fanout_delay_p99_ms: float | None = None
     clock_note: str = ("spectator latency compares the server's clock (server_ms) with the generator's: valid "
                        "only when both run on the same machine")
 
@@ -948,6 +956,43 @@ class _NodeReading:
             return None
         return self.metrics_after[name] - self.metrics_before[name]
 
+    def buckets(self, histogram: str) -> dict[float, float] | None:
+        """How much each cumulative bucket of ``histogram`` (``arena_fanout_delay_seconds``...)
+        grew over the window: upper bound -> count, ``inf`` included; None if unknown."""
+        if self.metrics_before is None or self.metrics_after is None:
+            return None
+        prefix = f'{histogram}_bucket{{le="'
+        grown = {float(key[len(prefix):-2]): value - self.metrics_before.get(key, 0.0)
+                 for key, value in self.metrics_after.items() if key.startswith(prefix)}
+        return grown or None
+
+
+def histogram_quantile(buckets: dict[float, float], share: float) -> float | None:
+    """The ``share`` (0 to 1) quantile of a histogram given as cumulative buckets (upper bound ->
+    count, ``inf`` included), found as Prometheus' ``histogram_quantile`` does: linearly within
+    the bucket it falls in (from 0 for the first); the highest finite bound when it falls in
+    the last. None when the histogram is empty.
+
+    >>> histogram_quantile({0.01: 50, 0.02: 90, 0.05: 100, float("inf"): 100}, 0.5)
+    0.01
+    >>> round(histogram_quantile({0.01: 50, 0.02: 90, 0.05: 100, float("inf"): 100}, 0.95), 4)
+    0.035
+    """
+    bounds = sorted(buckets)
+    total = buckets[bounds[-1]] if bounds else 0.0
+    if total <= 0:
+        return None
+    rank = share * total
+    below, lower = 0.0, 0.0
+    for bound in bounds:
+        count = buckets[bound]
+        if count >= rank:
+            if bound == float("inf"):
+                return lower
+            return lower + (bound - lower) * ((rank - below) / (count - below) if count > below else 1.0)
+        below, lower = count, bound
+    return lower
+
 
 def _sum(values: Sequence[float | None]) -> float | None:
     """The sum of ``values``, or None if any is unknown (a partial sum would mislead)."""
@@ -987,6 +1032,19 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
     moves_counted = _sum([r.counted("arena_moves_accepted_total") for r in readings])
     frames_counted = _sum([r.counted("arena_frames_sent_total") for r in readings])
     writes_counted = _sum([r.counted("arena_socket_writes_total") for r in readings])
+    delay_buckets: dict[float, float] | None = {}
+    for reading in readings:
+        grown = reading.buckets("arena_fanout_delay_seconds")
+        if grown is None or delay_buckets is None:
+            delay_buckets = None
+            continue
+        for bound, count in grown.items():
+            delay_buckets[bound] = delay_buckets.get(bound, 0.0) + count
+
+    def delay_ms(share: float) -> float | None:
+        found = histogram_quantile(delay_buckets, share) if delay_buckets else None
+        return found * 1000 if found is not None else None
+
     store = "redis" if settings.redis is not None or any(names.values()) else "memory"
     nodes = [NodeFigures(url=r.url, node=names.get(n, ""), pid=r.pid, cpu=r.cpu, clients=clients.get(n, 0),
                          server_connections=r.connections,
@@ -1020,6 +1078,7 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         server_cpu_us_per_move=cpu_s / acked * 1e6 if cpu_s is not None and acked else None,
         server_cpu_cores=cpu_s / window if cpu_s is not None else None,
         server_system_share=system_s / cpu_s if system_s is not None and cpu_s else None,
+        server_fanout_delay_p50_ms=delay_ms(0.5), server_fanout_delay_p99_ms=delay_ms(0.99),
         server_rss_idle_mib=rss_idle, server_rss_mib=rss_end,
         server_frames_per_move=frames_counted / moves_counted if frames_counted is not None and moves_counted else None,
         server_writes_per_move=writes_counted / moves_counted if writes_counted is not None and moves_counted else None,
@@ -1088,6 +1147,9 @@ def load_table(figures: LoadFigures) -> Table:
         ("server frames / socket writes per accepted move",
          "-" if figures.server_frames_per_move is None or figures.server_writes_per_move is None
          else f"{figures.server_frames_per_move:.1f} / {figures.server_writes_per_move:.1f}"),
+        (f"fan-out tick's writes late p50 / p99, ms{every}",
+         f"{_ms(figures.server_fanout_delay_p50_ms)} / {_ms(figures.server_fanout_delay_p99_ms)}"
+         if figures.server_fanout_delay_p99_ms is not None else "- (no tick written, or no /metrics)"),
         ("RSS per connection, KiB",
          "-" if figures.rss_kib_per_connection is None else f"{figures.rss_kib_per_connection:,.1f}"),
         ("frames/s received by the generator", f"{figures.frames_per_s:,.0f}"),

@@ -112,8 +112,10 @@ async def fetch_health(url: str, timeout_s: float = 5.0) -> dict[str, Any] | Non
 
 async def fetch_metrics(url: str, timeout_s: float = 5.0) -> dict[str, float] | None:
     """``GET /metrics`` on the port of the websocket ``url``: each sample without labels, by name
-    (``arena_moves_accepted_total``...), or None if there is no answer (none within
-    ``timeout_s`` seconds, or the server does not serve its metrics to this address)."""
+    (``arena_moves_accepted_total``...), and each histogram bucket under its name and bound as
+    the text format writes it (``arena_fanout_delay_seconds_bucket{le="0.01"}``: a cumulative
+    count); None if there is no answer (none within ``timeout_s`` seconds, or the server does
+    not serve its metrics to this address)."""
     body = await _http_get(url, "/metrics", timeout_s)
     if body is None:
         return None
@@ -121,7 +123,8 @@ async def fetch_metrics(url: str, timeout_s: float = 5.0) -> dict[str, float] | 
         families = list(text_string_to_metric_families(body.decode()))
     except ValueError:
         return None
-    return {sample.name: sample.value for family in families for sample in family.samples if not sample.labels}
+    return {sample.name if not sample.labels else f'{sample.name}{{le="{sample.labels["le"]}"}}': sample.value
+            for family in families for sample in family.samples if not sample.labels or set(sample.labels) == {"le"}}
 
 
 class ServerProcess:

@@ -27,6 +27,10 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
 * ``arena_loop_busy_share``: the share of the last quarter second the event loop spent on the CPU,
   and ``arena_fanout_tick_ms``: how long broadcast frames may wait to leave together now (not 0
   while that share is high: `server.service.Fanout`);
+* ``arena_fanout_delay_seconds``: how late each fan-out tick's frames were written, from the end
+  of the tick to the last write of its batch (a histogram; nothing while the tick is off). A
+  spectator waits the tick plus this: when it grows, the loop has more to write than time to
+  write it (docs/performance.md, "Where a spectator's tail comes from");
 * ``arena_shutting_down``: 1 while the server drains before it stops.
 
 >>> tally = Tally()
@@ -52,6 +56,8 @@ __all__ = ["CONTENT_TYPE", "Metrics", "Tally"]
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 #: Buckets of the event-loop lag histogram, seconds: a healthy loop stays in the first two.
 _LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+#: Buckets of the fan-out delay histogram, seconds: finer where a spectator's 50 ms budget is spent.
+_FANOUT_DELAY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 1.0)
 
 
 class Tally:
@@ -89,8 +95,9 @@ def _type_name(cls: type) -> str:
 class Metrics:
     """One server's registry: its `Tally`, the counts ``counts()`` returns at scrape time
     (``connections``, ``sessions``, ``players``: ints; ``races``, ``tournaments``: {status: n};
-    ``shutting_down``: bool; any may be left out), and the event-loop lag histogram that the
-    server's lag task feeds (`observe_lag`)."""
+    ``shutting_down``: bool; any may be left out), the event-loop lag histogram that the
+    server's lag task feeds (`observe_lag`), and the fan-out delay histogram that its
+    `server.service.Fanout` feeds (`observe_fanout_delay`)."""
 
     def __init__(self, tally: Tally, counts: Callable[[], Mapping[str, object]]) -> None:
         self.tally = tally
@@ -99,10 +106,17 @@ class Metrics:
         self.registry.register(self)  # type: ignore[arg-type]  # a collector: `collect`
         self._lag = Histogram("arena_event_loop_lag_seconds", "How late a periodic sleep of the event loop woke up",
                               buckets=_LAG_BUCKETS, registry=self.registry)
+        self._fanout_delay = Histogram("arena_fanout_delay_seconds",
+                                       "How late a fan-out tick's frames were written, from the tick's end to its last write",
+                                       buckets=_FANOUT_DELAY_BUCKETS, registry=self.registry)
 
     def observe_lag(self, seconds: float) -> None:
         """Record one measurement of the event loop's lag."""
         self._lag.observe(max(0.0, seconds))
+
+    def observe_fanout_delay(self, seconds: float) -> None:
+        """Record how late, in seconds, one fan-out tick's batch was written (once a tick)."""
+        self._fanout_delay.observe(max(0.0, seconds))
 
     def render(self) -> bytes:
         """Every metric in Prometheus' text format (`CONTENT_TYPE`)."""

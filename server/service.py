@@ -514,8 +514,12 @@ class Fanout:
         self._now: list[Session | FanoutChannel] = []
         self._tick: list[Session | FanoutChannel] = []
         self._standings: list[Session | FanoutChannel] = []
-        # the ticks' batches due, oldest first: (sessions, standings, the first not written yet)
-        self._due: deque[tuple[list[Session | FanoutChannel], bool, int]] = deque()
+        # the ticks' batches due, oldest first: (sessions, standings, the first not written yet,
+        # when it was due: `time.perf_counter` seconds)
+        self._due: deque[tuple[list[Session | FanoutChannel], bool, int, float]] = deque()
+        #: Called with how late (seconds) each fan-out tick's batch was written, once its last
+        #: session was (`ArenaServer` hands it `Metrics.observe_fanout_delay`); None: not measured.
+        self.observe_delay: Callable[[float], None] | None = None
 
     def _set(self, on: bool) -> None:
         self.tick_s = self.max_tick_s if on else 0.0
@@ -577,18 +581,18 @@ class Fanout:
     def _start_batch(self, delay_s: float, batch: list[Session | FanoutChannel], *, standings: bool = False) -> None:
         """Write ``batch`` in ``delay_s`` seconds; it takes the sessions put off in this loop turn."""
         loop = asyncio.get_running_loop()
-        loop.call_later(delay_s, self._write, batch, standings)
+        loop.call_later(delay_s, self._write, batch, standings, time.perf_counter() + delay_s)
         loop.call_soon(self._next_batch)
 
     def _next_batch(self) -> None:
         self._tick = []
         self._standings = []
 
-    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False) -> None:
+    def _write(self, sessions: list[Session | FanoutChannel], standings: bool = False, due: float = 0.0) -> None:
         """Write a batch: the sessions of this loop turn (`now`), at once; or those of a tick
         still waiting for it (``standings``: for the standings tick; the others left
-        meanwhile), which join the batches due (`_due`) and are written in the next slice
-        (`_slice`)."""
+        meanwhile), which join the batches due (`_due`; ``due``: when the tick was due, in
+        `time.perf_counter` seconds) and are written in the next slice (`_slice`)."""
         if sessions is self._now:
             self._now = []
             for session in sessions:
@@ -601,7 +605,7 @@ class Fanout:
             self._standings = []
         if not self._due:  # (else a slice is on its way: while batches are due, one always is)
             asyncio.get_running_loop().call_soon(self._slice)
-        self._due.append((sessions, standings, 0))
+        self._due.append((sessions, standings, 0, due))
 
     def _slice(self) -> None:
         """Write the batches due, oldest first, for `SLICE_S` at most; what is left waits for the
@@ -612,25 +616,35 @@ class Fanout:
         until = time.perf_counter() + self.SLICE_S
         due = self._due
         while due:
-            sessions, standings, start = due.popleft()
+            sessions, standings, start, when = due.popleft()
             for i in range(start, len(sessions)):
                 session = sessions[i]
                 if session._standings_pending if standings else session._tick_pending:
                     try:
                         session._flush()
                     except BaseException:  # (the loop reports it; the others still get theirs)
-                        self._go_on(sessions, standings, i + 1)
+                        self._go_on(sessions, standings, i + 1, when)
                         raise
                     if time.perf_counter() > until:
-                        self._go_on(sessions, standings, i + 1)
+                        self._go_on(sessions, standings, i + 1, when)
                         return
+            self._written(standings, when)
 
-    def _go_on(self, sessions: list[Session | FanoutChannel], standings: bool, start: int) -> None:
-        """Leave the rest of the batches due, from ``sessions[start]`` on, to the next slice."""
+    def _go_on(self, sessions: list[Session | FanoutChannel], standings: bool, start: int, when: float) -> None:
+        """Leave the rest of the batches due, from ``sessions[start]`` on (a batch due at
+        ``when``), to the next slice."""
         if start < len(sessions):
-            self._due.appendleft((sessions, standings, start))
+            self._due.appendleft((sessions, standings, start, when))
+        else:
+            self._written(standings, when)
         if self._due:
             asyncio.get_running_loop().call_soon(self._slice)
+
+    def _written(self, standings: bool, when: float) -> None:
+        """A batch due at ``when`` is written: tell `observe_delay` how late, if it is a fan-out
+        tick's (a standings tick's may wait longer by design)."""
+        if self.observe_delay is not None and not standings:
+            self.observe_delay(time.perf_counter() - when)
 
 
 class FanoutChannel:
@@ -1334,6 +1348,7 @@ class ArenaServer:
         self.fanout = Fanout(self.config.fanout_tick_ms, self.config.fanout_busy_share,
                              self.config.standings_tick_ms, self.tally)
         self.metrics = Metrics(self.tally, self._counts)
+        self.fanout.observe_delay = self.metrics.observe_fanout_delay
         interval = self.config.ping_interval_s
         self.keepalive = Keepalive(self, interval, self.config.ping_timeout_s) if interval else None
         self._metrics_from = [ipaddress.ip_network(a, strict=False) for a in self.config.metrics_from]

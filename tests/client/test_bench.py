@@ -140,6 +140,28 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     assert "socket writes per accepted move" in printed
 
 
+async def test_load_reports_how_late_a_busy_servers_fan_out_ticks_were_written(tmp_path: Path) -> None:
+    """Against a server whose fan-out tick is always on (``fanout_busy_share`` 0), named with
+    ``--server`` and ``--server-pid``, the figures give how late its ticks' batches were written,
+    from its ``/metrics``: a p50 at or under the p99, under the spectators' own delivery p99
+    (which adds the tick itself), and a row of the printed table."""
+    out = tmp_path / "load.json"
+    console = _console()
+    async with ServerProcess({"par_workers": 0, "fanout_busy_share": 0.0}) as server:
+        assert server.process is not None
+        args = _parse(["load", "--races", "2", "--entrants", "2", "--spectators", "2", "--rate", "5",
+                       "--warmup", "1", "--duration", "2", "--json", str(out),
+                       "--server", server.url, "--server-pid", str(server.process.pid)])
+        assert await run_bench(args, console) == 0
+    figures = json.loads(out.read_text())
+    assert figures["errors"] == 0 and figures["spectator_samples"] > 0
+    p50, p99 = figures["server_fanout_delay_p50_ms"], figures["server_fanout_delay_p99_ms"]
+    assert p50 is not None and 0 <= p50 <= p99 <= 1000
+    assert p50 < figures["spectator_p99_ms"], "a spectator waits the tick as well"
+    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "fan-out tick's writes late p50 / p99, ms" in printed
+
+
 async def test_load_over_redis_spreads_each_race_over_two_nodes(tmp_path: Path) -> None:
     """--redis local --nodes 2: a private redis-server and two nodes; each race's entrants and
     spectators alternate between the nodes, so both serve connections and half of the moves are

@@ -120,6 +120,26 @@ async def test_the_batches_of_ticks_that_come_due_together_share_one_slice_per_l
     assert max(turns_and_writes(log)) <= int(Fanout.SLICE_S / 0.001) + 1, log
 
 
+async def test_how_late_each_ticks_batch_was_written_is_told_once_at_its_last_write():
+    """A tick's batch (four receivers of 1 ms each, written over several slices) that comes due
+    while the loop is held up 30 ms is told to `Fanout.observe_delay` once, when its last
+    receiver is written: late by the hold-up less the 5 ms tick, plus its writes. A standings
+    tick's batch, which may wait longer by design, is not told."""
+    fanout = Fanout(tick_ms=5, busy_share=0.0, standings_tick_ms=10)
+    delays: list[float] = []
+    fanout.observe_delay = delays.append
+    log: list = []
+    for i in range(4):
+        fanout.later(_Receiver(i, log, 0.001))
+    fanout.later(_Receiver(4, log, 0.0), standings=True)
+    time.sleep(0.03)  # the loop held up past the tick
+    await mark_turns_until_written(log, 5)
+    assert sorted(x for x in log if x != "turn") == list(range(5))
+    assert len(turns_and_writes(log)) >= 2, log  # the batch took more than one slice
+    assert len(delays) == 1, delays
+    assert 0.025 + 0.003 <= delays[0] < 1.0, delays
+
+
 class _Failing(_Receiver):
     def _flush(self) -> None:
         super()._flush()

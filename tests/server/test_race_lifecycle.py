@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import socket
 
 from websockets.asyncio.client import connect
@@ -357,6 +358,31 @@ async def test_an_entrants_standings_wait_for_the_standings_tick_unless_somethin
     assert (await bob.move(code, 3, "turn")).ok
     await ann.expect(p.Progress, player=bob.player, version=watched.version + 3, timeout_ms=2000)
     assert loop.time() - began < 0.4
+
+
+async def test_metrics_tell_how_late_the_fan_out_ticks_writes_left(server, peers):
+    """With the fan-out tick on, each tick's batch adds one observation to
+    ``arena_fanout_delay_seconds``, the time from the tick's end to its last write; an entrant's
+    answer, written at once, adds none."""
+    fanout = server.fanout
+    fanout.max_tick_s, fanout.busy_share = 0.2, 0.0
+    fanout.adapt(1.0)
+
+    def count() -> float:
+        text = server.metrics.render().decode()
+        return float(re.search(r"^arena_fanout_delay_seconds_count (\S+)$", text, re.M).group(1))
+
+    ann, sue = await peers("ann"), await peers("sue")
+    code = await started_race(ann)
+    await sue.request(p.Watch(req=1, race=code), p.Snapshot)
+    await asyncio.sleep(0.1)  # the start's own frames: written and counted by now
+    before = count()
+    assert (await ann.move(code, 1, "turn")).ok
+    assert count() == before  # the answer left at once; the spectator's frame waits for the tick
+    await sue.expect(p.Progress, player=ann.player, timeout_ms=2000)
+    assert count() == before + 1
+    text = server.metrics.render().decode()
+    assert 'arena_fanout_delay_seconds_bucket{le="0.05"}' in text  # finer buckets than the loop lag's
 
 
 async def test_the_fan_out_tick_is_on_while_the_event_loop_is_busy_and_off_once_it_is_quiet(caplog):
