@@ -498,7 +498,7 @@ class Fanout:
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
     #: Seconds of writing the ticks' batches in one loop turn at most before the rest waits for the next.
-    SLICE_S = 0.002
+    SLICE_S = 0.001
 
     def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0,
                  tally: Tally | None = None) -> None:

@@ -64,7 +64,7 @@ async def mark_turns_until_written(log: list, count: int, meanwhile: Callable[[]
 
 async def test_a_ticks_batch_is_written_a_slice_at_a_time_and_the_loop_turns_between_slices():
     """A tick's batch of 30 receivers of 1 ms each is written in slices of at most
-    `Fanout.SLICE_S` (2 ms: two receivers of 1 ms) plus one, with the event loop turning (here, a
+    `Fanout.SLICE_S` (1 ms: one receiver of 1 ms) plus one, with the event loop turning (here, a
     callback that stands for a read) between them; every receiver is written once, in order,
     and one written meanwhile (its own answer) is not written again."""
     fanout = Fanout(tick_ms=5, busy_share=0.0)  # the tick always on
@@ -103,7 +103,7 @@ def turns_and_writes(log: list) -> list[int]:
 async def test_the_batches_of_ticks_that_come_due_together_share_one_slice_per_loop_turn():
     """Five ticks' batches made in five loop turns come due at once after the loop was held up
     (as after a long read or a pause of the machine): they are written oldest first, in
-    slices of `Fanout.SLICE_S` (2 ms: two receivers of 1 ms) plus one per loop turn, not a
+    slices of `Fanout.SLICE_S` (1 ms: one receiver of 1 ms) plus one per loop turn, not a
     slice each in one go."""
     fanout = Fanout(tick_ms=5, busy_share=0.0)
     log: list = []
