@@ -1032,14 +1032,11 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
     moves_counted = _sum([r.counted("arena_moves_accepted_total") for r in readings])
     frames_counted = _sum([r.counted("arena_frames_sent_total") for r in readings])
     writes_counted = _sum([r.counted("arena_socket_writes_total") for r in readings])
-    delay_buckets: dict[float, float] | None = {}
-    for reading in readings:
-        grown = reading.buckets("arena_fanout_delay_seconds")
-        if grown is None or delay_buckets is None:
-            delay_buckets = None
-            continue
-        for bound, count in grown.items():
-            delay_buckets[bound] = delay_buckets.get(bound, 0.0) + count
+    grown = [r.buckets("arena_fanout_delay_seconds") for r in readings]
+    delay_buckets: Counter[float] = Counter()
+    if all(g is not None for g in grown):  # (else unknown: a partial sum would mislead, as in `_sum`)
+        for node_buckets in grown:
+            delay_buckets.update(node_buckets or {})
 
     def delay_ms(share: float) -> float | None:
         found = histogram_quantile(delay_buckets, share) if delay_buckets else None
