@@ -830,13 +830,32 @@ class RacePage {
     return this.boards.get(player);
   }
 
+  // An entrant's board as spectators see it, unless the page shows a later one of it already
+  // (more moves made): a delayed board has the version of its move's progress, not a newer one.
+  spectatorBoard(player, board) {
+    const view = this.boardOf(player);
+    if (view.board && view.board.moves > board.moves) return;
+    view.set(board);
+  }
+
   nameOf(player) { return (this.standings.find((s) => s.player === player) || {}).name || player; }
 
   // ---------------------------------------------------------------- events
 
   event(m) {
     if (m.race !== this.code || !this.race) return; // before the first snapshot: it will say all
-    if (typeof m.version === "number") this.version = Math.max(this.version, m.version);
+    if (m.type === "delayed_board") { // not an event of its own: it has its progress's version
+      if (this.mode !== "entrant") this.spectatorBoard(m.player, m.board);
+      this.renderAll();
+      return;
+    }
+    if (typeof m.version === "number") {
+      // Older than what the page has: a frame the server held for a tick when the snapshot was
+      // taken, or a sync page's event after a newer live one. Each event carries the whole
+      // standings, so skipping it loses nothing (docs/protocol.md, Catching up).
+      if (m.version <= this.version) return;
+      this.version = m.version;
+    }
     switch (m.type) {
       case "entrant_joined":
         if (this.race && !this.race.entrants.includes(m.name)) this.race.entrants.push(m.name);
@@ -859,10 +878,7 @@ class RacePage {
         break;
       case "progress":
         this.standings = m.standings;
-        if (m.board && this.mode !== "entrant") this.boardOf(m.player).set(m.board);
-        break;
-      case "delayed_board":
-        if (this.mode !== "entrant") this.boardOf(m.player).set(m.board);
+        if (m.board && this.mode !== "entrant") this.spectatorBoard(m.player, m.board);
         break;
       case "race_finished":
         this.race.status = "finished";

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,13 +49,17 @@ class Web:
     problems: list[str] = field(default_factory=list)
     allowed: tuple[str, ...] = ()  # console messages a test expects (e.g. a refused socket while offline)
 
-    async def page(self, name: str, path: str = "/", *, phone: bool = False) -> Page:
-        """A new browser context (its own storage, so its own player) named ``name``, at ``path``."""
+    async def page(self, name: str, path: str = "/", *, phone: bool = False,
+                   setup: Callable[[Page], Awaitable[None]] | None = None) -> Page:
+        """A new browser context (its own storage, so its own player) named ``name``, at ``path``;
+        ``setup`` is awaited with the page before it loads (to route its websocket, say)."""
         context = await self.browser.new_context(**(PHONE if phone else DESKTOP))
         context.set_default_timeout(15_000)
         await context.add_init_script(f"localStorage.setItem('arena.name', {name!r});")
         self.contexts.append(context)
         page = await context.new_page()
+        if setup is not None:
+            await setup(page)
         page.on("console", lambda msg: self._console(name, msg))
         page.on("pageerror", lambda exc: self.problems.append(f"{name}: uncaught {exc}"))
         await page.goto(self.base + path)

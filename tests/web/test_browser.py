@@ -12,9 +12,11 @@ import datetime as dt
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, WebSocketRoute, expect
 
+from client.connection import ArenaClient
 from engine.core import Audience, IllegalMove, Move
 from engine.games import GAMES, find_game
 from engine.layout import layout_of
@@ -78,10 +80,10 @@ async def shown_piles(page: Page, box: str = ".board-box.mine") -> dict[str, lis
     )
 
 
-def expected_piles(game, layout_fans: dict[str, str]) -> dict[str, list[str]]:
-    """What the page should show of ``game``: every card of a fanned pile, the top two of a
-    squared one (only the top one is visible, the one under it shows during a drag)."""
-    view = game.view(Audience.PLAYER)
+def expected_piles(game, layout_fans: dict[str, str], audience: Audience = Audience.PLAYER) -> dict[str, list[str]]:
+    """What the page should show of ``game`` to ``audience``: every card of a fanned pile, the
+    top two of a squared one (only the top one is visible, the one under it shows during a drag)."""
+    view = game.view(audience)
     out = {}
     for pid, codes in view.piles.items():
         codes = list(codes)
@@ -119,6 +121,41 @@ async def drag_move(page: Page, game, src: str, dst: str, count: int = 1, box: s
     await page.mouse.move(start["x"] + 22, start["y"] + 13, steps=2)
     await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
     await page.mouse.up()
+
+
+class Tap:
+    """A page's websocket routed through Playwright to the real server: every frame the server
+    sends the page is passed on at once and kept, decoded, so that a test can hand the page one
+    of them again later, as the server hands a page a frame it held for the fan-out tick after
+    the page's snapshot (`server.service.FanoutChannel`)."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[dict, bytes]] = []  # (the decoded message, its bytes), in order
+        self.route: WebSocketRoute | None = None
+
+    async def install(self, page: Page) -> None:
+        """Route ``page``'s websockets through this tap (before the page loads)."""
+        await page.route_web_socket(re.compile(r"^wss?://"), self._route)
+
+    def _route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()  # (what the page sends goes on untouched)
+        self.route = ws
+
+        def down(message: str | bytes) -> None:
+            if isinstance(message, bytes):
+                self.frames.append((msgspec.msgpack.decode(message), message))
+            ws.send(message)
+
+        server.on_message(down)
+
+    def find(self, **fields: object) -> bytes:
+        """The first frame kept whose message has all of ``fields``."""
+        return next(raw for message, raw in self.frames if all(message.get(k) == v for k, v in fields.items()))
+
+    def again(self, frame: bytes) -> None:
+        """Hand the page ``frame`` once more, now."""
+        assert self.route is not None, "the page opened no websocket"
+        self.route.send(frame)
 
 
 def accept_dialogs(page: Page) -> None:
@@ -416,3 +453,59 @@ async def test_the_end_table_shows_the_deals_par(web: Web) -> None:
     await page.click("#resign")
     await expect(page.locator("#par")).to_contain_text("a win was possible (35/35)", timeout=60_000)
     assert web.server.races[code].par.result == "won"
+
+
+@pytest.mark.parametrize("delay", [0, 1], ids=["live", "delayed"])
+async def test_a_spectators_page_keeps_what_it_shows_when_an_older_frame_comes(web: Web, delay: int) -> None:
+    """A page may get a race's frame older than what it shows: one the server held for the
+    fan-out tick when the page's snapshot was taken, or a sync page's event after a newer live
+    one. It keeps the newer standings and boards (docs/protocol.md, Catching up); a delayed
+    board, which has its move's version, is kept only when it is no older than the board shown."""
+    seed = first_transfer_seed("klondike")
+    game = find_game("klondike")(seed)
+    first = next(m for m in game.legal_moves() if m.is_transfer)
+    tap = Tap()
+    async with await ArenaClient.connect(web.server.url, "alice") as alice:
+        code = (await alice.create_race("klondike", seed, countdown_s=0, spectator_delay_s=delay)).code
+        carol = await web.page("carol", f"/w/{code}", setup=tap.install)
+        await expect(carol.locator(".side .standings tbody tr")).to_have_count(1)
+        await alice.start_race(code)
+        race = web.server.races[code]
+        await until(lambda: race.status == "running")
+        for move in (first, Move.parse("deal")):
+            assert (await alice.move(code, str(move))).ok
+            game.apply(move)
+        box = f'.board-box[data-player="{alice.player}"]'
+        now = expected_piles(game, fans("klondike"), Audience.SPECTATOR)
+        await expect(carol.locator(".side .standings tbody tr td.moves")).to_have_text(["2"])
+        await shows(carol, now, box, timeout_s=5.0 + delay)
+
+        older = [tap.find(type="progress", player=alice.player, move="" if delay else str(first))]
+        if delay:
+            older.append(tap.find(type="delayed_board", player=alice.player, move=str(first)))
+        for frame in older:
+            tap.again(frame)
+        await asyncio.sleep(0.3)  # an older frame taken would show by now
+        await expect(carol.locator(".side .standings tbody tr td.moves")).to_have_text(["2"])
+        assert await shown_piles(carol, box) == now
+
+
+async def test_an_entrants_page_keeps_its_board_when_the_start_comes_again(web: Web) -> None:
+    """The start, handed again after a move (as a frame held when the page took its snapshot
+    would be), does not put the deal back on the entrant's board."""
+    seed = first_transfer_seed("klondike")
+    game = find_game("klondike")(seed)
+    tap = Tap()
+    page = await web.page("erin", setup=tap.install)
+    code = await create_race(page, "klondike", seed)
+    await page.click("#start")
+    race = web.server.races[code]
+    first = next(m for m in game.legal_moves() if m.is_transfer)
+    await click_move(page, game, first)
+    await until(lambda: entrant(race, "erin").moves == 1)
+    game.apply(first)
+    await expect(page.locator(".table.busy")).to_have_count(0)
+    await shows(page, expected_piles(game, fans("klondike")))
+    tap.again(tap.find(type="race_started"))
+    await asyncio.sleep(0.3)
+    assert await shown_piles(page) == expected_piles(game, fans("klondike"))
