@@ -158,6 +158,24 @@ class Tap:
         self.route.send(frame)
 
 
+async def one_move_played(web: Web, name: str, **page_options: object) -> tuple[Page, Race, object]:
+    """``name``'s page (``page_options`` as `Web.page` takes them) creates and starts a Klondike
+    race alone and plays one transfer by clicking; returns the page once it has the answer, the
+    race, and a game with the same move played."""
+    seed = first_transfer_seed("klondike")
+    game = find_game("klondike")(seed)
+    page = await web.page(name, **page_options)  # type: ignore[arg-type]
+    code = await create_race(page, "klondike", seed)
+    await page.click("#start")
+    race = web.server.races[code]
+    first = next(m for m in game.legal_moves() if m.is_transfer)
+    await click_move(page, game, first)
+    await until(lambda: entrant(race, name).moves == 1)
+    game.apply(first)
+    await expect(page.locator(".table.busy")).to_have_count(0)  # the page has the answer too
+    return page, race, game
+
+
 def accept_dialogs(page: Page) -> None:
     page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
 
@@ -309,17 +327,9 @@ async def test_a_move_by_keyboard_alone(web: Web) -> None:
 
 async def test_going_offline_and_back_resumes_with_no_move_lost_or_doubled(web: Web) -> None:
     web.allowed = ("WebSocket connection",)
-    seed = first_transfer_seed("klondike")
-    game = find_game("klondike")(seed)
-    page = await web.page("erin")
-    code = await create_race(page, "klondike", seed)
-    await page.click("#start")
-    race = web.server.races[code]
-    first = next(m for m in game.legal_moves() if m.is_transfer)
-    await click_move(page, game, first)
-    await until(lambda: entrant(race, "erin").moves == 1)
-    game.apply(first)
-    await expect(page.locator(".table.busy")).to_have_count(0)  # the page has the answer too
+    page, race, game = await one_move_played(web, "erin")
+    code = race.code
+    first = game.history[0]
 
     await page.context.set_offline(True)
     await expect(page.locator("#offline")).to_be_visible()
@@ -493,18 +503,8 @@ async def test_a_spectators_page_keeps_what_it_shows_when_an_older_frame_comes(w
 async def test_an_entrants_page_keeps_its_board_when_the_start_comes_again(web: Web) -> None:
     """The start, handed again after a move (as a frame held when the page took its snapshot
     would be), does not put the deal back on the entrant's board."""
-    seed = first_transfer_seed("klondike")
-    game = find_game("klondike")(seed)
     tap = Tap()
-    page = await web.page("erin", setup=tap.install)
-    code = await create_race(page, "klondike", seed)
-    await page.click("#start")
-    race = web.server.races[code]
-    first = next(m for m in game.legal_moves() if m.is_transfer)
-    await click_move(page, game, first)
-    await until(lambda: entrant(race, "erin").moves == 1)
-    game.apply(first)
-    await expect(page.locator(".table.busy")).to_have_count(0)
+    page, _, game = await one_move_played(web, "erin", setup=tap.install)
     await shows(page, expected_piles(game, fans("klondike")))
     tap.again(tap.find(type="race_started"))
     await asyncio.sleep(0.3)
