@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
 
 from client.connection import ArenaClient
-from engine.core import Audience, IllegalMove, Move
+from engine.core import Audience, Game, IllegalMove, Move
 from engine.games import GAMES, find_game
 from engine.layout import layout_of
 from server.protocol import CreateTournament
@@ -158,7 +158,7 @@ class Tap:
         self.route.send(frame)
 
 
-async def one_move_played(web: Web, name: str, **page_options: object) -> tuple[Page, Race, object]:
+async def one_move_played(web: Web, name: str, **page_options: object) -> tuple[Page, Race, Game]:
     """``name``'s page (``page_options`` as `Web.page` takes them) creates and starts a Klondike
     race alone and plays one transfer by clicking; returns the page once it has the answer, the
     race, and a game with the same move played."""
