@@ -11,6 +11,10 @@ A game is built from ``(seed, **options)``, deals itself from `engine.deal.shuff
 like a chess board: `Game.legal_moves`, `Game.apply`, `Game.cleared`, `Game.total`, `Game.won`,
 `Game.over`, `Game.view`, and `Game.position` / `Game.from_position` for the whole state as text.
 
+Words for people: an `IllegalMove`'s ``reason`` names cards as the player sees them ("the 7♣",
+`engine.words.card_name`) and piles by `Game.pile_name` ("tableau pile 4"), and says the rule that
+refuses the move; it never names a face-down card. `Game.describe` says a legal move the same way.
+
 Move notation (`Move.parse`, ``str(move)``):
 
 * a transfer names its source and destination piles, ``"t3>f0"`` (one card from tableau pile 3 to
@@ -33,13 +37,16 @@ from __future__ import annotations
 import abc
 import enum
 import functools
+import inspect
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from engine.cards import UNKNOWN, BadCard, Card, new_pack
 from engine.deal import shuffled
+from engine.words import a, default_pile_name, kind_name, run_name
 
 __all__ = [
     "Audience",
@@ -342,6 +349,10 @@ class Game(abc.ABC):
     total: ClassVar[int] = 52
     options: ClassVar[dict[str, Option]] = {}
     state_fields: ClassVar[tuple[str, ...]] = ()
+    #: The game's own names for its piles, where they differ from the defaults (`pile_name`):
+    #: a pile id (``"t12"``) maps to that pile's name, a letter (``"t"``) to the name of every
+    #: other pile of that letter, with ``{n}`` for its number counted from 1 (``"rampart {n}"``).
+    pile_words: ClassVar[dict[str, str]] = {}
 
     piles: dict[str, Pile]
     rule_options: dict[str, bool]
@@ -456,6 +467,64 @@ class Game(abc.ABC):
             raise IllegalMove(IllegalCode.GAME_OVER, "the game is won", move)
         self._check(move)
 
+    # ------------------------------------------------------------------------------- words
+
+    @classmethod
+    def pile_name(cls, pile_id: str) -> str:
+        """The player's name of pile ``pile_id``, as the web page labels it, in lower case (a
+        caller that starts a sentence with it capitalises it). By default from the id's letter,
+        numbered from 1 (``t3`` is "tableau pile 4", ``f0`` "foundation 1", or "the foundation"
+        in a game with one; ``s`` "the stock"; see `engine.words.default_pile_name`); a game
+        names its own piles in ``pile_words``. Works on the class: no deal is needed.
+
+        >>> from engine.games import find_game
+        >>> find_game("klondike").pile_name("t3"), find_game("golf").pile_name("f0")
+        ('tableau pile 4', 'the foundation')
+        >>> find_game("clock").pile_name("t0"), find_game("clock").pile_name("t12")
+        ("the 1 o'clock pile", 'the centre pile')
+        """
+        names = _PILE_NAMES.get(cls)
+        if names is None:
+            names = _PILE_NAMES[cls] = _name_piles(cls)
+        name = names.get(pile_id)
+        return name if name is not None else default_pile_name(pile_id)
+
+    @classmethod
+    def _pile_kind(cls, pile_id: str) -> str:
+        """What pile ``pile_id`` is, for a rule about every pile of its kind: its own name when
+        it is the only one of its letter ("the waste"), else its kind with an article ("a cell",
+        "a waste pile")."""
+        kinds = _PILE_KINDS.get(cls)
+        if kinds is None:
+            cls.pile_name(pile_id)
+            kinds = _PILE_KINDS[cls]
+        kind = kinds.get(pile_id[:1])
+        return kind if kind is not None else a(kind_name(pile_id[:1]))
+
+    def describe(self, move: Move | str) -> str:
+        """A legal ``move`` (a `Move` or its notation) in words, as the position is now (before
+        it is played), for a caption or a screen reader: its cards by name, its piles by
+        `pile_name`. It never names a face-down card: a move that turns one up describes the
+        move, not the card. Raises `BadNotation` and `IllegalMove` as `apply` does.
+
+        >>> from engine.games import find_game
+        >>> game = find_game("klondike")(seed=0)
+        >>> game.describe("t1>t2"), game.describe("deal")
+        ('the 5♠ from tableau pile 2 to tableau pile 3', 'deal three cards from the stock')
+        """
+        if not isinstance(move, Move):
+            move = Move.parse(move)
+        self.check(move)
+        return self._describe(move)
+
+    def _describe(self, move: Move) -> str:
+        """`describe` for a move that `check` accepted: a transfer names its cards and both
+        piles; a game with actions of its own, or other transfers, says them in its module."""
+        if move.is_transfer:
+            cards = self.piles[move.src].cards[-move.count :]
+            return f"{run_name(cards)} from {self.pile_name(move.src)} to {self.pile_name(move.dst)}"
+        return _ACTION_WORDS.get(move.action, move.action)
+
     def _legal_list(self) -> list[Move]:
         moves = self._legal_cache
         if moves is None or self._legal_at != len(self.history):
@@ -500,7 +569,7 @@ class Game(abc.ABC):
         try:
             return self.piles[pile_id]
         except KeyError:
-            raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"there is no pile {pile_id!r}", move) from None
+            raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"{self.name} has no pile {pile_id!r}", move) from None
 
     def _add(self, pile: Pile, cards: list[Card], face_up: bool = True) -> None:
         """Put ``cards`` on top of ``pile``, face up (recording what they reveal) or face down."""
@@ -610,6 +679,38 @@ class Game(abc.ABC):
 def _pile_ids(game_cls: type[Game]) -> tuple[str, ...]:
     """The pile ids of ``game_cls``'s layout, in order (the same for every seed)."""
     return tuple(game_cls(0).piles)
+
+
+#: Words for the actions many games share (`Game._describe`); a game says its others itself.
+_ACTION_WORDS = {"deal": "deal a card from the stock", "redeal": "turn the waste over to make a new stock"}
+
+#: Each game class's pile names by id, and by letter the words for a pile of that kind, worked
+#: out once (`Game.pile_name`): refusals name piles while the legal moves are listed.
+_PILE_NAMES: dict[type[Game], dict[str, str]] = {}
+_PILE_KINDS: dict[type[Game], dict[str, str]] = {}
+
+
+def _name_piles(game_cls: type[Game]) -> dict[str, str]:
+    """The names of ``game_cls``'s piles by id (see `Game.pile_name`); also files their kinds in
+    `_PILE_KINDS`. A class that deals no game (a base class) has only the defaults."""
+    ids = _pile_ids(game_cls) if game_cls.key and not inspect.isabstract(game_cls) else ()
+    letters = Counter(pid[0] for pid in ids)
+    own = game_cls.pile_words
+    names = {}
+    for pid in ids:
+        name = own.get(pid)
+        if name is None and pid[0] in own:
+            name = own[pid[0]].format(n=int(pid[1:] or 0) + 1)
+        names[pid] = name if name is not None else default_pile_name(pid, alone=letters[pid[0]] == 1)
+    kinds = {}
+    for letter, many in letters.items():
+        pattern = own.get(letter, "")
+        if many == 1:
+            kinds[letter] = next(name for pid, name in names.items() if pid[0] == letter)
+        elif pattern.endswith(" {n}"):
+            kinds[letter] = a(pattern.removesuffix(" {n}"))
+    _PILE_KINDS[game_cls] = kinds
+    return names
 
 
 def _field_text(value: object) -> str:

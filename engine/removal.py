@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from engine.cards import Card, Rank
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.words import card_name, is_empty, kind_name
 
 __all__ = ["PAIR_TOTAL", "RemovalGame", "ThirteensGame", "adds_to_thirteen"]
 
@@ -111,7 +112,7 @@ class RemovalGame(Game):
             self.pile(move.src, move)
             self.pile(move.dst, move)
             if move.src == move.dst:
-                raise IllegalMove(IllegalCode.WRONG_PILE, "a card cannot be played onto its own pile", move)
+                raise IllegalMove(IllegalCode.WRONG_PILE, "a card cannot move onto its own pile", move)
             self._check_transfer(move)
             return
         if move.action not in self.actions:
@@ -138,6 +139,15 @@ class RemovalGame(Game):
 
     def _do_deal(self) -> None:
         self._deal_round(self._deal_targets())
+
+    def _describe(self, move: Move) -> str:
+        """``deal``: a card to each pile that `_deal_targets` names (a game that deals otherwise
+        says it in its own module); transfers as `Game._describe`, unless the game says them."""
+        if move.action == "deal":
+            targets = self._deal_targets()
+            if targets and len(targets) == sum(pid[0] == targets[0][0] for pid in self.piles):
+                return f"deal a card to each {kind_name(targets[0][0])}"
+        return super()._describe(move)
 
 
 class ThirteensGame(RemovalGame):
@@ -187,32 +197,50 @@ class ThirteensGame(RemovalGame):
     def _check_transfer(self, move: Move) -> None:
         if move.count != 1:
             raise IllegalMove(IllegalCode.BAD_COUNT, "cards are discarded one at a time", move)
-        if move.src in ("s", DISCARD) or move.dst == "s":
-            raise IllegalMove(
-                IllegalCode.WRONG_PILE, f"no card is paired from or onto {move.src}/{move.dst}", move
-            )
+        if move.src in ("s", DISCARD):
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be taken from {self.pile_name(move.src)}", move)
+        if move.dst == "s":
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be played to {self.pile_name(move.dst)}", move)
         src = self.piles[move.src]
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, is_empty(self.pile_name(src.id)), move)
         free = self._free_now()
         card = src.cards[-1]
         if move.dst == DISCARD:
             if move.src not in free:
-                raise IllegalMove(IllegalCode.WRONG_PILE, f"{card.code} on {src.id} is not free", move)
+                raise IllegalMove(IllegalCode.WRONG_PILE, f"the {card_name(card)} is still covered", move)
             if card.rank != Rank.KING:
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, "only a King is discarded alone", move)
+                raise IllegalMove(
+                    IllegalCode.DOES_NOT_FIT,
+                    f"only a King is discarded alone: the {card_name(card)} needs a partner to make 13",
+                    move,
+                )
             return
         dst = self.piles[move.dst]
         if not dst.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{dst.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, is_empty(self.pile_name(dst.id)), move)
+        other = dst.cards[-1]
         if not self._may_pair(move.src, move.dst, free):
             raise IllegalMove(
-                IllegalCode.WRONG_PILE, f"{card.code} and {dst.cards[-1].code} are not both free", move
+                IllegalCode.WRONG_PILE,
+                f"the {card_name(card)} and the {card_name(other)} are not both free",
+                move,
             )
-        if not adds_to_thirteen(card, dst.cards[-1]):
+        if not adds_to_thirteen(card, other):
             raise IllegalMove(
-                IllegalCode.DOES_NOT_FIT, f"{card.code} and {dst.cards[-1].code} do not add up to 13", move
+                IllegalCode.DOES_NOT_FIT,
+                f"the {card_name(card)} and the {card_name(other)} make {card.rank + other.rank}, not 13",
+                move,
             )
+
+    def _describe(self, move: Move) -> str:
+        """A King discarded alone, or a pair making 13; else as `RemovalGame._describe`."""
+        if not move.is_transfer:
+            return super()._describe(move)
+        card = self.piles[move.src].cards[-1]
+        if move.dst == DISCARD:
+            return f"discard the {card_name(card)}"
+        return f"discard the {card_name(card)} and the {card_name(self.piles[move.dst].cards[-1])} (13 together)"
 
     def _do_transfer(self, move: Move) -> None:
         if move.dst == DISCARD:

@@ -34,6 +34,11 @@ on top (dealt first). Automatic steps (a foundation's opening card from the stoc
 from the reserve, the next card turned up) are done by the engine and reported as reveals.
 Games with unusual mechanics subclass `engine.core.Game` directly, or override one hook here
 (`PileGame._fits`, `PileGame._restrict`, `PileGame._deal`).
+
+Every rule also says itself in a player's words: a build rule (`rule_words`: "build down by one in
+alternate colours"), an `Empty` rule ("only a King may fill an empty tableau pile"), the base card.
+`PileGame` refuses a card with them (`PileGame._misfit`), so a game composed of these rules explains
+its refusals with no words of its own; a game that overrides `_fits` overrides `_misfit` too.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from typing import ClassVar
 
 from engine.cards import Card, Rank
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.words import a, card_name, counted, is_empty, kind_name, number, rank_name
 
 __all__ = [
     "DOWN",
@@ -66,6 +72,7 @@ __all__ = [
     "Tableau",
     "any_card",
     "build",
+    "rule_words",
     "circular",
     "down_alternate",
     "up_in_suit",
@@ -75,6 +82,7 @@ __all__ = [
 #: ``rule(top, card)`` says whether ``card`` may go on ``top``. A rule made by `build` also has
 #: ``rule.ranks``: for each rank of ``top`` (1..13), the ranks of the cards it may take (a rule
 #: without that attribute may take any rank); `PileGame` uses it to skip cards that cannot fit.
+#: And ``rule.words``: the rule in a player's words, for refusals (`rule_words`).
 BuildRule = Callable[[Card, Card], bool]
 
 #: Klondike's tableau: one card on the first pile, two on the second, ... seven on the last.
@@ -98,6 +106,41 @@ class Suits(enum.StrEnum):
     ANY = "any"
     SAME = "same"
     ALTERNATE = "alternate"
+
+    @property
+    def words(self) -> str:
+        """The rule in words: "regardless of suit", "in suit", "in alternate colours"."""
+        return _SUIT_WORDS[self]
+
+
+_SUIT_WORDS = {Suits.ANY: "regardless of suit", Suits.SAME: "in suit", Suits.ALTERNATE: "in alternate colours"}
+_DIRECTION_WORDS = {UP: "up", DOWN: "down", EITHER: "up or down"}
+
+
+def _build_words(direction: int, suits: Suits, wrap: bool, step: int) -> str:
+    words = f"build {_DIRECTION_WORDS[direction]} by {number(step)} {suits.words}"
+    if not wrap:
+        return words
+    if step != 1:
+        return words + " (counting on from King to Ace)"
+    if direction == UP:
+        return words + " (an Ace goes on a King)"
+    if direction == DOWN:
+        return words + " (a King goes on an Ace)"
+    return words + " (a King and an Ace go on each other)"
+
+
+def rule_words(rule: BuildRule) -> str:
+    """A build rule in a player's words, as an instruction (its ``words``: `build` writes them).
+
+    >>> rule_words(down_alternate)
+    'build down by one in alternate colours'
+    >>> rule_words(build(UP, Suits.SAME, wrap=True))
+    'build up by one in suit (an Ace goes on a King)'
+    >>> rule_words(build(UP, step=3, wrap=True))
+    'build up by three regardless of suit (counting on from King to Ace)'
+    """
+    return getattr(rule, "words", "follow the build rule")
 
 
 def build(direction: int, suits: Suits = Suits.ANY, *, wrap: bool = False, step: int = 1) -> BuildRule:
@@ -129,12 +172,16 @@ def build(direction: int, suits: Suits = Suits.ANY, *, wrap: bool = False, step:
         top: tuple(dict.fromkeys(circular(top, by) if wrap else top + by for by in offsets))
         for top in range(1, 14)
     }
+    rule.words = _build_words(direction, suits, wrap, step)  # type: ignore[attr-defined]
     return rule
 
 
 def any_card(top: Card, card: Card) -> bool:
     """Any card on any card (waste piles that take whatever the player puts there)."""
     return True
+
+
+any_card.words = "put any card on any card"  # type: ignore[attr-defined]
 
 
 #: Build down in alternate colours: a red Six on a black Seven.
@@ -153,6 +200,19 @@ class Empty(enum.StrEnum):
     NONE = "none"
     #: a card one rank below the foundations' base card, circular (Penguin)
     BELOW_BASE = "below_base"
+
+    @property
+    def words(self) -> str:
+        """The rule in words: "only a King may fill an empty tableau pile"."""
+        return _EMPTY_WORDS[self]
+
+
+_EMPTY_WORDS = {
+    Empty.ANY: "any card may fill an empty tableau pile",
+    Empty.KINGS: "only a King may fill an empty tableau pile",
+    Empty.NONE: "an empty tableau pile is never filled",
+    Empty.BELOW_BASE: "only a card one rank below the base card may fill an empty tableau pile",
+}
 
 
 class Fill(enum.StrEnum):
@@ -253,6 +313,14 @@ def _build_rule(spec: Foundations | Tableau, pile_id: str) -> BuildRule:
     """The build rule of pile ``pile_id``: its own of a foundation that has one each."""
     rule = spec.build
     return rule[int(pile_id[1:])] if isinstance(rule, tuple) else rule
+
+
+def _face_up(pile: Pile) -> str:
+    """How many cards of ``pile`` may be taken, in words: "only 2 face-up cards", "only 1 card"
+    (a pile with no face-down card), "no face-up card"."""
+    if not pile.up:
+        return "no face-up card"
+    return "only " + (counted(pile.up, "face-up card") if pile.down else counted(pile.up, "card"))
 
 
 def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
@@ -734,18 +802,18 @@ class PileGame(Game):
         self._restrict(move)
         if move.is_transfer:
             self._check_transfer(move)
+        elif move.action not in ("deal", "redeal"):
+            raise IllegalMove(
+                IllegalCode.UNKNOWN_ACTION, f"{self.name} has no action {move.action!r}", move
+            )
         elif move.arg:
             raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{move.action!r} takes no argument", move)
         elif move.action == "deal":
             refusal = self._deal_refusal()
             if refusal is not None:
                 raise IllegalMove(*refusal, move)
-        elif move.action == "redeal":
-            self._check_redeal(move)
         else:
-            raise IllegalMove(
-                IllegalCode.UNKNOWN_ACTION, f"{self.name} has no action {move.action!r}", move
-            )
+            self._check_redeal(move)
 
     def _restrict(self, move: Move) -> None:
         """Refuse (``not_now``) what the state of play forbids whatever the piles: before the first
@@ -760,7 +828,7 @@ class PileGame(Game):
             waiting = spaces and any(p.cards for pid, p in self.piles.items() if pid[0] == "r")
             if waiting and not (from_reserve and move.dst in spaces):
                 raise IllegalMove(
-                    IllegalCode.NOT_NOW, f"fill the space {spaces[0]} from the reserve first", move
+                    IllegalCode.NOT_NOW, f"first fill the empty {self.pile_name(spaces[0])} from a reserve pile", move
                 )
 
     def _deal_refusal(self) -> tuple[IllegalCode, str] | None:
@@ -768,7 +836,7 @@ class PileGame(Game):
         it, and the legal listing asks without raising (one refusal in most positions)."""
         spec = self._stock_spec()
         if spec is None:
-            return IllegalCode.UNKNOWN_ACTION, f"{self.name} has no stock"
+            return IllegalCode.UNKNOWN_ACTION, f"{self.name} has no stock to deal from"
         if spec.auto:
             return IllegalCode.NOT_NOW, "the next stock card turns up by itself"
         if not self.piles["s"].cards:
@@ -782,11 +850,13 @@ class PileGame(Game):
         if spec is None or spec.to != "w" or spec.auto:
             return IllegalCode.NO_REDEAL, f"{self.name} has no redeal"
         if self.piles["s"].cards:
-            return IllegalCode.NOT_NOW, "redeal only when the stock is empty"
+            return IllegalCode.NOT_NOW, "you may redeal only when the stock is empty"
         if not self.piles["w"].cards:
             return IllegalCode.EMPTY_PILE, "the waste is empty: nothing to redeal"
         if spec.redeals is not None and self.redeals >= spec.redeals:
-            return IllegalCode.NO_REDEAL, f"no redeal left ({spec.redeals} allowed)"
+            if not spec.redeals:
+                return IllegalCode.NO_REDEAL, f"{self.name} has no redeal"
+            return IllegalCode.NO_REDEAL, f"no redeal left: this game allows {spec.redeals}"
         return None
 
     def _check_redeal(self, move: Move) -> None:
@@ -799,40 +869,97 @@ class PileGame(Game):
         dst = self.pile(move.dst, move)
         src_spec = self._spec(src.id)
         dst_spec = self._spec(dst.id)
-        if src.id[0] not in "trwc" or src is dst:
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be moved from {src.id}", move)
+        if src is dst:
+            raise IllegalMove(IllegalCode.WRONG_PILE, "a card cannot move onto its own pile", move)
+        if src.id[0] not in "trwc":
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be taken from {self.pile_name(src.id)}", move)
         if dst.id[0] not in "ftc":
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be played to {dst.id}", move)
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be played to {self.pile_name(dst.id)}", move)
         if src.id[0] not in dst_spec.takes_from:  # type: ignore[union-attr]
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"{dst.id} takes no card from {src.id}", move)
+            raise IllegalMove(
+                IllegalCode.WRONG_PILE, f"{self.pile_name(dst.id)} takes no card from {self._pile_kind(src.id)}", move
+            )
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, is_empty(self.pile_name(src.id)), move)
         if move.count > src.up:
-            raise IllegalMove(IllegalCode.FACE_DOWN, f"{src.id} has only {src.up} face-up cards", move)
+            raise IllegalMove(IllegalCode.FACE_DOWN, f"{self.pile_name(src.id)} has {_face_up(src)}", move)
         whole = isinstance(src_spec, Tableau) and src_spec.whole
         if move.count > 1:
             if dst.id[0] != "t":
-                raise IllegalMove(IllegalCode.BAD_COUNT, f"{dst.id} takes one card at a time", move)
+                raise IllegalMove(IllegalCode.BAD_COUNT, f"{self.pile_name(dst.id)} takes one card at a time", move)
             if not (isinstance(src_spec, Tableau) and (src_spec.blocks or whole)):
                 raise IllegalMove(IllegalCode.BAD_COUNT, "only one card may move at a time", move)
             block = src.cards[-move.count :]
             if not all(src_spec.build(a, b) for a, b in zip(block, block[1:])):
                 raise IllegalMove(
                     IllegalCode.NOT_A_SEQUENCE,
-                    f"the top {move.count} cards of {src.id} are not a built sequence",
+                    f"the top {move.count} cards of {self.pile_name(src.id)} are not a built run",
                     move,
                 )
         if whole and dst.id[0] == "t" and move.count != len(src):
             raise IllegalMove(
-                IllegalCode.BAD_COUNT, f"only the whole of {src.id} ({len(src)} cards) may move", move
+                IllegalCode.BAD_COUNT,
+                f"only the whole of {self.pile_name(src.id)} ({counted(len(src), 'card')}) "
+                f"may move to another tableau pile",
+                move,
             )
         limit = dst_spec.limit if isinstance(dst_spec, Tableau) else None
         if limit is not None and len(dst) + move.count > limit:
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{dst.id} holds at most {limit} cards", move)
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{self.pile_name(dst.id)} holds at most {limit} cards", move)
         card = src.cards[-move.count]
         if not self._fits(dst, card):
-            where = f"an empty {dst.id}" if not dst.cards else f"{dst.top.code} on {dst.id}"  # type: ignore[union-attr]
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {where}", move)
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, self._misfit(dst, card), move)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        """Why `_fits` refuses ``card`` on ``pile``, in a player's words, with the rule that
+        refuses it: the pile's build rule (`rule_words`), its `Empty` rule, the base card, a
+        foundation's limit. A game that overrides `_fits` overrides this as well."""
+        kind = pile.id[0]
+        spec = self._by_letter.get(kind)
+        cards = pile.cards
+        what = card_name(card)
+        if isinstance(spec, Foundations):
+            if spec.limit is not None and len(cards) >= spec.limit:
+                return f"{self.pile_name(pile.id)} is complete: a foundation holds {spec.limit} cards"
+            if not cards:
+                return f"the {what} cannot go on an empty foundation: {self._base_words()}"
+            shared = spec.count > 1 and not isinstance(spec.build, tuple)
+            return (f"the {what} cannot go on the {card_name(cards[-1])} on {self.pile_name(pile.id)}: "
+                    f"{'foundations ' if shared else ''}{rule_words(_build_rule(spec, pile.id))}")
+        if isinstance(spec, Tableau):
+            if cards:
+                return f"the {what} cannot go on the {card_name(cards[-1])}: {rule_words(spec.build)}"
+            base = self.base_rank()
+            if spec.empty == Empty.BELOW_BASE and base is not None:
+                below = rank_name(circular(base, -1))
+                return f"only {a(below)} may fill an empty tableau pile (one rank below the base card)"
+            return spec.empty.words
+        return f"{self.pile_name(pile.id)} already holds a card"
+
+    def _base_words(self) -> str:
+        """What starts an empty foundation, in words: "a foundation starts with an Ace"."""
+        spec = self._specs().get("f")
+        base = self.base_rank()
+        if not isinstance(spec, Foundations) or base is None:
+            return "it takes no card now"
+        if spec.base == FIRST:
+            return f"in this deal every foundation starts with {a(rank_name(base))}"
+        return f"a foundation starts with {a(rank_name(base))}"
+
+    def _describe(self, move: Move) -> str:
+        """``deal`` as the stock deals: "deal three cards from the stock", "deal a card to each
+        tableau pile"; any other move as `Game._describe`."""
+        if move.action != "deal":
+            return super()._describe(move)
+        spec = self._stock_spec()
+        assert spec is not None
+        if spec.to in ("r", "t"):
+            return f"deal a card to each {kind_name(spec.to)}"
+        turned = min(spec.turn, len(self.piles["s"]))
+        cards = "a card" if turned == 1 else f"{number(turned)} cards"
+        if spec.to == "w":
+            return f"deal {cards} from {self.pile_name('s')}"
+        return f"deal {cards} from {self.pile_name('s')} to {self.pile_name(spec.to)}"
 
     def _perform(self, move: Move) -> None:
         if move.is_transfer:

@@ -6,8 +6,8 @@ that each frame is decoded and checked at the moment it leaves, against the serv
 then:
 
 * **Nothing hidden reaches anyone.** Every card a frame names (a value that is a card code, or a
-  card code inside a ``reason``) lay face up, at some moment, on a board of the race the frame is
-  about (a Double or Naught frame: on the bonus round's own board).
+  card code or a card's name, "7♣", inside a ``reason``) lay face up, at some moment, on a board
+  of the race the frame is about (a Double or Naught frame: on the bonus round's own board).
 * **An entrant learns nothing from the others** (DESIGN.md, invariant 1). For a receiver that is
   playing a race (not finished, not done), a frame about any race on the same deal (same game,
   seed and options: a tournament's arena deals are separate races) may name only cards that have
@@ -33,11 +33,14 @@ __all__ = ["FrameAudit", "cards_in", "face_up"]
 
 _CARD = re.compile(r"[A2-9TJQK][CDHS]")
 _CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
+#: A card by its name, as refusals write it (`engine.words.card_name`): "7♣", "10♥".
+_CARD_NAME_IN_TEXT = re.compile(r"(10|[A2-9JQK])([♠♥♦♣])")
+_SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 
 
 def cards_in(message: msgspec.Struct) -> set[str]:
     """Every card code anywhere in a decoded frame: values and keys at any depth that are card
-    codes, and card codes inside a ``reason`` text."""
+    codes, and the cards a ``reason`` text names, by code or by name."""
     found: set[str] = set()
 
     def walk(node: object, key: str = "") -> None:
@@ -46,6 +49,8 @@ def cards_in(message: msgspec.Struct) -> set[str]:
                 found.add(node)
             elif key == "reason":
                 found.update(_CARD_IN_TEXT.findall(node))
+                found.update(("T" if rank == "10" else rank) + _SUIT_LETTERS[suit]
+                             for rank, suit in _CARD_NAME_IN_TEXT.findall(node))
         elif isinstance(node, dict):
             for name, value in node.items():
                 walk(name)

@@ -24,7 +24,7 @@ Choices where the text is unclear:
 from __future__ import annotations
 
 from engine.cards import Card
-from engine.core import Pile
+from engine.core import Move, Pile
 from engine.removal import ThirteensGame
 
 __all__ = ["Baroness"]
@@ -58,3 +58,10 @@ class Baroness(ThirteensGame):
 
     def _deal_targets(self) -> list[str]:
         return list(_MIDDLE if len(self.piles["s"]) == len(_MIDDLE) else _MAIN)
+
+    def _describe(self, move: Move) -> str:
+        if move.action != "deal":
+            return super()._describe(move)
+        if len(self.piles["s"]) == len(_MIDDLE):
+            return "deal the last two cards to tableau piles 6 and 7"
+        return "deal a card to each of tableau piles 1 to 5"

@@ -62,6 +62,7 @@ from itertools import pairwise
 
 from engine.cards import Card, Rank
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.words import and_list, card_name, suit_name
 
 __all__ = ["BesiegedCity"]
 
@@ -94,6 +95,14 @@ def _lines() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
 
 
 ENDS, LINE_OF = _lines()
+
+_ORDER_WORDS = "foundations build in suit in the order A K 2 Q 3 J 4 10 5 9 6 8 7, then back to the Ace"
+
+
+def _unpacked(card: Card, top: Card) -> str:
+    """Why ``card`` may not be packed on ``top`` in the ramparts, in words."""
+    return (f"the {card_name(card)} cannot go on the {card_name(top)}: a card packs on one of its suit "
+            f"a rank above or below it, or next to it in the foundations' order")
 _TRANSPOSE = re.compile(r"(r\d{1,2})\.(r\d{1,2})")
 
 
@@ -115,6 +124,8 @@ class BesiegedCity(Game):
     rules_text = "004_b8ac959bf00b6dc2.txt"
     packs = 2
     total = 104
+    #: The text's names: ramparts, reserve places, the pack and the talon.
+    pile_words = {"t": "rampart {n}", "r": "reserve place {n}", "s": "the pack", "w": "the talon"}
 
     def _deal(self, cards: list[Card]) -> None:
         for pid in _FOUNDATIONS:
@@ -226,7 +237,9 @@ class BesiegedCity(Game):
             if not move.is_transfer and move.action not in ("deal", "transpose"):
                 raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{self.name} has no action {move.action!r}", move)
             raise IllegalMove(
-                IllegalCode.NOT_NOW, f"the empty Rampart {vacancies[0]} must be filled from the Reserve first", move
+                IllegalCode.NOT_NOW,
+                f"first fill the empty {self.pile_name(vacancies[0])} from the reserve places of its line",
+                move,
             )
         if move.is_transfer:
             self._check_transfer(move)
@@ -242,58 +255,85 @@ class BesiegedCity(Game):
 
     def _check_transfer(self, move: Move) -> None:
         src, dst = self.pile(move.src, move), self.pile(move.dst, move)
-        if src.id not in _RAMPARTS + _RESERVE or src is dst:
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be moved from {src.id}", move)
+        if src is dst:
+            raise IllegalMove(IllegalCode.WRONG_PILE, "a card cannot move onto its own pile", move)
+        if src.id not in _RAMPARTS + _RESERVE:
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be taken from {self.pile_name(src.id)}", move)
         if dst.id not in _RAMPARTS + _FOUNDATIONS:
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be played to {dst.id}", move)
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be played to {self.pile_name(dst.id)}", move)
         if move.count != 1:
-            raise IllegalMove(IllegalCode.BAD_COUNT, "one card at a time", move)
+            raise IllegalMove(IllegalCode.BAD_COUNT, "only one card may move at a time", move)
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(src.id)} is empty", move)
         card = src.cards[-1]
         if dst.id in _FOUNDATIONS:
             if src.id in _RESERVE:
                 raise IllegalMove(
-                    IllegalCode.WRONG_PILE, "Reserve cards reach the foundations only through the Ramparts", move
+                    IllegalCode.WRONG_PILE, "reserve cards reach the foundations only through the ramparts", move
                 )
             if not self._fits_foundation(dst.id, card):
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} is not next on {dst.id}", move)
+                raise IllegalMove(IllegalCode.DOES_NOT_FIT, self._misfit(dst.id, card), move)
             return
         if src.id in _RESERVE:
             if dst.id not in ENDS[src.id]:
                 raise IllegalMove(
                     IllegalCode.WRONG_PILE,
-                    f"{src.id} plays only to {', '.join(ENDS[src.id])}, the ends of its lines",
+                    f"{self.pile_name(src.id)} plays only to the ramparts at the ends of its row and column: "
+                    f"{and_list([self.pile_name(t) for t in ENDS[src.id]])}",
                     move,
                 )
             if dst.cards and not packs_on(dst.cards[-1], card):
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {dst.cards[-1].code}", move)
+                raise IllegalMove(IllegalCode.DOES_NOT_FIT, _unpacked(card, dst.cards[-1]), move)
             return
         if not dst.cards:
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, "an empty Rampart is filled only from the Reserve", move)
+            raise IllegalMove(
+                IllegalCode.DOES_NOT_FIT, "an empty rampart is filled only from a reserve place of its line", move
+            )
         if not packs_on(dst.cards[-1], card):
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {dst.cards[-1].code}", move)
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, _unpacked(card, dst.cards[-1]), move)
+
+    def _misfit(self, pid: str, card: Card) -> str:
+        """Why foundation ``pid`` does not take ``card`` now, in words."""
+        pile = self.piles[pid]
+        what = card_name(card)
+        if not pile.cards:
+            if card.rank != Rank.ACE:
+                return f"the {what} cannot go on an empty foundation: a foundation starts with an Ace"
+            return f"the {what} cannot start {self.pile_name(pid)}: {suit_name(card.suit)} already have a foundation"
+        if len(pile.cards) >= len(ORDER):
+            return f"{self.pile_name(pid)} is complete"
+        return (f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pid)}: "
+                f"{_ORDER_WORDS}")
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "deal":
+            return "turn the next card of the pack"
+        if move.action == "transpose":
+            m = _TRANSPOSE.fullmatch(move.arg)
+            assert m is not None
+            a, b = m[1], m[2]
+            return (f"swap the {card_name(self.piles[a].cards[-1])} in {self.pile_name(a)} "
+                    f"with the {card_name(self.piles[b].cards[-1])} in {self.pile_name(b)}")
+        return super()._describe(move)
 
     def _check_transpose(self, move: Move) -> None:
         if self.piles["s"].cards or self.piles["w"].cards:
             raise IllegalMove(IllegalCode.NOT_NOW, "transpose only when the pack and the talon are used up", move)
         m = _TRANSPOSE.fullmatch(move.arg)
         if not m or m[1] == m[2]:
-            raise IllegalMove(
-                IllegalCode.NO_SUCH_PILE, f"transpose needs two Reserve places rA.rB, not {move.arg!r}", move
-            )
+            raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"transpose needs two reserve places, not {move.arg!r}", move)
         a, b = self.pile(m[1], move), self.pile(m[2], move)
         if a.id not in _RESERVE or b.id not in _RESERVE:
-            raise IllegalMove(IllegalCode.WRONG_PILE, "only Reserve cards are transposed", move)
+            raise IllegalMove(IllegalCode.WRONG_PILE, "only reserve cards are transposed", move)
         if not a.cards or not b.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, "transpose two Reserve cards", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, "transpose two reserve places that hold cards", move)
         useful = any(
             self._may_place(place, t, card)
             for place, card in ((a.id, b.cards[-1]), (b.id, a.cards[-1]))
             for t in ENDS[place]
         )
         if not useful:
-            raise IllegalMove(IllegalCode.NOT_NOW, "neither card could then go to the Ramparts", move)
+            raise IllegalMove(IllegalCode.NOT_NOW, "neither card could then go to the ramparts", move)
 
     def _perform(self, move: Move) -> None:
         self._vacancy_cache = None

@@ -41,11 +41,13 @@ class Calculation(PileGame):
     rules_text = "003_08087bb95aa03446.txt"
     quoted_odds = "5 to 1"
     total = 52
+    #: The text's names: the tableau piles are its waste piles, ``w`` the card turned from the stock.
+    pile_words = {"t": "waste pile {n}", "w": "the turned card"}
     layout = (
         Foundations(
             4,
             start=(Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR),
-            build=tuple(build(UP, wrap=True, step=n) for n in (1, 2, 3, 4)),
+            build=tuple(build(UP, wrap=n > 1, step=n) for n in (1, 2, 3, 4)),  # (f0 ends at its King)
             limit=13,
             takes_from="wt",
         ),

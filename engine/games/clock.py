@@ -33,6 +33,7 @@ from collections.abc import Iterator
 
 from engine.cards import Card
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.words import counted
 
 __all__ = ["Clock"]
 
@@ -48,6 +49,13 @@ class Clock(Game):
     summary = "Turn cards round a clock dial to their hours; one exchange of the fourth King allowed."
     rules_text = "002_5e8f4a23aea861b2.txt"
     state_fields = ("current", "exchanged")
+    #: The dial's names: the hours' face-down piles, the centre, the face-up cards at each hour.
+    pile_words = {
+        "t": "the {n} o'clock pile",
+        "t12": "the centre pile",
+        "f": "the face-up cards at {n} o'clock",
+        "f12": "the face-up Kings",
+    }
     current: int = 12
     exchanged: bool = False
 
@@ -93,10 +101,15 @@ class Clock(Game):
                 raise IllegalMove(IllegalCode.NOT_NOW, "the one exchange has been used", move)
             m = _ADDRESS.fullmatch(move.arg)
             if not m:
-                raise IllegalMove(IllegalCode.BAD_COUNT, f"exchange needs tP.I, not {move.arg!r}", move)
+                raise IllegalMove(
+                    IllegalCode.BAD_COUNT, f"exchange names a face-down pile and a card in it, not {move.arg!r}", move
+                )
             pile = self.pile(f"t{int(m[1])}", move)
             if int(m[2]) >= len(pile):
-                raise IllegalMove(IllegalCode.EMPTY_PILE, f"{pile.id} has no card {m[2]}", move)
+                have = "only " + counted(len(pile), "face-down card") if pile.cards else "no face-down card"
+                raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(pile.id)} has {have}", move)
+        elif move.is_transfer:
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, "no card is moved by hand in Clock: turn them up", move)
         else:
             raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"Clock has no action {move.action!r}", move)
 
@@ -111,6 +124,14 @@ class Clock(Game):
             card, pile.cards[int(m[2])] = pile.cards[int(m[2])], king
             self.exchanged = True
         self._lay(card)
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "turn":
+            return f"turn up the top card of {self.pile_name(f't{self.current}')}"
+        m = _ADDRESS.fullmatch(move.arg)
+        assert m is not None
+        return (f"exchange the fourth King for face-down card {int(m[2]) + 1} from the bottom of "
+                f"{self.pile_name(f't{int(m[1])}')}")
 
     def _lay(self, card: Card) -> None:
         self.current = card.rank - 1

@@ -53,6 +53,8 @@ class DoubleOrNaught(Game):
     quoted_odds = "1 to 1"
     total = 1
     state_fields = ("outcome", "ties")
+    #: The five cards to guess from, the house's card, the pack, and the cards of tied rounds.
+    pile_words = {"r": "card {n}", "r5": "the house card", "s": "the pack", "w": "the cards set aside"}
     outcome: str = ""
     ties: int = 0
 
@@ -85,12 +87,14 @@ class DoubleOrNaught(Game):
             if self.outcome:
                 raise IllegalMove(IllegalCode.NOT_NOW, "the guess of this round is made", move)
             if not _PILE_ID.fullmatch(move.arg):
-                raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"guess one of r0 to r4, not {move.arg!r}", move)
+                raise IllegalMove(
+                    IllegalCode.NO_SUCH_PILE, f"guess one of the five face-down cards, not {move.arg!r}", move
+                )
             if move.arg == _HOUSE:
-                raise IllegalMove(IllegalCode.WRONG_PILE, "r5 is the house's card", move)
+                raise IllegalMove(IllegalCode.WRONG_PILE, "the house card cannot be guessed: beat it", move)
             pile = self.pile(move.arg, move)
             if not pile.cards:
-                raise IllegalMove(IllegalCode.EMPTY_PILE, f"{pile.id} is empty", move)
+                raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(pile.id)} is not dealt", move)
         elif move.action == "deal":
             if move.arg:
                 raise IllegalMove(IllegalCode.UNKNOWN_ACTION, "'deal' takes no argument", move)
@@ -102,6 +106,11 @@ class DoubleOrNaught(Game):
             raise IllegalMove(IllegalCode.WRONG_PILE, "no card moves in Double or Naught: guess one", move)
         else:
             raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"Double or Naught has no action {move.action!r}", move)
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "guess":
+            return f"guess {self.pile_name(move.arg)}"
+        return "set this round's six cards aside and deal a new round"
 
     def _perform(self, move: Move) -> None:
         if move.action == "guess":

@@ -36,6 +36,7 @@ from __future__ import annotations
 from engine.cards import Card, Rank
 from engine.core import Pile
 from engine.rules import UP, Foundations, PileGame, Stock, build
+from engine.words import a, card_name, rank_name
 
 __all__ = ["Friday13"]
 
@@ -57,6 +58,8 @@ class Friday13(PileGame):
     rules_version = 2
     #: `_fits` only narrows the layout's rules (each empty foundation takes its own label, in turn).
     fits_within_layout = True
+    #: Each foundation is named by its label: "the Jack foundation" ... "the Ten foundation".
+    pile_words = {pid: f"the {rank_name(rank)} foundation" for pid, rank in zip(_FOUNDATIONS, LABELS)}
     layout = (
         Foundations(13, base=None, build=build(UP, wrap=True), start=LABELS[:4]),
         Stock(turn=1, redeals=1),
@@ -74,3 +77,14 @@ class Friday13(PileGame):
             index = int(pile.id[1:])
             return card.rank == LABELS[index] and all(self.piles[f"f{i}"].cards for i in range(index))
         return super()._fits(pile, card)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        if pile.id[0] == "f" and not pile.cards:
+            label = LABELS[int(pile.id[1:])]
+            name = self.pile_name(pile.id)
+            if card.rank != label:
+                return f"the {card_name(card)} cannot go on {name}: it starts with {a(rank_name(label))}"
+            waiting = next(pid for pid in _FOUNDATIONS if not self.piles[pid].cards)
+            return (f"the {card_name(card)} cannot start {name} before {self.pile_name(waiting)}: "
+                    f"the foundations start in order from the left")
+        return super()._misfit(pile, card)

@@ -50,7 +50,8 @@ from collections.abc import Iterator
 
 from engine.cards import Card, Rank
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
-from engine.rules import DOWN, UP, Suits, build
+from engine.rules import DOWN, UP, Suits, build, rule_words
+from engine.words import a, card_name, counted, rank_name
 
 __all__ = ["GeneralsPatience"]
 
@@ -190,10 +191,14 @@ class GeneralsPatience(Game):
             if self.base is not None:
                 raise IllegalMove(IllegalCode.NOT_NOW, "the base rank is already chosen", move)
             if not _PILE.fullmatch(move.arg):
-                raise IllegalMove(IllegalCode.NO_SUCH_PILE, f"choose one of t0 to t3, not {move.arg!r}", move)
+                raise IllegalMove(
+                    IllegalCode.NO_SUCH_PILE, f"choose the card of one of tableau piles 1 to 4, not {move.arg!r}", move
+                )
             return
         if self.base is None:
-            raise IllegalMove(IllegalCode.NOT_NOW, "first choose the base rank (choose t0 ... t3)", move)
+            raise IllegalMove(
+                IllegalCode.NOT_NOW, "first choose the base rank: one of the cards of tableau piles 1 to 4", move
+            )
         if self._stalled():
             raise IllegalMove(IllegalCode.NOT_NOW, "the turned card cannot be played: the game has ended", move)
         if move.is_transfer:
@@ -209,7 +214,7 @@ class GeneralsPatience(Game):
                 raise IllegalMove(IllegalCode.NOT_NOW, "after the redeal, play the turned card first", move)
         else:
             if self.piles["s"].cards:
-                raise IllegalMove(IllegalCode.NOT_NOW, "redeal only when the stock is empty", move)
+                raise IllegalMove(IllegalCode.NOT_NOW, "you may redeal only when the stock is empty", move)
             if self.redeals:
                 raise IllegalMove(IllegalCode.NO_REDEAL, "the one redeal has been used", move)
             if not self.piles["w"].cards:
@@ -217,33 +222,62 @@ class GeneralsPatience(Game):
 
     def _check_transfer(self, move: Move) -> None:
         src, dst = self.pile(move.src, move), self.pile(move.dst, move)
-        if src.id not in ("w", "r", *_TABLEAU) or src is dst:
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be moved from {src.id}", move)
+        if src is dst:
+            raise IllegalMove(IllegalCode.WRONG_PILE, "a card cannot move onto its own pile", move)
+        if src.id not in ("w", "r", *_TABLEAU):
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be taken from {self.pile_name(src.id)}", move)
         if dst.id not in _FOUNDATIONS + _TABLEAU:
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be played to {dst.id}", move)
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be played to {self.pile_name(dst.id)}", move)
         if src.id == "r" and dst.id[0] != "f":
             raise IllegalMove(IllegalCode.WRONG_PILE, "the reserve plays only to the foundations", move)
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(src.id)} is empty", move)
         if move.count > 1:
             if src.id[0] != "t" or dst.id[0] != "t":
-                raise IllegalMove(IllegalCode.BAD_COUNT, "only tableau runs move several cards", move)
+                raise IllegalMove(
+                    IllegalCode.BAD_COUNT, "only a run from one tableau pile to another moves several cards", move
+                )
             if move.count > len(src) or move.count > self._run(src):
                 raise IllegalMove(
-                    IllegalCode.NOT_A_SEQUENCE, f"the top {move.count} cards of {src.id} are not a run", move
+                    IllegalCode.NOT_A_SEQUENCE,
+                    f"the top {move.count} cards of {self.pile_name(src.id)} are not a built run",
+                    move,
                 )
-            if move.count > self._capacity(dst.id):
+            capacity = self._capacity(dst.id)
+            if move.count > capacity:
                 raise IllegalMove(
                     IllegalCode.BAD_COUNT,
-                    f"with these spaces at most {self._capacity(dst.id)} cards move together",
+                    f"only {counted(capacity, 'card')} may move together now: "
+                    f"each empty tableau pile besides the one moved to doubles it",
                     move,
                 )
         if src.id[0] == "t" and dst.id[0] == "t" and not dst.cards and move.count == len(src):
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"moving all of {src.id} to a space changes nothing", move)
+            raise IllegalMove(
+                IllegalCode.DOES_NOT_FIT,
+                f"moving all of {self.pile_name(src.id)} to an empty pile changes nothing",
+                move,
+            )
         card = src.cards[-move.count]
         if not self._fits(dst.id, card):
-            where = f"an empty {dst.id}" if not dst.cards else f"{dst.cards[-1].code} on {dst.id}"
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {where}", move)
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, self._misfit(dst, card), move)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        """Why `_fits` refuses ``card`` on ``pile``, in words."""
+        what = card_name(card)
+        if pile.id[0] == "t":
+            return f"the {what} cannot go on the {card_name(pile.cards[-1])}: {rule_words(_down_alternate)}"
+        if not pile.cards:
+            return f"the {what} cannot go on an empty foundation: a foundation starts with {a(rank_name(self.base))}"
+        if len(pile.cards) >= _FULL:
+            return f"{self.pile_name(pile.id)} is complete: a foundation holds {_FULL} cards"
+        return (f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pile.id)}: "
+                f"foundations {rule_words(_up_in_suit)}")
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "choose":
+            card = self.piles[move.arg].cards[-1]
+            return f"choose the {card_name(card)} from {self.pile_name(move.arg)}: its rank starts every foundation"
+        return super()._describe(move)
 
     def _perform(self, move: Move) -> None:
         self._stalled_cache = None

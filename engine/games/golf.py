@@ -30,6 +30,7 @@ from typing import ClassVar
 from engine.cards import Card, Rank
 from engine.core import Option, Pile
 from engine.rules import Foundations, PileGame, Reserve, Stock, up_or_down
+from engine.words import card_name
 
 __all__ = ["Golf"]
 
@@ -49,6 +50,8 @@ class Golf(PileGame):
     }
     #: `_fits` only narrows the layout's rules (nothing on a King unless ``queen_on_king``).
     fits_within_layout = True
+    #: The seven reserve piles are the table's columns.
+    pile_words = {"r": "column {n}"}
     layout = (
         Foundations(1, base=None, build=up_or_down),
         Reserve(deal=(5,) * 7),
@@ -68,3 +71,11 @@ class Golf(PileGame):
         if top is not None and top.rank == Rank.KING and not self.rule_options["queen_on_king"]:
             return False
         return super()._fits(pile, card)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        top = pile.top
+        if top is not None and top.rank == Rank.KING and not self.rule_options["queen_on_king"]:
+            return f"the {card_name(card)} cannot go on the {card_name(top)}: in this race nothing goes on a King"
+        if top is not None and {top.rank, card.rank} == {Rank.ACE, Rank.KING}:
+            return f"the {card_name(card)} cannot go on the {card_name(top)}: Ace and King are not neighbours"
+        return super()._misfit(pile, card)

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from engine.cards import Card
 from engine.core import IllegalCode, IllegalMove, Move, Pile
 from engine.removal import RemovalGame
+from engine.words import card_name
 
 __all__ = ["IdiotsDelight"]
 
@@ -67,10 +68,10 @@ class IdiotsDelight(RemovalGame):
         if move.src not in _PILES or move.dst not in _PILES:
             raise IllegalMove(IllegalCode.WRONG_PILE, "cards move only between tableau piles", move)
         if move.count != 1:
-            raise IllegalMove(IllegalCode.BAD_COUNT, "one card at a time", move)
+            raise IllegalMove(IllegalCode.BAD_COUNT, "only one card may move at a time", move)
         src, dst = self.piles[move.src], self.piles[move.dst]
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(src.id)} is empty", move)
         card = src.cards[-1]
         if not dst.cards:
             if len(src) < 2:
@@ -81,8 +82,17 @@ class IdiotsDelight(RemovalGame):
         top = dst.cards[-1]
         if top.suit != card.suit or top.rank < card.rank:
             raise IllegalMove(
-                IllegalCode.DOES_NOT_FIT, f"{card.code} is discarded only onto a higher card of its suit", move
+                IllegalCode.DOES_NOT_FIT,
+                f"the {card_name(card)} cannot be discarded onto the {card_name(top)}: "
+                f"a card is discarded only onto a higher card of its suit",
+                move,
             )
+
+    def _describe(self, move: Move) -> str:
+        if move.is_transfer and self.piles[move.dst].cards:
+            card, top = self.piles[move.src].cards[-1], self.piles[move.dst].cards[-1]
+            return f"discard the {card_name(card)} (the {card_name(top)} beats it)"
+        return super()._describe(move)
 
     def _do_transfer(self, move: Move) -> None:
         if self.piles[move.dst].cards:

@@ -39,6 +39,7 @@ from engine.cards import Card, Rank, Suit
 from engine.core import Pile
 from engine.deal import shuffled
 from engine.rules import EITHER, Foundations, PileGame, Tableau, build
+from engine.words import card_name
 
 __all__ = ["KingsClover", "MAX_RESHUFFLES", "reshuffle_name"]
 
@@ -97,3 +98,10 @@ class KingsClover(PileGame):
         if pile.id[0] == "t" and len(pile.cards) >= 3:
             return False
         return super()._fits(pile, card)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        if pile.id[0] == "t" and not pile.cards:
+            return f"the {card_name(card)} cannot fill an empty tableau pile: only the K♣ may"
+        if pile.id[0] == "t" and len(pile.cards) >= 3:
+            return f"{self.pile_name(pile.id)} holds at most 3 cards"
+        return super()._misfit(pile, card)

@@ -25,7 +25,7 @@ Choices where the text is unclear or other versions differ:
 
 from __future__ import annotations
 
-from engine.cards import Card, Rank
+from engine.cards import Card, Colour, Rank
 from engine.core import IllegalCode, IllegalMove, Move, Pile
 from engine.rules import (
     DOWN,
@@ -38,12 +38,18 @@ from engine.rules import (
     Suits,
     Tableau,
     build,
+    rule_words,
 )
+from engine.words import card_name
 
 __all__ = ["LittleSpider"]
 
 _UP_IN_SUIT = build(UP, Suits.SAME)
 _DOWN_IN_SUIT = build(DOWN, Suits.SAME)
+
+
+def _other_colour(colour: Colour) -> Colour:
+    return Colour.BLACK if colour == Colour.RED else Colour.RED
 
 
 class LittleSpider(PileGame):
@@ -77,6 +83,24 @@ class LittleSpider(PileGame):
                 if same_end != (first.colour == card.colour):
                     return False
         return True
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        if pile.id[0] != "f":
+            return super()._misfit(pile, card)
+        what = card_name(card)
+        if pile.cards:
+            top = card_name(pile.cards[-1])
+            if pile.cards[0].rank == Rank.ACE:
+                rule = f"a foundation started with an Ace must {rule_words(_UP_IN_SUIT)}"
+            else:
+                rule = f"a foundation started with a King must {rule_words(_DOWN_IN_SUIT)}"
+            return f"the {what} cannot go on the {top} on {self.pile_name(pile.id)}: {rule}"
+        if card.rank not in (Rank.ACE, Rank.KING):
+            return f"the {what} cannot go on an empty foundation: a foundation starts with an Ace or a King"
+        first = next(other.cards[0] for other in self.piles.values() if other.id[0] == "f" and other.cards)
+        aces = first.colour if first.rank == Rank.ACE else _other_colour(first.colour)
+        return (f"the {what} cannot start a foundation: in this deal the {aces} Aces build up "
+                f"and the {_other_colour(aces)} Kings build down")
 
     def _restrict(self, move: Move) -> None:
         super()._restrict(move)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from engine.cards import Card
 from engine.core import Pile
 from engine.rules import FIRST, Foundations, PileGame, Reserve, Stock
+from engine.words import a, card_name, rank_name, suit_name
 
 __all__ = ["Osmosis"]
 
@@ -56,3 +57,12 @@ class Osmosis(PileGame):
         if card.suit != pile.cards[0].suit:
             return False
         return pile.id == "f0" or any(c.rank == card.rank for c in first)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        if pile.id[0] != "f" or not pile.cards:
+            return super()._misfit(pile, card)
+        name = self.pile_name(pile.id)
+        if card.suit != pile.cards[0].suit:
+            return f"the {card_name(card)} cannot go on {name}: it holds {suit_name(pile.cards[0].suit)} only"
+        return (f"the {card_name(card)} cannot go on {name} until {a(rank_name(card.rank))} "
+                f"lies on {self.pile_name('f0')}")

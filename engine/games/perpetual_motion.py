@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from engine.cards import Card
 from engine.core import IllegalCode, IllegalMove, Move, Pile
 from engine.removal import DISCARD, RemovalGame
+from engine.words import card_name, rank_name
 
 __all__ = ["PerpetualMotion"]
 
@@ -75,6 +76,8 @@ class PerpetualMotion(RemovalGame):
         return list(_PILES)
 
     def _transfers(self) -> Iterator[Move]:
+        """Four of a kind to the foundation, and same-rank cards onto a pile to their left that
+        shows their rank (the others would only be refused, with a reason written for nothing)."""
         for b, src in enumerate(_PILES):
             pile = self.piles[src]
             if not pile.cards:
@@ -82,30 +85,50 @@ class PerpetualMotion(RemovalGame):
             run = _run_of_rank(pile)
             if run >= _SET:
                 yield Move(src=src, dst=DISCARD, count=_SET)
+            rank = pile.cards[-1].rank
             for dst in _PILES[:b]:
-                for n in range(1, run + 1):
-                    yield Move(src=src, dst=dst, count=n)
+                top = self.piles[dst].top
+                if top is not None and top.rank == rank:
+                    for n in range(1, run + 1):
+                        yield Move(src=src, dst=dst, count=n)
 
     def _check_transfer(self, move: Move) -> None:
         if move.src not in _PILES or move.dst not in (*_PILES, DISCARD):
             raise IllegalMove(IllegalCode.WRONG_PILE, "cards move only from a tableau pile", move)
         src = self.piles[move.src]
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(src.id)} is empty", move)
         run = _run_of_rank(src)
         if move.dst == DISCARD:
             if move.count != _SET:
                 raise IllegalMove(IllegalCode.BAD_COUNT, "four cards of a rank are cleared together", move)
             if run < _SET:
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{src.id} has no four of a kind on top", move)
+                raise IllegalMove(
+                    IllegalCode.DOES_NOT_FIT, f"{self.pile_name(src.id)} has no four of a kind on top", move
+                )
             return
         if _PILES.index(move.dst) > _PILES.index(move.src):
             raise IllegalMove(IllegalCode.WRONG_PILE, "cards move only to a pile on their left", move)
         if move.count > run:
-            raise IllegalMove(IllegalCode.NOT_A_SEQUENCE, f"the top {move.count} cards are not of one rank", move)
+            raise IllegalMove(
+                IllegalCode.NOT_A_SEQUENCE,
+                f"the top {move.count} cards of {self.pile_name(src.id)} are not of one rank",
+                move,
+            )
         dst = self.piles[move.dst]
-        if not dst.cards or dst.cards[-1].rank != src.cards[-1].rank:
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, "a card goes only onto one of its rank", move)
+        if not dst.cards:
+            raise IllegalMove(
+                IllegalCode.DOES_NOT_FIT,
+                f"{self.pile_name(dst.id)} is empty: a card goes only onto one of its rank",
+                move,
+            )
+        if dst.cards[-1].rank != src.cards[-1].rank:
+            raise IllegalMove(
+                IllegalCode.DOES_NOT_FIT,
+                f"the {card_name(src.cards[-move.count])} cannot go on the {card_name(dst.cards[-1])}: "
+                f"a card goes only onto one of its rank",
+                move,
+            )
 
     def _do_transfer(self, move: Move) -> None:
         cards = self._take(self.piles[move.src], move.count)
@@ -121,9 +144,20 @@ class PerpetualMotion(RemovalGame):
 
     def _check_redeal(self, move: Move) -> None:
         if self.piles["s"].cards:
-            raise IllegalMove(IllegalCode.NOT_NOW, "redeal only when the stock is empty", move)
+            raise IllegalMove(IllegalCode.NOT_NOW, "you may redeal only when the stock is empty", move)
         if not any(self.piles[pid].cards for pid in _PILES):
             raise IllegalMove(IllegalCode.EMPTY_PILE, "the tableau is empty: nothing to gather", move)
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "clear":
+            rank = self.piles[_PILES[0]].cards[-1].rank
+            return f"clear the four {rank_name(rank, plural=True)} from the tops of the tableau piles"
+        if move.action == "redeal":
+            return "gather the tableau piles into a new stock"
+        if move.dst == DISCARD:
+            rank = self.piles[move.src].cards[-1].rank
+            return f"clear the four {rank_name(rank, plural=True)} from {self.pile_name(move.src)}"
+        return super()._describe(move)
 
     def _do_redeal(self) -> None:
         gathered: list[Card] = []

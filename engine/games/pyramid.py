@@ -33,6 +33,7 @@ from __future__ import annotations
 from engine.cards import Card
 from engine.core import IllegalCode, IllegalMove, Move, Pile
 from engine.removal import ThirteensGame
+from engine.words import card_name
 
 __all__ = ["Pyramid"]
 
@@ -67,6 +68,10 @@ class Pyramid(ThirteensGame):
     rules_text = "003_08087bb95aa03446.txt"
     quoted_odds = "50 to 1"
     deal_when_stuck = True
+    #: Each pyramid card by its row (1 the apex, 7 the bottom) and its place in the row, from the left.
+    pile_words = {
+        f"r{row * (row + 1) // 2 + k}": f"row {row + 1}, card {k + 1}" for row in range(ROWS) for k in range(row + 1)
+    }
 
     def _deal(self, cards: list[Card]) -> None:
         self._new_discard()
@@ -106,6 +111,12 @@ class Pyramid(ThirteensGame):
             raise IllegalMove(IllegalCode.STOCK_EMPTY, "the deck is used up", move)
         if self._any_transfer():
             raise IllegalMove(IllegalCode.NOT_NOW, "deal only when no other move is left", move)
+
+    def _describe(self, move: Move) -> str:
+        if move.action != "deal":
+            return super()._describe(move)
+        put = f"put the {card_name(self.piles['d'].cards[-1])} on the waste"
+        return put + " and turn up the next deck card" if self.piles["s"].cards else put
 
     def _do_deal(self) -> None:
         self._add(self.piles["w"], self._take(self.piles["d"], 1))

@@ -26,6 +26,7 @@ from __future__ import annotations
 from engine.cards import Card, Rank
 from engine.core import Pile
 from engine.rules import Foundations, PileGame, Stock, Tableau, any_card, circular
+from engine.words import card_name
 
 __all__ = ["QueensQuadrille"]
 
@@ -43,6 +44,8 @@ class QueensQuadrille(PileGame):
     rules_text = "003_08087bb95aa03446.txt"
     quoted_odds = "25 to 1"
     total = 52
+    #: The text's names: waste piles, the Queens' pile, and ``w`` the card turned from the stock.
+    pile_words = {"t": "waste pile {n}", "t3": "the Queens' pile", "w": "the turned card"}
     layout = (
         Foundations(8, base=None, takes_from="wt"),
         Tableau(deal=(0,) * 4, build=any_card, takes_from="w"),
@@ -61,3 +64,19 @@ class QueensQuadrille(PileGame):
             return False
         step = -1 if first.rank == Rank.FIVE else 1
         return card.rank == circular(top.rank, step)
+
+    def _misfit(self, pile: Pile, card: Card) -> str:
+        what = card_name(card)
+        if pile.id[0] == "t":
+            if card.rank == Rank.QUEEN:
+                return "a Queen goes only on the Queens' pile"
+            return "only Queens go on the Queens' pile"
+        if not pile.cards:
+            return f"the {what} cannot go on an empty foundation: a foundation starts with a Five or a Six"
+        first, top = pile.cards[0], pile.cards[-1]
+        name = self.pile_name(pile.id)
+        if len(pile.cards) >= _SIZE[first.rank]:
+            return f"{name} is complete"
+        rule = ("down by one from its Five to the Ace, then the King" if first.rank == Rank.FIVE
+                else "up by one from its Six to the Queen")
+        return f"the {what} cannot go on the {card_name(top)} on {name}: it builds {rule}, regardless of suit"

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 from engine.cards import Card, Rank
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.words import card_name, counted
 
 __all__ = ["Scorpion"]
 
@@ -106,22 +107,37 @@ class Scorpion(Game):
         if src.id not in _PILES or dst.id not in _PILES or src is dst:
             raise IllegalMove(IllegalCode.WRONG_PILE, "cards move only from one tableau pile to another", move)
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(src.id)} is empty", move)
         if move.count > len(src):
-            raise IllegalMove(IllegalCode.BAD_COUNT, f"{src.id} has only {len(src)} cards", move)
+            raise IllegalMove(
+                IllegalCode.BAD_COUNT, f"{self.pile_name(src.id)} has only {counted(len(src), 'card')}", move
+            )
         if move.count > src.up:
-            raise IllegalMove(IllegalCode.FACE_DOWN, f"{src.id} has only {src.up} face-up cards", move)
+            held = f"only {counted(src.up, 'face-up card')}" if src.up else "no face-up card"
+            raise IllegalMove(IllegalCode.FACE_DOWN, f"{self.pile_name(src.id)} has {held}", move)
         card = src.cards[-move.count]
         if not dst.cards:
             if card.rank != Rank.KING:
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, "only a King goes to an empty pile", move)
+                raise IllegalMove(IllegalCode.DOES_NOT_FIT, "only a King may fill an empty tableau pile", move)
             if move.count == len(src):
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"the King already heads {src.id}", move)
+                raise IllegalMove(
+                    IllegalCode.DOES_NOT_FIT,
+                    f"the {card_name(card)} already lies at the bottom of {self.pile_name(src.id)}",
+                    move,
+                )
             return
         if not _next_lower(dst.cards[-1], card):
             raise IllegalMove(
-                IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {dst.cards[-1].code} on {dst.id}", move
+                IllegalCode.DOES_NOT_FIT,
+                f"the {card_name(card)} cannot go on the {card_name(dst.cards[-1])}: "
+                f"a card goes only on the next higher card of its suit",
+                move,
             )
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "deal":
+            return "deal the three stock cards to tableau piles 1, 2 and 3"
+        return super()._describe(move)
 
     def _perform(self, move: Move) -> None:
         if move.is_transfer:

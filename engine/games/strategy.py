@@ -39,6 +39,8 @@ class Strategy(PileGame):
     rules_text = "003_08087bb95aa03446.txt"
     quoted_odds = "3 to 1"
     total = 52
+    #: The text's names: the tableau piles are its waste piles, ``w`` the card turned from the stock.
+    pile_words = {"t": "waste pile {n}", "w": "the turned card"}
     layout = (
         Foundations(4, takes_from="wt"),
         Tableau(deal=(0,) * 7, build=any_card, takes_from="w"),
@@ -57,8 +59,10 @@ class Strategy(PileGame):
         if move.src == "w" and move.src in self.piles and self.piles["w"].cards:
             ace = self.piles["w"].cards[-1].rank == Rank.ACE
             if ace and move.dst[:1] == "t":
-                raise IllegalMove(IllegalCode.NOT_NOW, "an Ace goes to a foundation", move)
+                raise IllegalMove(IllegalCode.NOT_NOW, "an Ace goes straight to a foundation", move)
             if not ace and move.dst[:1] == "f":
-                raise IllegalMove(IllegalCode.NOT_NOW, "only Aces go up in stage one", move)
+                raise IllegalMove(
+                    IllegalCode.NOT_NOW, "only Aces go to the foundations until every card is placed", move
+                )
         elif move.src[:1] == "t" and move.dst[:1] == "f":
-            raise IllegalMove(IllegalCode.NOT_NOW, "waste piles play off in stage two", move)
+            raise IllegalMove(IllegalCode.NOT_NOW, "the waste piles play off only once every card is placed", move)

@@ -41,7 +41,8 @@ from collections.abc import Iterator
 
 from engine.cards import Card, Rank
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
-from engine.rules import DOWN, Suits, build, up_in_suit
+from engine.rules import DOWN, Suits, build, rule_words, up_in_suit
+from engine.words import a, card_name, suit_name
 
 __all__ = ["Tournament"]
 
@@ -69,6 +70,8 @@ class Tournament(Game):
     total = 104
     state_fields = ("redeals",)
     redeals: int = 0
+    #: The text's names: the reserves are its kibitzers, the waste piles its dormitzers.
+    pile_words = {"r": "kibitzer {n}", "w": "dormitzer {n}"}
 
     def _deal(self, cards: list[Card]) -> None:
         for pid in _FOUNDATIONS:
@@ -126,32 +129,59 @@ class Tournament(Game):
                 raise IllegalMove(IllegalCode.STOCK_EMPTY, "the stock is empty", move)
         else:
             if self.piles["s"].cards:
-                raise IllegalMove(IllegalCode.NOT_NOW, "redeal only when the stock is empty", move)
+                raise IllegalMove(IllegalCode.NOT_NOW, "you may redeal only when the stock is empty", move)
             if self.redeals >= _REDEALS:
-                raise IllegalMove(IllegalCode.NO_REDEAL, f"no redeal left ({_REDEALS} allowed)", move)
+                raise IllegalMove(IllegalCode.NO_REDEAL, f"no redeal left: this game allows {_REDEALS}", move)
             if not any(self.piles[pid].cards for pid in _WASTES):
                 raise IllegalMove(IllegalCode.EMPTY_PILE, "the dormitzers are empty: nothing to redeal", move)
 
     def _check_transfer(self, move: Move) -> None:
         src, dst = self.pile(move.src, move), self.pile(move.dst, move)
-        if src.id == "s" or src is dst:
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards may not be moved from {src.id}", move)
-        if dst.id[0] not in "fr" or dst.id[0] == "r" and src.id[0] != "w":
-            raise IllegalMove(IllegalCode.WRONG_PILE, f"{dst.id} takes no card from {src.id}", move)
+        if src is dst:
+            raise IllegalMove(IllegalCode.WRONG_PILE, "a card cannot move onto its own pile", move)
+        if src.id == "s":
+            raise IllegalMove(IllegalCode.WRONG_PILE, "cards cannot be taken from the stock", move)
+        if dst.id[0] not in "fr":
+            raise IllegalMove(IllegalCode.WRONG_PILE, f"cards cannot be played to {self.pile_name(dst.id)}", move)
+        if dst.id[0] == "r" and src.id[0] != "w":
+            raise IllegalMove(
+                IllegalCode.WRONG_PILE, f"{self.pile_name(dst.id)} takes cards only from a dormitzer", move
+            )
         if move.count != 1:
-            raise IllegalMove(IllegalCode.BAD_COUNT, "one card at a time", move)
+            raise IllegalMove(IllegalCode.BAD_COUNT, "only one card may move at a time", move)
         if not src.cards:
-            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{src.id} is empty", move)
+            raise IllegalMove(IllegalCode.EMPTY_PILE, f"{self.pile_name(src.id)} is empty", move)
         card = src.cards[-1]
         if dst.id[0] == "r":
             if dst.cards:
-                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{dst.id} holds one card at a time", move)
+                raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{self.pile_name(dst.id)} holds one card at a time", move)
             return
         if src.id[0] == "f" and not dst.cards:
             raise IllegalMove(IllegalCode.DOES_NOT_FIT, "foundations trade cards only when they meet", move)
         if not self._fits(dst.id, card):
-            where = f"an empty {dst.id}" if not dst.cards else f"{dst.cards[-1].code} on {dst.id}"
-            raise IllegalMove(IllegalCode.DOES_NOT_FIT, f"{card.code} may not go on {where}", move)
+            raise IllegalMove(IllegalCode.DOES_NOT_FIT, self._misfit(dst.id, card), move)
+
+    def _misfit(self, pid: str, card: Card) -> str:
+        """Why `_fits` refuses ``card`` on foundation ``pid``, in words."""
+        pile = self.piles[pid]
+        what = card_name(card)
+        aces = pid in _ACE_PILES
+        if not pile.cards:
+            first = "Ace" if aces else "King"
+            if card.rank != (Rank.ACE if aces else Rank.KING):
+                return f"the {what} cannot go on {self.pile_name(pid)}: an empty {first} foundation takes {a(first)}"
+            return (f"the {what} cannot start {self.pile_name(pid)}: "
+                    f"{suit_name(card.suit)} already have {a(first)} foundation")
+        rule = rule_words(up_in_suit if aces else _down_in_suit)
+        return (f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pid)}: "
+                f"{'Ace' if aces else 'King'} foundations {rule}")
+
+    def _describe(self, move: Move) -> str:
+        if move.action == "deal":
+            return "deal four cards to each dormitzer"
+        if move.action == "redeal":
+            return "gather the dormitzers into a new stock"
+        return super()._describe(move)
 
     def _perform(self, move: Move) -> None:
         if move.is_transfer:

@@ -40,6 +40,8 @@ class TryAgain(PileGame):
     rules_text = "003_08087bb95aa03446.txt"
     quoted_odds = "50 to 1"
     total = 52
+    #: The text's names: the tableau piles are its waste piles, ``w`` the card turned from the stock.
+    pile_words = {"t": "waste pile {n}", "w": "the turned card"}
     state_fields = ("redeals", "dealt")
     dealt: int = 0
     layout = (

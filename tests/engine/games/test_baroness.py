@@ -3,7 +3,7 @@
 from engine.cards import Card
 from engine.core import Game, Reveal
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Baroness = find_game("baroness")
 
@@ -90,3 +90,24 @@ def test_the_game_is_won_when_every_card_is_discarded():
     assert game.cleared == 51 and not game.won
     game.apply("t0>f0")
     assert game.won and game.over and game.cleared == 52
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_name_the_pair_and_what_it_makes():
+    game = board(t0="4S", t1="9H", t2="KD", t3="3C", t4="QH", stock="2c3c")
+    assert refusal(game, "t0>t3") == "the 4♠ and the 3♣ make 7, not 13"
+    assert refusal(game, "t3>f0") == "only a King is discarded alone: the 3♣ needs a partner to make 13"
+    assert refusal(game, "t5>t0") == "tableau pile 6 is empty"
+    assert refusal(game, "deal") == "deal only when no other move is left"
+
+
+def test_discards_and_deals_in_words():
+    game = board(t0="4S", t1="9H", t2="KD", t3="3C", t4="QH", stock="2c3c")
+    assert game.describe("t0>t1") == "discard the 4♠ and the 9♥ (13 together)"
+    assert game.describe("t2>f0") == "discard the K♦"
+    game = board(t0="4S", t1="8H", t2="JD", t3="3C", t4="QH", stock="2c3c4c5c6c7c")
+    assert game.describe("deal") == "deal a card to each of tableau piles 1 to 5"
+    game = board(t0="4S", t1="8H", t2="JD", t3="3C", t4="QH", stock="2c3c")
+    assert game.describe("deal") == "deal the last two cards to tableau piles 6 and 7"

@@ -4,7 +4,7 @@ from engine.cards import Card, Rank
 from engine.core import Game, Reveal
 from engine.games import find_game
 from engine.games.besieged_city import ENDS, LINE_OF, ORDER
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 BesiegedCity = find_game("besieged_city")
 IDS = [f"f{i}" for i in range(4)] + [f"r{i}" for i in range(12)] + [f"t{i}" for i in range(14)]
@@ -145,3 +145,25 @@ def test_the_game_is_won_with_all_104_cards_on_the_foundations():
     assert game.cleared == 103
     game.apply("t0>f3")
     assert game.won and game.cleared == 104
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_name_ramparts_and_reserve_places():
+    game = board(**EXAMPLE)
+    assert refusal(game, "r4>t2") == (
+        "reserve place 5 plays only to the ramparts at the ends of its row and column: "
+        "rampart 2, rampart 5, rampart 9 and rampart 13"
+    )
+    assert refusal(game, "r4>t1") == (
+        "the 4♣ cannot go on the 3♥: a card packs on one of its suit a rank above or below it, "
+        "or next to it in the foundations' order"
+    )
+    assert refusal(game, "r1>f0") == "reserve cards reach the foundations only through the ramparts"
+    assert refusal(game, "s>t0") == "cards cannot be taken from the pack"
+    game = board(**EXAMPLE, **{B: "", "t2": "AH"}, s="2c")
+    assert refusal(game, "deal") == "first fill the empty rampart 2 from the reserve places of its line"
+    assert game.describe("r4>t1") == "the 4♣ from reserve place 5 to rampart 2"
+    game = board(**EXAMPLE, s="2c")
+    assert game.describe("deal") == "turn the next card of the pack"

@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Bristol = find_game("bristol")
 PILES = tuple(Bristol(0).piles)
@@ -75,3 +75,18 @@ def test_deal_puts_one_card_on_each_reserve_and_there_is_no_redeal():
     assert game.view().piles["r0"] == ("4C", "7C") and game.view().piles["r1"] == ("5C",)
     assert refused(game, "deal") == "stock_empty"
     assert refused(game, "redeal") == "no_redeal"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="AS", t0="9C2H", r0="3D", r1="KD", s="4c")
+    assert refusal(game, "t0>t1") == "an empty tableau pile is never filled"
+    assert refusal(game, "r1>f0") == (
+        "the K♦ cannot go on the A♠ on foundation 1: foundations build up by one regardless of suit"
+    )
+    assert refusal(game, "t0>r0") == "cards cannot be played to reserve pile 1"
+    assert refusal(game, "redeal") == "Bristol has no redeal"
+    assert game.describe("t0>f0") == "the 2♥ from tableau pile 1 to foundation 1"
+    assert game.describe("deal") == "deal a card to each reserve pile"

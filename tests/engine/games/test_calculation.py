@@ -4,7 +4,7 @@ from engine.cards import Rank
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Calculation = find_game("calculation")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "s", "w")
@@ -65,3 +65,17 @@ def test_the_turned_card_goes_to_a_waste_pile_on_any_card_but_not_between_waste_
 def test_a_lost_game_is_over_when_the_stock_is_out_and_nothing_plays():
     game = board(f0="AC", f1="2D", f2="3H", f3="4S", t0="KH")
     assert game.over and not game.won
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_the_waste_piles_and_the_turned_card_keep_the_texts_names():
+    game = board(f0="AS", f1="2H", f2="3C", f3="4D", w="6H", t0="9C", s="kc")
+    assert refusal(game, "w>f1") == (
+        "the 6♥ cannot go on the 2♥ on foundation 2: "
+        "build up by two regardless of suit (counting on from King to Ace)"
+    )
+    assert refusal(game, "t0>t1") == "waste pile 2 takes no card from a waste pile"
+    assert refusal(game, "deal") == "the next stock card turns up by itself"
+    assert game.describe("w>t1") == "the 6♥ from the turned card to waste pile 2"

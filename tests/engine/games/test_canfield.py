@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Canfield = find_game("canfield")
 PILES = ("f0", "f1", "f2", "f3", "r0", "t0", "t1", "t2", "t3", "s", "w")
@@ -92,3 +92,18 @@ def test_deal_turns_three_and_redeals_are_unlimited():
         assert game.redeals == n
         while game.piles["s"].cards:
             game.apply("deal")
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="5H", r0="ks7C", t0="QD", t1="9S8D", s="2c", w="4C")
+    assert refusal(game, "t1>t0") == "only the whole of tableau pile 2 (2 cards) may move to another tableau pile"
+    assert refusal(game, "w>f1") == (
+        "the 4♣ cannot go on an empty foundation: in this deal every foundation starts with a Five"
+    )
+    assert refusal(game, "r0>t0") == (
+        "the 7♣ cannot go on the Q♦: build down by one in alternate colours (a King goes on an Ace)"
+    )
+    assert game.describe("t1>t2x2") == "the 9♠ and the 8♦ from tableau pile 2 to tableau pile 3"

@@ -3,7 +3,7 @@
 from engine.core import Game
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Chameleon = find_game("chameleon")
 PILES = ("f0", "f1", "f2", "f3", "r0", "t0", "t1", "t2", "t3", "s", "w")
@@ -56,3 +56,16 @@ def test_one_card_at_a_time_and_no_redeal():
     game.apply("deal")
     assert refused(game, "deal") == "stock_empty"
     assert refused(game, "redeal") == "no_redeal"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="5H", r0="ks7C", t0="QD", t1="9S8D", s="2c", w="4C")
+    assert refusal(game, "t1>t0x2") == (
+        "the 9♠ cannot go on the Q♦: build down by one regardless of suit (a King goes on an Ace)"
+    )
+    assert refusal(game, "redeal") == "you may redeal only when the stock is empty"
+    assert game.describe("deal") == "deal a card from the stock"
+    assert refusal(board(f0="5H", r0="ks7C", w="4C"), "redeal") == "Chameleon has no redeal"

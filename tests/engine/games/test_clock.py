@@ -5,7 +5,7 @@ from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Clock = find_game("clock")
 HOURS = range(13)
@@ -192,3 +192,27 @@ def test_seed_0_blocks_with_one_card_face_down_and_the_exchange_wins_it():
     game.apply("exchange t2.0")  # the last hidden card is a Three: it goes home to t2's hour...
     turn_until_stuck(game)  # ...where the King now lies, the last card to turn up
     assert game.won and game.exchanged and len(game.history) == 53
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_name_the_hours_and_never_a_face_down_card():
+    game = blocked_board()
+    assert refusal(game, "turn") == "the fourth King is out: exchange it"
+    assert refusal(game, "exchange t4.5") == "the 5 o'clock pile has only 2 face-down cards"
+    assert refusal(game, "exchange t4") == "exchange names a face-down pile and a card in it, not 't4'"
+    assert game.describe("exchange t4.1") == (
+        "exchange the fourth King for face-down card 2 from the bottom of the 5 o'clock pile"
+    )
+    game = board(current=5, t5="kd", t4="9s2h", f12="KCKH")
+    assert game.describe("turn") == "turn up the top card of the 6 o'clock pile"
+
+
+def test_the_dial_names_its_piles_by_the_hour():
+    assert [Clock.pile_name(p) for p in ("t0", "t11", "t12")] == [
+        "the 1 o'clock pile", "the 12 o'clock pile", "the centre pile",
+    ]
+    assert [Clock.pile_name(p) for p in ("f0", "f11", "f12")] == [
+        "the face-up cards at 1 o'clock", "the face-up cards at 12 o'clock", "the face-up Kings",
+    ]

@@ -3,7 +3,7 @@
 from engine.cards import Card
 from engine.core import Game, Reveal
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 DoubleOrNaught = find_game("double_or_naught")
 
@@ -81,3 +81,21 @@ def test_the_house_card_and_unknown_piles_cannot_be_guessed():
     assert refused(game, "guess s") == "no_such_pile"
     assert refused(game, "guess") == "no_such_pile"
     assert refused(game, "r0>r5") == "wrong_pile"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_guesses_in_words():
+    game = board()
+    assert refusal(game, "guess r5") == "the house card cannot be guessed: beat it"
+    assert refusal(game, "guess x1") == "guess one of the five face-down cards, not 'x1'"
+    assert refusal(game, "deal") == "a new round is dealt only after a tie"
+    assert game.describe("guess r2") == "guess card 3"  # never the card itself
+    game = board(outcome="tie", stock="2c3c4c5c6c7c", ties=1)
+    assert game.describe("deal") == "set this round's six cards aside and deal a new round"
+
+
+def test_the_piles_have_the_names_of_the_bonus_round():
+    names = [DoubleOrNaught.pile_name(p) for p in ("r0", "r4", "r5", "s", "w")]
+    assert names == ["card 1", "card 5", "the house card", "the pack", "the cards set aside"]

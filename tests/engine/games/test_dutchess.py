@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Dutchess = find_game("dutchess")
 PILES = ("f0", "f1", "f2", "f3", "r0", "r1", "r2", "r3", "t0", "t1", "t2", "t3", "s", "w")
@@ -72,3 +72,14 @@ def test_one_redeal_is_allowed():
     game.apply("redeal")
     game.apply("deal")
     assert refused(game, "redeal") == "no_redeal"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(r0="8S", t0="KH", t1="", s="2c")
+    assert refusal(game, "t0>f0") == "first start a foundation with a reserve card"
+    game = board(f0="8S", r0="9H", t0="KH", t1="", s="2c")
+    assert refusal(game, "deal") == "first fill the empty tableau pile 2 from a reserve pile"
+    assert game.describe("r0>t1") == "the 9♥ from reserve pile 1 to tableau pile 2"

@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 EightOff = find_game("eight_off")
 PILES = tuple(EightOff(0).piles)
@@ -54,3 +54,15 @@ def test_an_empty_tableau_pile_takes_only_a_king():
     game.apply("c0>t1")
     game.apply("t0>c0")
     assert Move.parse("c0>t2") not in game.legal_moves()
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(c0="9H", t0="TH", t2="JS")
+    assert refusal(game, "t0>c0") == "cell 1 already holds a card"
+    assert refusal(game, "c0>t1") == "only a King may fill an empty tableau pile"
+    assert refusal(game, "t0>t2") == "the 10♥ cannot go on the J♠: build down by one in suit"
+    assert refusal(game, "c0>c1") == "cell 2 takes no card from a cell"
+    assert game.describe("c0>t0") == "the 9♥ from cell 1 to tableau pile 1"

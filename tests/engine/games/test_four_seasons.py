@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 FourSeasons = find_game("four_seasons")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "s", "w")
@@ -54,3 +54,18 @@ def test_one_card_at_a_time_and_no_redeal():
     game = board(f0="6H", t0="KC", s="2h")
     game.apply("deal")
     assert refused(game, "redeal") == "no_redeal"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="7C", t0="9H", w="8S", s="2c")
+    assert refusal(game, "w>f1") == (
+        "the 8♠ cannot go on an empty foundation: in this deal every foundation starts with a Seven"
+    )
+    assert refusal(game, "w>f0") == (
+        "the 8♠ cannot go on the 7♣ on foundation 1: foundations build up by one in suit (an Ace goes on a King)"
+    )
+    assert refusal(board(f0="7C", t0="9H", w="8S"), "redeal") == "Four Seasons has no redeal"
+    assert game.describe("w>t0") == "the 8♠ from the waste to tableau pile 1"

@@ -3,7 +3,7 @@
 from engine.cards import Rank
 from engine.core import Game, Move
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Friday13 = find_game("friday_13")
 OPENING = "f0:JS f1:QS f2:KS f3:AS"
@@ -166,3 +166,29 @@ def test_the_deal_of_seed_0_can_be_won():
         game.apply(text)
     assert aces_on_kings == 3
     assert game.won and game.cleared == game.total == 52 and game.over
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_foundations_are_named_by_their_labels():
+    names = [Friday13.pile_name(f"f{i}") for i in range(13)]
+    assert names[:5] == ["the Jack foundation", "the Queen foundation", "the King foundation",
+                         "the Ace foundation", "the Two foundation"]
+    assert names[-1] == "the Ten foundation"
+
+
+def test_refusals_and_moves_in_words():
+    game = board(w="4C")
+    assert refusal(game, "w>f4") == "the 4♣ cannot go on the Two foundation: it starts with a Two"
+    assert refusal(game, "w>f6") == (
+        "the 4♣ cannot start the Four foundation before the Two foundation: "
+        "the foundations start in order from the left"
+    )
+    assert refusal(game, "w>f0") == (
+        "the 4♣ cannot go on the J♠ on the Jack foundation: "
+        "foundations build up by one regardless of suit (an Ace goes on a King)"
+    )
+    game = board(w="AC", redeals=1)
+    assert refusal(game, "redeal") == "no redeal left: this game allows 1"
+    assert game.describe("w>f2") == "the A♣ from the waste to the King foundation"

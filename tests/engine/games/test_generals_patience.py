@@ -4,7 +4,7 @@ from engine.cards import Rank
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 GeneralsPatience = find_game("generals_patience")
 IDS = [f"f{i}" for i in range(8)] + [f"t{i}" for i in range(9)]
@@ -165,3 +165,20 @@ def test_base_rank_follows_the_first_foundation_card():
     game = board(f0="QD", **QUIET)
     assert game.base == Rank.QUEEN
     assert Move.parse("choose t0") not in game.legal_moves()
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(r="5C", s="9h", t0="2C", t1="KH", t2="9S", t3="7D")
+    assert refusal(game, "t0>f0") == "first choose the base rank: one of the cards of tableau piles 1 to 4"
+    assert refusal(game, "choose t7") == "choose the card of one of tableau piles 1 to 4, not 't7'"
+    assert game.describe("choose t2") == "choose the 9♠ from tableau pile 3: its rank starts every foundation"
+    game = board(r="5C", s="9h", f0="7D", **QUIET)
+    assert refusal(game, "t0>t1") == (
+        "the 2♣ cannot go on the 2♠: build down by one in alternate colours (a King goes on an Ace)"
+    )
+    assert refusal(game, "t0>f1") == "the 2♣ cannot go on an empty foundation: a foundation starts with a Seven"
+    assert refusal(game, "r>t0") == "the reserve plays only to the foundations"
+    assert game.describe("deal") == "deal a card from the stock"

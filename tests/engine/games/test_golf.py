@@ -5,7 +5,7 @@ from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Golf = find_game("golf")
 PILES = ("f0", "r0", "r1", "r2", "r3", "r4", "r5", "r6", "s")
@@ -145,3 +145,23 @@ def test_the_game_is_won_when_the_reserve_is_empty_even_with_stock_left():
 def test_the_game_is_lost_when_the_stock_is_empty_and_no_reserve_card_plays():
     game = board(f0="4H", r0="9C", r1="KD")
     assert game.over and not game.won and game.cleared == 33
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_say_why_a_card_does_not_play_on_the_foundation():
+    game = board(f0="KH", r0="QS", r1="AC", r2="5D", s="2c")
+    assert refusal(game, "r1>f0") == "the A♣ cannot go on the K♥: Ace and King are not neighbours"
+    assert refusal(game, "r2>f0") == (
+        "the 5♦ cannot go on the K♥ on the foundation: build up or down by one regardless of suit"
+    )
+    assert refusal(game, "f0>r0") == "cards cannot be taken from the foundation"
+    game = board(queen_on_king=False, f0="KH", r0="QS", s="2c")
+    assert refusal(game, "r0>f0") == "the Q♠ cannot go on the K♥: in this race nothing goes on a King"
+
+
+def test_the_reserve_piles_are_called_columns():
+    game = board(f0="KH", r0="QS", s="2c")
+    assert game.describe("r0>f0") == "the Q♠ from column 1 to the foundation"
+    assert game.describe("deal") == "deal a card from the stock to the foundation"

@@ -2,7 +2,7 @@
 
 from engine.core import Game
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 IdiotsDelight = find_game("idiots_delight")
 
@@ -67,3 +67,18 @@ def test_a_lost_game_is_over_with_the_stock_empty():
     game = board(t0="KC", t1="KD", t2="QHKH", t3="KS")
     assert refused(game, "deal") == "stock_empty"
     assert game.over and not game.won
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_a_card_is_discarded_only_onto_a_higher_card_of_its_suit_in_words():
+    game = board(t0="8S", t1="KS", t2="9H", stock="2c3c4c5c")
+    assert refusal(game, "t1>t0") == (
+        "the K♠ cannot be discarded onto the 8♠: a card is discarded only onto a higher card of its suit"
+    )
+    assert refusal(game, "t2>t3") == "a space is filled only from a pile of two cards or more"
+    assert game.describe("t0>t1") == "discard the 8♠ (the K♠ beats it)"
+    assert game.describe("deal") == "deal a card to each tableau pile"
+    game = board(t0="4C8S", t1="KS", t2="9H", stock="2c3c4c5c")
+    assert game.describe("t0>t3") == "the 8♠ from tableau pile 1 to tableau pile 4"

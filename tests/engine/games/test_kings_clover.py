@@ -4,7 +4,7 @@ from engine.cards import Rank
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 KingsClover = find_game("kings_clover")
 PILES = tuple(KingsClover(0).piles)
@@ -127,3 +127,14 @@ def test_no_deal_is_over_at_once():
     reshuffled = sum(g.reshuffles > 0 for g in games)
     assert reshuffled == sum(first_deal_stuck(seed) for seed in range(500))
     assert 50 < reshuffled < 130
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="AC", t0="2C", t2="5D6C7S", t3="KH", t4="4D")
+    assert refusal(game, "t3>t1") == "the K♥ cannot fill an empty tableau pile: only the K♣ may"
+    assert refusal(game, "t4>t2") == "tableau pile 3 holds at most 3 cards"
+    assert refusal(game, "t4>t3") == "the 4♦ cannot go on the K♥: build up or down by one regardless of suit"
+    assert game.describe("t0>f0") == "the 2♣ from tableau pile 1 to foundation 1"

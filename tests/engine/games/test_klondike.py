@@ -5,7 +5,7 @@ from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Klondike = find_game("klondike")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "s", "w")
@@ -280,3 +280,23 @@ def test_a_legal_move_list_from_a_real_deal():
     assert [str(m) for m in game.legal_moves()] == ["deal"]
     game.apply("deal")
     assert game.view().piles["w"] == tuple(c.code for c in shuffled("klondike", 42)[28:31])
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_a_refusal_names_the_cards_the_piles_and_the_rule_in_the_players_words():
+    game = board(t0="9H", t1="kd7C", t3="ksQH9C8H", w="5D", s="ah")
+    assert refusal(game, "t1>t0") == "the 7♣ cannot go on the 9♥: build down by one in alternate colours"
+    assert refusal(game, "w>f1") == "the 5♦ cannot go on an empty foundation: a foundation starts with an Ace"
+    assert refusal(game, "t1>t2") == "only a King may fill an empty tableau pile"
+    assert refusal(game, "t3>t2x4") == "tableau pile 4 has only 3 face-up cards"  # never a word of the K♠
+    assert refusal(game, "s>t0") == "cards cannot be taken from the stock"
+    assert refusal(game, "w>s") == "cards cannot be played to the stock"
+
+
+def test_a_move_in_words_names_a_run_by_its_bottom_card():
+    game = board(t0="TC", t2="QC", t3="ksJHTS9H8C", w="5D", s="ahas2c")
+    assert game.describe("t3>t0x2") == "the 9♥ and the 8♣ from tableau pile 4 to tableau pile 1"
+    assert game.describe("t3>t2x4") == "the J♥ and 3 cards on it from tableau pile 4 to tableau pile 3"
+    assert game.describe("deal") == "deal three cards from the stock"

@@ -3,7 +3,7 @@
 from engine.core import Game
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 LittleSpider = find_game("little_spider")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "s")
@@ -65,3 +65,24 @@ def test_stage_two_builds_up_or_down_regardless_of_suit_king_and_ace_included():
     game.apply("t3>t2")  # a King on an Ace
     assert refused(game, "t0>t3") == "does_not_fit"  # an empty pile is never filled
     assert refused(game, "deal") == "stock_empty"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="AH", t0="AS", t1="AD", t2="KD", t3="KS", s="9c")
+    assert refusal(game, "t0>f1") == (
+        "the A♠ cannot start a foundation: in this deal the red Aces build up and the black Kings build down"
+    )
+    assert refusal(game, "t0>t1") == "no play between tableau piles until the stock is empty"
+    assert game.describe("deal") == "deal a card to each tableau pile"
+    game = board(f0="KS", t0="QS", t1="QC", t2="5D")
+    assert refusal(game, "t1>f0") == (
+        "the Q♣ cannot go on the K♠ on foundation 1: "
+        "a foundation started with a King must build down by one in suit"
+    )
+    assert refusal(game, "t2>f1") == (
+        "the 5♦ cannot go on an empty foundation: a foundation starts with an Ace or a King"
+    )
+    assert game.describe("t0>f0") == "the Q♠ from tableau pile 1 to foundation 1"

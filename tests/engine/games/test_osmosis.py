@@ -3,7 +3,7 @@
 from engine.core import Game
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Osmosis = find_game("osmosis")
 PILES = ("f0", "f1", "f2", "f3", "r0", "r1", "r2", "r3", "s", "w")
@@ -57,3 +57,17 @@ def test_deal_three_and_redeal_at_will():
         game.apply("deal")
         game.apply("deal")
     assert game.redeals == 3
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="4C8C", f1="4H", r0="as8H", r1="9H", w="5C", s="2d")
+    assert refusal(game, "r1>f1") == "the 9♥ cannot go on foundation 2 until a Nine lies on foundation 1"
+    assert refusal(game, "w>f1") == "the 5♣ cannot go on foundation 2: it holds hearts only"
+    assert refusal(game, "r0>f2") == (
+        "the 8♥ cannot go on an empty foundation: in this deal every foundation starts with a Four"
+    )
+    assert refusal(game, "r0>f1x2") == "reserve pile 1 has only 1 face-up card"  # not a word of the A♠
+    assert game.describe("r0>f1") == "the 8♥ from reserve pile 1 to foundation 2"

@@ -3,7 +3,7 @@
 from engine.core import Game
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Penguin = find_game("penguin")
 PILES = tuple(Penguin(0).piles)
@@ -63,3 +63,17 @@ def test_a_cell_holds_one_card_and_plays_back_to_the_tableau():
     assert refused(game, "t1>c0") == "does_not_fit"
     game.apply("t1>c1")
     game.apply("c1>t0")
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f1="QH", c0="9H", t0="TH", t2="2S", t3="5D4D")
+    assert refusal(game, "c0>t1") == "only a Jack may fill an empty tableau pile (one rank below the base card)"
+    assert refusal(game, "t3>t0x2") == (
+        "the 5♦ cannot go on the 10♥: build down by one in suit (a King goes on an Ace)"
+    )
+    assert refusal(game, "t0>c0") == "cell 1 already holds a card"
+    assert refusal(game, "deal") == "Penguin has no stock to deal from"
+    assert game.describe("t3>c1") == "the 4♦ from tableau pile 4 to cell 2"

@@ -3,7 +3,7 @@
 from engine.cards import parse_cards
 from engine.core import Game
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 PerpetualMotion = find_game("perpetual_motion")
 
@@ -81,3 +81,20 @@ def test_four_top_cards_of_one_rank_across_the_piles_are_cleared():
     assert [game.view().piles[f"t{i}"] for i in range(4)] == [("2C",), (), ("3H",), ()]
     assert refused(game, "clear") == "not_now"
     assert refused(game, "clear x") == "unknown_action"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(t0="5H", t1="7C", t2="5S5D", t3="5C")
+    assert refusal(game, "t1>t0") == "the 7♣ cannot go on the 5♥: a card goes only onto one of its rank"
+    assert refusal(game, "t0>t2") == "cards move only to a pile on their left"
+    assert refusal(game, "t2>t0x3") == "the top 3 cards of tableau pile 3 are not of one rank"
+    assert refusal(game, "t3>f0x4") == "tableau pile 4 has no four of a kind on top"
+    assert game.describe("t2>t0x2") == "the 5♠ and the 5♦ from tableau pile 3 to tableau pile 1"
+    assert game.describe("redeal") == "gather the tableau piles into a new stock"
+    game = board(t0="5H", t1="5C", t2="5S", t3="5D", stock="2c")
+    assert game.describe("clear") == "clear the four Fives from the tops of the tableau piles"
+    game = board(t0="5H5C5S5D", t1="7C", stock="2c")
+    assert game.describe("t0>f0x4") == "clear the four Fives from tableau pile 1"

@@ -3,7 +3,7 @@
 from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Pyramid = find_game("pyramid")
 
@@ -92,3 +92,29 @@ def test_nothing_moves_into_a_space_or_between_unrelated_piles():
     assert refused(game, "r22>r21") == "empty_pile"
     assert refused(game, "r22>r23") == "does_not_fit"
     assert refused(game, "s>r22") == "wrong_pile"
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_name_the_pair_and_what_it_makes():
+    game = board(d="8H", w="JC", stock="qs")
+    assert refusal(game, "r21>r22") == "the 5♠ and the 9♣ make 14, not 13"
+    assert refusal(game, "r20>f0") == "the J♦ is still covered"
+    assert refusal(game, "r27>f0") == "only a King is discarded alone: the 2♣ needs a partner to make 13"
+    assert refusal(game, "deal") == "deal only when no other move is left"
+
+
+def test_a_discard_is_described_by_its_cards():
+    game = board(d="8H", w="JC", stock="qs")
+    assert game.describe("r21>d") == "discard the 5♠ and the 8♥ (13 together)"
+    game = board(rows=UPPER + ["5S", "9C", "9D", "JH", "9S", "AC", "KC"], d="8H", w="JC", stock="qs")
+    assert game.describe("r27>f0") == "discard the K♣"
+    game = board(rows=UPPER + ["5S", "9C", "9D", "JH", "9S", "AC", "3C"], d="3H", w="5D", stock="qs")
+    assert game.describe("deal") == "put the 3♥ on the waste and turn up the next deck card"
+
+
+def test_the_pyramid_cards_are_named_by_row_and_place():
+    assert [Pyramid.pile_name(p) for p in ("r0", "r1", "r2", "r27", "f0", "d")] == [
+        "row 1, card 1", "row 2, card 1", "row 2, card 2", "row 7, card 7", "the foundation", "the deck card",
+    ]

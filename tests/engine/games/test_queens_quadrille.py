@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 QueensQuadrille = find_game("queens_quadrille")
 PILES = tuple(QueensQuadrille(0).piles)
@@ -62,3 +62,30 @@ def test_any_empty_foundation_takes_only_a_five_or_a_six():
     game.apply("t0>f4")
     game.apply("t1>f5")
     game.apply("w>f4")
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_name_the_queens_pile_and_the_waste_piles():
+    game = board(f0="5C4D3H2SAC", f1="6C7D", t0="KH", t1="KS", t3="QC", w="QS", s="9h8h")
+    assert refusal(game, "w>t0") == "a Queen goes only on the Queens' pile"
+    assert refusal(game, "t0>t3") == "the Queens' pile takes no card from a waste pile"
+    assert refusal(game, "t1>f1") == (
+        "the K♠ cannot go on the 7♦ on foundation 2: "
+        "it builds up by one from its Six to the Queen, regardless of suit"
+    )
+    assert refusal(game, "t0>f2") == (
+        "the K♥ cannot go on an empty foundation: a foundation starts with a Five or a Six"
+    )
+    assert game.describe("w>t3") == "the Q♠ from the turned card to the Queens' pile"
+    assert game.describe("t0>f0") == "the K♥ from waste pile 1 to foundation 1"
+    game = board(f0="5C4D3H2SACKD", t1="KS", w="9S", s="9h8h")
+    assert refusal(game, "t1>f0") == "foundation 1 is complete"
+
+
+def test_the_piles_keep_the_texts_names():
+    names = [QueensQuadrille.pile_name(p) for p in ("t0", "t2", "t3", "w", "s", "f7")]
+    assert names == [
+        "waste pile 1", "waste pile 3", "the Queens' pile", "the turned card", "the stock", "foundation 8",
+    ]

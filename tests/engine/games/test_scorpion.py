@@ -3,7 +3,7 @@
 from engine.cards import Card
 from engine.core import Game, Reveal
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Scorpion = find_game("scorpion")
 
@@ -99,3 +99,20 @@ def test_four_full_suits_from_king_to_ace_win():
     assert game.cleared == 50 and not game.won
     game.apply("t4>t3x2")
     assert game.won and game.over and game.cleared == 52
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(t0="kh3d4c8S7S", t1="9S", t2="QH", stock="2c3c4c")
+    assert refusal(game, "t0>t1") == (
+        "the 7♠ cannot go on the 9♠: a card goes only on the next higher card of its suit"
+    )
+    assert refusal(game, "t0>t3") == "only a King may fill an empty tableau pile"
+    assert refusal(game, "t0>t1x3") == "tableau pile 1 has only 2 face-up cards"  # the 4♣ stays unnamed
+    assert refusal(game, "t1>t0x3") == "tableau pile 2 has only 1 card"
+    assert refusal(game, "deal") == "deal only when no other move is left"
+    assert game.describe("t0>t1x2") == "the 8♠ and the 7♠ from tableau pile 1 to tableau pile 2"
+    game = board(t0="8S", t1="KH", t2="QS", stock="2c3c4c")
+    assert game.describe("deal") == "deal the three stock cards to tableau piles 1, 2 and 3"

@@ -3,7 +3,7 @@
 from engine.core import Game, Move
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Strategy = find_game("strategy")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "s", "w")
@@ -46,3 +46,16 @@ def test_stage_two_plays_waste_tops_up_in_suit_and_nothing_moves_between_waste_p
     game.apply("t1>f0")
     game.apply("t0>f0")
     assert game.over and not game.won
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(f0="AS", t0="2S", w="AH", s="2h")
+    assert refusal(game, "w>t1") == "an Ace goes straight to a foundation"
+    assert refusal(game, "t0>f0") == "the waste piles play off only once every card is placed"
+    assert game.describe("w>f1") == "the A♥ from the turned card to foundation 2"
+    game = board(f0="AS", t0="2S", w="4H", s="2h")
+    assert refusal(game, "w>f1") == "only Aces go to the foundations until every card is placed"
+    assert game.describe("w>t1") == "the 4♥ from the turned card to waste pile 2"

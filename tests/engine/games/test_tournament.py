@@ -5,7 +5,7 @@ from collections import Counter
 from engine.cards import Card, new_pack
 from engine.core import Game, Move
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 Tournament = find_game("tournament")
 IDS = [f"f{i}" for i in range(8)] + [f"r{i}" for i in range(8)] + [f"w{i}" for i in range(6)]
@@ -120,3 +120,19 @@ def test_the_second_copy_is_told_apart_in_the_position_but_not_in_the_view():
     assert game.view().piles["r0"] == game.view().piles["r1"] == ("AS",)
     game.apply(Move.parse("r0>f0"))
     assert game.piles["f0"].cards == [Card.parse("AS'")]
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_name_kibitzers_and_dormitzers():
+    game = example()
+    assert refusal(game, "w1>f0") == "the 2♦ cannot go on foundation 1: an empty Ace foundation takes an Ace"
+    assert refusal(game, "w2>w3") == "cards cannot be played to dormitzer 4"
+    assert refusal(game, "r3>r2") == "kibitzer 3 takes cards only from a dormitzer"
+    assert game.describe("r0>f0") == "the A♦ from kibitzer 1 to foundation 1"
+    assert game.describe("w4>r2") == "the 2♥ from dormitzer 5 to kibitzer 3"
+    assert game.describe("deal") == "deal four cards to each dormitzer"
+    game = board(f0="AD", f4="KC", r0="AD'", w0="KC'")
+    assert refusal(game, "r0>f1") == "the A♦ cannot start foundation 2: diamonds already have an Ace foundation"
+    assert game.describe("redeal") == "gather the dormitzers into a new stock"

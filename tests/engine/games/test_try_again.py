@@ -3,7 +3,7 @@
 from engine.core import Game
 from engine.deal import shuffled
 from engine.games import find_game
-from tests.engine.helpers import refused
+from tests.engine.helpers import refusal, refused
 
 TryAgain = find_game("try_again")
 PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "s", "w")
@@ -56,3 +56,13 @@ def test_foundations_build_by_rank_alone_and_there_is_no_play_between_waste_pile
 def test_after_the_last_card_the_waste_piles_play_off_whatever_the_count():
     game = board(dealt=51, f0="AC", t0="2D")
     game.apply("t0>f0")
+
+
+# ------------------------------------------------------------------------------------ in words
+
+
+def test_refusals_and_moves_in_words():
+    game = board(dealt=5, t0="AH", w="7S", s="3h2h")
+    assert refusal(game, "t0>f0") == "finish dealing the round of four first"
+    assert refusal(game, "t0>t1") == "waste pile 2 takes no card from a waste pile"
+    assert game.describe("w>t1") == "the 7♠ from the turned card to waste pile 2"
