@@ -28,6 +28,10 @@ Slots are listed in drawing order: a later slot is drawn over an earlier one. Ca
 overlap only where the rules lay them so (the rows of Pyramid; in Clock, each hour's face-up
 cards tucked under its face-down pile).
 
+A `Region` names a group of piles that the rules text names as one (the Reserve of The Besieged
+City): a box drawn round them with a legend on its top edge, or, without a box, the legend alone
+in an empty part of the table.
+
 >>> table = layout_of("solitaire")
 >>> table.game, table.width, table.height
 ('klondike', 8.2, 5.0)
@@ -48,7 +52,7 @@ from dataclasses import dataclass
 from engine.core import Game
 from engine.games import UnknownGame, find_game
 
-__all__ = ["Fan", "Kind", "Layout", "Slot", "layout_of"]
+__all__ = ["Fan", "Kind", "Layout", "Region", "Slot", "layout_of"]
 
 
 class Fan(enum.StrEnum):
@@ -96,22 +100,44 @@ class Slot:
 
 
 @dataclass(frozen=True, slots=True)
+class Region:
+    """A named part of the table: ``label`` with the rectangle it covers (``x``, ``width`` in card
+    widths, ``y``, ``height`` in card heights); ``box`` draws the rectangle with the label on its
+    top edge, otherwise the label alone, centred in it."""
+
+    label: str
+    x: float
+    y: float
+    width: float
+    height: float
+    box: bool = True
+
+    def as_dict(self) -> dict:
+        """The region as plain JSON values."""
+        return {"label": self.label, "x": self.x, "y": self.y, "width": self.width, "height": self.height,
+                "box": self.box}
+
+
+@dataclass(frozen=True, slots=True)
 class Layout:
     """A game's table: its size (``width`` in card widths, ``height`` in card heights, room for
-    the fans included) and its slots, in drawing order."""
+    the fans included), its slots, in drawing order, and its named regions."""
 
     game: str
     width: float
     height: float
     slots: tuple[Slot, ...]
+    regions: tuple[Region, ...] = ()
 
     def as_dict(self) -> dict:
-        """The layout as plain JSON values: ``{"game", "width", "height", "slots": [...]}``."""
+        """The layout as plain JSON values: ``{"game", "width", "height", "slots": [...],
+        "regions": [...]}``."""
         return {
             "game": self.game,
             "width": self.width,
             "height": self.height,
             "slots": [slot.as_dict() for slot in self.slots],
+            "regions": [region.as_dict() for region in self.regions],
         }
 
 
@@ -204,14 +230,16 @@ def _pyramid(piles: Sequence[str], rows: int, x: float, y: float, *, step: float
     return slots
 
 
-def _table(key: str, *groups: Iterable[Slot], grow: float = CASCADE, spread: float = 0.8) -> Layout:
+def _table(
+    key: str, *groups: Iterable[Slot], grow: float = CASCADE, spread: float = 0.8, regions: Sequence[Region] = (),
+) -> Layout:
     """A layout of the slots of ``groups`` (in that drawing order), its size the smallest that
     holds every card, ``grow`` card heights below each cascade and ``spread`` card widths right of
-    each spread."""
+    each spread; with the named ``regions``."""
     slots = tuple(slot for group in groups for slot in group)
     width = max(s.x + 1 + (spread if s.fan is R else 0) for s in slots)
     height = max(s.y + 1 + (grow if s.fan is D else 0) for s in slots)
-    return Layout(key, _n(width), _n(height), slots)
+    return Layout(key, _n(width), _n(height), slots, tuple(regions))
 
 
 # ------------------------------------------------------------------------------ the games
@@ -308,8 +336,8 @@ def _double_or_naught() -> Layout:
     # 003_08087bb95aa03446.txt (Double or Naught): rows of three, two and the house's card; the pack beside them.
     return _table(
         "double_or_naught",
-        _row(_ids("r", 3), RES, 0, 0),
-        _row(_ids("r", 2, 3), RES, 0.6, 1.2),
+        _row(_ids("r", 3), RES, 0, 0, labels=("1", "2", "3")),
+        _row(_ids("r", 2, 3), RES, 0.6, 1.2, labels=("4", "5")),
         _one("r5", RES, 1.2, 2.4, label="House"),
         _one("s", ST, 3.8, 0),
         _one("w", W, 3.8, 1.2),
@@ -356,16 +384,19 @@ def _generals_patience() -> Layout:
 
 def _besieged_city() -> Layout:
     # 004_b8ac959bf00b6dc2.txt: the Reserve's four rows of three inside the fourteen Ramparts; pack, talon, foundations.
+    # The Reserve lies 0.4 below the top Rampart row, room for its legend; "Ramparts" fills the empty corner.
+    top = 1.4
     return _table(
         "besieged_city",
         _row(_ids("t", 3), T, 1.2, 0),
-        _column(_ids("t", 4, 3), T, 0, 1.2),
-        *(_row(_ids("r", 3, 3 * i), RES, 1.2, 1.2 + 1.2 * i) for i in range(4)),
-        _column(_ids("t", 4, 7), T, 4.8, 1.2),
-        _row(_ids("t", 3, 11), T, 1.2, 6.0),
+        _column(_ids("t", 4, 3), T, 0, top),
+        *(_row(_ids("r", 3, 3 * i), RES, 1.2, top + 1.2 * i) for i in range(4)),
+        _column(_ids("t", 4, 7), T, 4.8, top),
+        _row(_ids("t", 3, 11), T, 1.2, top + 4.8),
         _one("s", ST, 6.2, 0, label="Pack"),
         _one("w", W, 6.2, 1.2, label="Talon"),
         _column(_ids("f", 4), F, 6.2, 2.4),
+        regions=(Region("Reserve", 1.1, 1.2, 3.6, 4.9), Region("Ramparts", 0.0, 0.0, 1.0, 1.0, box=False)),
     )
 
 
@@ -403,6 +434,7 @@ def _canfield_like(key: str, waste: Fan) -> Callable[[], Layout]:
             _row(_ids("t", 4), T, 1.4, 1.2, D),
             _one("w", W, 6.4, 2.8, waste),
             _one("s", ST, 6.4, 4.0),
+            spread=1.1,  # the waste's last three cards, each with its corner showing
         )
 
     return layout
@@ -470,13 +502,15 @@ def _little_spider() -> Layout:
 
 
 def _osmosis() -> Layout:
-    # 003_08087bb95aa03446.txt (Osmosis): reserve column, foundation column spread to show ranks, stock bottom right.
+    # 003_08087bb95aa03446.txt (Osmosis): reserve column, foundation column spread to show ranks (thirteen
+    # cards each, across the table), stock and waste below.
     return _table(
         "osmosis",
         _column(_ids("r", 4), RES, 0, 0),
-        _column(_ids("f", 4), F, 1.4, 0, R),
-        _one("w", W, 5.6, 2.4, R),
-        _one("s", ST, 5.6, 3.6),
+        _column(_ids("f", 4), F, 1.2, 0, R),
+        _one("s", ST, 0, 4.8),
+        _one("w", W, 1.2, 4.8, R),
+        spread=7.8,
     )
 
 
@@ -520,15 +554,17 @@ def _try_again() -> Layout:
 
 
 def _queens_quadrille() -> Layout:
-    # 003_08087bb95aa03446.txt (Queen's Quadrille): foundations in a circle round three waste piles, Queens top right.
+    # 003_08087bb95aa03446.txt (Queen's Quadrille): foundations in a circle with the stock and its turned card in the
+    # middle; the Queens' pile and the three waste piles to the right, where their fans have the table's height.
     cx, cy = 2.9, 3.33
     return _table(
         "queens_quadrille",
         _ring(_ids("f", 8), F, cx, cy, 2.4, 2.83),
-        _row(_ids("t", 3), W, cx - 1.7, cy - 0.9, D),
+        _one("s", ST, cx - 1.1, cy - 0.5),
+        _one("w", W, cx + 0.1, cy - 0.5),
         _one("t3", W, 6.1, 0, label="Queens"),
-        _one("s", ST, 6.1, cy - 0.5),
-        _one("w", W, 6.1, cy + 0.7),
+        _row(_ids("t", 3), W, 6.1, 1.4, D, step=TIGHT),
+        grow=4.2,
     )
 
 

@@ -95,7 +95,7 @@ def test_a_key_an_alias_and_the_class_give_one_layout(game):
 def test_a_layout_is_json_ready(game):
     data = layout_of(game).as_dict()
     assert json.loads(json.dumps(data)) == data
-    assert list(data) == ["game", "width", "height", "slots"]
+    assert list(data) == ["game", "width", "height", "slots", "regions"]
     assert [s["pile"] for s in data["slots"]] == [s.pile for s in layout_of(game).slots]
     for entry in data["slots"]:
         assert list(entry) == ["pile", "kind", "x", "y", "fan", "label"]
@@ -236,6 +236,20 @@ def test_the_besieged_city_ramparts_close_each_line_of_the_reserve():
         else:  # a column: same x, the rampart above or below it
             assert {c.x for c in cards} == {end.x}, rampart
             assert end.y < min(c.y for c in cards) or end.y > max(c.y for c in cards), rampart
+
+
+def test_the_besieged_city_boxes_its_reserve_and_names_its_ramparts_in_an_empty_corner():
+    layout = layout_of("besieged_city")
+    reserve, ramparts = layout.regions
+    reserve_cards = [card(s) for s in layout.slots if s.kind is Kind.RESERVE]
+    assert reserve.label == "Reserve" and reserve.box
+    box = (reserve.x, reserve.y, reserve.x + reserve.width, reserve.y + reserve.height)
+    assert all(box[0] < c[0] and c[2] < box[2] and box[1] < c[1] and c[3] < box[3] for c in reserve_cards)
+    others = [card(s) for s in layout.slots if s.kind is not Kind.RESERVE]
+    assert not any(meet((box[0], box[1] - 0.1, box[2], box[1] + 0.1), c) for c in others)  # its legend's strip is free
+    assert ramparts.label == "Ramparts" and not ramparts.box
+    corner = (ramparts.x, ramparts.y, ramparts.x + ramparts.width, ramparts.y + ramparts.height)
+    assert not any(meet(corner, card(s)) for s in layout.slots)
 
 
 def test_friday_13_labels_its_foundations_jack_to_ten_in_two_rows():
