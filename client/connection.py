@@ -79,6 +79,8 @@ from server.protocol import (
     OpenDeal,
     RegisterTournament,
     Rematch,
+    Rename,
+    Renamed,
     Replay,
     ReplayStep,
     TournamentEvent,
@@ -107,7 +109,7 @@ RaceEvent = (EntrantJoined | RaceStarting | RaceStarted | Progress | DelayedBoar
 
 _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
 _REPLY_TYPES = (RaceReply, Races, Snapshot, SyncPage, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot,
-                Bonus, ReplayStep)
+                Bonus, ReplayStep, Renamed)
 _T = TypeVar("_T")
 
 #: Largest frame the client accepts from the server, in bytes (a race record can be long).
@@ -386,6 +388,13 @@ class ArenaClient:
         (None: this was the last). ``limit``: 1-100 races a page."""
         req = self._new_req()
         return await self._request(req, ListRaces(req=req, status=status, before=before, limit=limit), Races)
+
+    async def rename(self, name: str) -> str:
+        """Take ``name`` for the races and tournaments entered from now on; returns the name as
+        the server keeps it. Raises `ArenaError` (``bad_name``)."""
+        req = self._new_req()
+        self.name = (await self._request(req, Rename(req=req, name=name), Renamed)).name
+        return self.name
 
     async def join_race(self, code: str) -> RaceInfo:
         """Enter race ``code``; raises `ArenaError` (``unknown_race``, ``race_full``,

@@ -94,6 +94,8 @@ from server.protocol import (
     RaceStarted,
     RegisterTournament,
     Rematch,
+    Rename,
+    Renamed,
     Replay,
     ReplayStep,
     Resign,
@@ -392,6 +394,10 @@ def _hello(source: Source, pools: _Pools) -> dict[str, object]:
     return fields
 
 
+def _rename(source: Source, pools: _Pools) -> dict[str, object]:
+    return {"req": _req(source), "name": source.pick(_NAMES)}
+
+
 def _create_race(source: Source, pools: _Pools) -> dict[str, object]:
     fields: dict[str, object] = {"req": _req(source), "game": source.pick(_GAME_NAMES)}
     _optional(source, fields, "seed", lambda: source.pick((None, 0, 42, MAX_SEED, source.integer(0, MAX_SEED))))
@@ -488,6 +494,7 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "open_deal": _tournament_request,
     "rematch": _race_request,
     "replay": _replay,
+    "rename": _rename,
 }
 _TAGS = tuple(_BUILDERS)
 
@@ -722,7 +729,7 @@ def fuzz_frame(source: Source, *, races: Sequence[str] = (), tournaments: Sequen
 
 #: Server frames that answer a request; every other frame (an event) is not an answer.
 ANSWER_TYPES = (Error, MoveResult, Welcome, RaceReply, Races, Snapshot, SyncPage, RaceRecord, Bonus,
-                TournamentReply, Tournaments, TournamentSnapshot, ReplayStep)
+                TournamentReply, Tournaments, TournamentSnapshot, ReplayStep, Renamed)
 
 #: The reply each request calls for, besides an `Error`.
 _REPLIES: dict[type, tuple[type, ...]] = {
@@ -732,6 +739,7 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     CancelTournament: (TournamentReply,), ListTournaments: (Tournaments,), FollowTournament: (TournamentSnapshot,),
     RegisterTournament: (TournamentReply,), WithdrawTournament: (TournamentReply,), OpenDeal: (RaceReply,),
     DoubleOrNaught: (Bonus,), BonusMove: (Bonus,), Rematch: (RaceReply,), Replay: (ReplayStep,),
+    Rename: (Renamed,),
 }
 _CODES = frozenset(ErrorCode) | frozenset(IllegalCode)
 

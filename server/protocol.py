@@ -75,6 +75,8 @@ __all__ = [
     "RacePar",
     "Rematch",
     "RematchOffer",
+    "Rename",
+    "Renamed",
     "Replay",
     "ReplayStep",
     "Resign",
@@ -386,8 +388,16 @@ class Replay(_Msg, tag="replay"):
     step: Annotated[int, Meta(ge=0, le=1_000_000)]
 
 
+class Rename(_Msg, tag="rename"):
+    """Take a new display name for the races and tournaments you enter from now on (those you
+    are in keep the name you entered with); answered with `Renamed`, or ``bad_name``."""
+
+    req: Req
+    name: Name
+
+
 ClientMessage = (
-    Hello | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
+    Hello | Rename | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
     | CreateTournament | CancelTournament | ListTournaments | FollowTournament | RegisterTournament
     | WithdrawTournament | OpenDeal | DoubleOrNaught | BonusMove | Rematch | Replay
 )
@@ -466,7 +476,8 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     server's wall clock (Unix epoch, milliseconds) at which the deal is given;
     ``spectator_delay_s``: how many seconds late spectators see the boards (standings are live);
     ``rematch``: the code of the race offered as its rematch, if any; ``par``: what the deal
-    allowed, once the server has worked it out after the finish (`server.par`)."""
+    allowed, once the server has worked it out after the finish (`server.par`); ``tournament``
+    and ``deal``: for a tournament's deal, the tournament's id and the deal's index (from 0)."""
 
     code: str
     game: str
@@ -486,6 +497,8 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     spectator_delay_s: int = 0
     rematch: str | None = None
     par: Par | None = None
+    tournament: str | None = None
+    deal: int | None = None
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -497,6 +510,13 @@ class Welcome(_Msg, tag="welcome"):
     protocol: int
     server_time_ms: int
     node: Annotated[str, Meta(max_length=64)] = ""
+
+
+class Renamed(_Msg, tag="renamed"):
+    """Reply to rename: your name as the server now keeps it (normalised)."""
+
+    req: int
+    name: str
 
 
 class Error(_Msg, tag="error"):
@@ -739,7 +759,8 @@ TournamentStatus = Literal["scheduled", "registration", "starting", "running", "
 class TournamentInfo(Struct, forbid_unknown_fields=True):
     """A tournament's public description. Instants are Unix epoch milliseconds. ``commitments``
     (one per deal) are published at the start; ``seeds`` and ``salts`` once it has finished.
-    ``races``: the deal races (rounds: one per deal; arena: every entrant's own)."""
+    ``races``: the deal races (rounds: one per deal; arena: every entrant's own).
+    ``next_deal_ms``: rounds, between two deals: when the next deal is dealt."""
 
     id: str
     name: str
@@ -765,6 +786,7 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     salts: list[str] | None
     version: int
     spectator_delay_s: int = 0
+    next_deal_ms: int | None = None
 
 
 class TournamentReply(_Msg, tag="tournament"):
@@ -809,7 +831,8 @@ class RacePar(_Msg, tag="race_par"):
 
 class ReplayStep(_Msg, tag="replay_step"):
     """Entrant ``player``'s board after ``step`` of its ``steps`` moves in a finished race;
-    ``move``: the move that led to it ("" at step 0), ``time_ms``: its race time."""
+    ``move``: the move that led to it ("" at step 0), ``time_ms``: its race time; ``said``: that
+    move in words (`engine.core.Game.describe`)."""
 
     req: int
     race: str
@@ -819,6 +842,7 @@ class ReplayStep(_Msg, tag="replay_step"):
     move: str
     time_ms: int
     board: Board
+    said: str = ""
 
 
 class TournamentEvent(_Msg, tag="tournament_event"):
@@ -836,6 +860,7 @@ class TournamentEvent(_Msg, tag="tournament_event"):
 
 ServerMessage = (
     Welcome
+    | Renamed
     | Error
     | RaceReply
     | Races

@@ -264,6 +264,7 @@ class Race:
         self.watch_policy = watch_policy
         self.hold_seed = hold_seed  # keep the seed secret after the end, until `reveal`
         self.casual = casual  # not a tournament's deal: winners may play Double or Naught
+        self.deal: int | None = None  # a tournament's deal: its index (`Tournament._attach`)
         self.spectator_delay_s = spectator_delay_s
         self.idle_timeout_s = idle_timeout_s
         self.max_moves = max_moves
@@ -315,6 +316,8 @@ class Race:
             spectator_delay_s=self.spectator_delay_s,
             rematch=self.rematch,
             par=self.par,
+            tournament=None if self.casual else self.creator,
+            deal=self.deal,
         )
 
     @property

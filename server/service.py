@@ -101,6 +101,8 @@ from server.protocol import (
     Races,
     RegisterTournament,
     Rematch,
+    Rename,
+    Renamed,
     Replay,
     Resign,
     StartRace,
@@ -2034,6 +2036,8 @@ class ArenaServer:
         if player is None:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
         match message:
+            case Rename():
+                await self._rename(session, player, message)
             case CreateRace():
                 await self._create(session, player, message)
             case ListRaces():
@@ -2198,6 +2202,24 @@ class ArenaServer:
         self.players[token] = player
         self.players_by_id[player.id] = player
         return player
+
+    async def _rename(self, session: Session, player: Player, msg: Rename) -> None:
+        """Give ``player`` the name ``msg`` asks for, for the races and tournaments it enters from
+        now on (saved first over a durable store, so that a resumed session keeps it)."""
+        try:
+            name = normal_name(msg.name)
+        except BadName as exc:
+            raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
+        old, player.name = player.name, name
+        if self.store.durable:
+            try:
+                await self._keep_player(player, renew=False)
+            except StoreUnavailable:
+                player.name = old
+                raise
+        _players_log.info("%s is now %s", old, name,
+                          extra=fields("player_renamed", player=player.id, player_name=name, old_name=old))
+        session.reply(Renamed(req=msg.req, name=name))
 
     async def _keep_player(self, player: Player, *, renew: bool) -> None:
         """Save ``player`` (its id, name and token digest) in the durable store, for as long as a
@@ -2436,9 +2458,11 @@ class ArenaServer:
     def remote_player(self, token: str, player_id: str, name: str) -> Player:
         """The player of a request forwarded by another node, which checked its token: the one in
         memory, else the one a rebuilt tournament awaits, else a new one (`_player_back`), with
-        the races it entered that this node rebuilt."""
+        the races it entered that this node rebuilt. Its name is the one the request carries (the
+        player may have renamed itself on its own node)."""
         player = self.players.get(token)
         if player is not None:
+            player.name = name
             return player
         return self._player_back(token, player_id, name)
 

@@ -220,7 +220,14 @@ class Tournament:
             salts=list(self.salts) if done else None,
             version=self.version,
             spectator_delay_s=plan.spectator_delay_s,
+            next_deal_ms=self._next_deal_due(),
         )
+
+    def _next_deal_due(self) -> int | None:
+        """Rounds, in a break between two deals: when the next deal is dealt (wall clock, ms)."""
+        between = (self.status == "running" and self.plan.format == "rounds"
+                   and len(self.races) < len(self.plan.seeds) and all(r.status == "finished" for r in self.races))
+        return self.next_deal_ms if between else None
 
     def _by_order(self) -> list[TournamentEntrant]:
         return sorted(self.entrants.values(), key=lambda e: e.order)
@@ -538,6 +545,7 @@ class Tournament:
     def _attach(self, race: Race, deal: int) -> None:
         """Make ``race`` deal ``deal`` of this tournament: its end is scored (`_finished`), and
         an entrant may watch it once it has finished the deal itself (`may_watch_deal`)."""
+        race.deal = deal
         race.watch_policy = lambda player, d=deal: self.may_watch_deal(player, d)
         race.on_finish = lambda r, d=deal: self._finished(r, d)
         if self.plan.format == "rounds":

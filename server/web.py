@@ -8,7 +8,8 @@ answered here, from files read once at start-up (no request touches the disk):
 * ``/static/NAME``: the page's scripts, style sheet and vendored libraries (``client/web/``);
 * ``/api/games``: every game as JSON (key, name, one-line summary, rule options, pile layout from
   `engine.layout`, link to its rules page);
-* ``/rules/KEY``: a game's rules page, docs/games/KEY.md rendered to HTML.
+* ``/rules/KEY``: a game's rules page for players, docs/games/KEY.md rendered to HTML with its
+  table and worked example (`server.rules_page`).
 
 Every answer carries an ETag (a conditional request with a matching ``If-None-Match`` gets 304)
 and a content security policy that allows only this origin's scripts, styles and websocket.
@@ -17,19 +18,19 @@ and a content security policy that allows only this origin's scripts, styles and
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import mimetypes
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from markdown_it import MarkdownIt
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
+from engine.core import Game
 from engine.games import GAMES
 from engine.layout import layout_of
+from server.rules_page import render_rules
 
 __all__ = ["WEB_ROOT", "WebClient"]
 
@@ -81,7 +82,6 @@ class WebClient:
             _TYPES[".html"])
         self._files["/api/games"] = _file(json.dumps(games_json()).encode(), _TYPES[".json"])
         self._rules: dict[str, _File] = {}
-        self._markdown = MarkdownIt("commonmark").enable("table")
 
     def lookup(self, path: str) -> _File | None:
         """The file answering ``path`` (query string ignored), or None (404)."""
@@ -113,20 +113,15 @@ class WebClient:
         if page is None:
             source = _RULES / f"{key}.md"
             text = source.read_text() if source.is_file() else f"# {key}\n\nThe rules page is docs/games/{key}.md."
-            title = html.escape(text.splitlines()[0].lstrip("# ").strip())
-            body = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}: rules</title>'
-                    '<meta name="viewport" content="width=device-width, initial-scale=1">'
-                    '<link rel="stylesheet" href="/static/style.css"></head>'
-                    f'<body class="rules"><nav><a href="/">Patience Arena</a></nav><main>'
-                    f'{self._markdown.render(text)}</main></body></html>')
-            page = self._rules[key] = _file(body.encode(), _TYPES[".html"])
+            page = self._rules[key] = _file(render_rules(key, text).encode(), _TYPES[".html"])
         return page
 
 
 def games_json() -> list[dict[str, object]]:
     """Every game for the web client: ``key``, ``name``, ``summary``, ``total`` (cards),
-    ``options`` ({name: {default, help}}), ``layout`` (`engine.layout.Layout.as_dict`) and
-    ``rules`` (the rules page's path)."""
+    ``options`` ({name: {default, help}}), ``layout`` (`engine.layout.Layout.as_dict`, each slot
+    with its pile's ``name`` as `engine.core.Game.pile_name` gives it) and ``rules`` (the rules
+    page's path)."""
     return [
         {
             "key": g.key,
@@ -134,8 +129,15 @@ def games_json() -> list[dict[str, object]]:
             "summary": g.summary,
             "total": g.total,
             "options": {name: {"default": o.default, "help": o.help} for name, o in g.options.items()},
-            "layout": layout_of(g).as_dict(),
+            "layout": _named(g, layout_of(g).as_dict()),
             "rules": f"/rules/{g.key}",
         }
         for g in GAMES
     ]
+
+
+def _named(game: type[Game], layout: dict) -> dict:
+    """``layout`` with each slot's pile name, as the engine's refusals and moves name it."""
+    for slot in layout["slots"]:
+        slot["name"] = game.pile_name(slot["pile"])
+    return layout

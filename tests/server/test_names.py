@@ -74,3 +74,24 @@ async def test_two_entrants_of_a_tournament_may_not_share_a_name():
         finally:
             for client in clients:
                 await client.close()
+
+
+async def test_a_player_may_rename_itself_for_the_races_it_enters_next(server, peers):
+    """`rename` keeps the player (its id, token and races) and changes the name the next join
+    uses; the races it is already in keep the name it entered with."""
+    ann, bob, carol = await peers("ann"), await peers("bob"), await peers("carol")
+    first = (await ann.request(p.CreateRace(req=1, game="golf"), p.RaceReply)).race.code
+    renamed = await ann.request(p.Rename(req=2, name="  Zoe\u0301 "), p.Renamed)
+    assert (renamed.req, renamed.name) == (2, "Zo\u00e9")  # normal form, as at hello
+    second = (await bob.request(p.CreateRace(req=3, game="golf"), p.RaceReply)).race.code
+    joined = await ann.request(p.JoinRace(req=4, race=second), p.RaceReply)
+    assert joined.race.entrants == ["bob", "Zo\u00e9"]
+    assert server.races[first].info().entrants == ["ann"]
+    bad = await ann.request(p.Rename(req=5, name="a\u200bnn"), p.Renamed)
+    assert (type(bad), bad.code, bad.req) == (p.Error, "bad_name", 5)
+    await carol.request(p.Rename(req=6, name="BOB"), p.Renamed)  # names are unique within a race
+    clash = await carol.request(p.JoinRace(req=7, race=second), p.RaceReply)
+    assert clash.code == "name_taken"
+    again = await peers("ann", hello=False)  # a new connection resuming the session keeps the new name
+    welcome = await again.request(p.Hello(name="whatever", token=ann.token), p.Welcome)
+    assert (welcome.player, welcome.name) == (ann.player, "Zo\u00e9")

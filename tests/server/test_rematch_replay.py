@@ -85,9 +85,11 @@ async def test_a_finished_race_replays_any_entrant_move_by_move(server, peers):
     code = await _race(ann, bob)
     game = find_game("klondike")(7)
     boards = [p.board_of(game.view(Audience.SPECTATOR))]
+    words = []
     for seq in range(1, CHECKPOINT_EVERY + 6):  # past a checkpoint
         move = next(m for m in game.legal_moves())
         assert (await ann.move(code, seq, str(move))).ok
+        words.append(game.describe(move))
         game.apply(move)
         boards.append(p.board_of(game.view(Audience.SPECTATOR)))
     early = await bob.request(p.Replay(req=1, race=code, player=ann.player, step=0), p.ReplayStep)
@@ -99,6 +101,7 @@ async def test_a_finished_race_replays_any_entrant_move_by_move(server, peers):
         reply = await bob.request(p.Replay(req=10 + step, race=code, player=ann.player, step=step), p.ReplayStep)
         assert (reply.step, reply.steps, reply.board) == (step, steps, boards[step])
         assert reply.move == (str(game.history[step - 1]) if step else "")
+        assert reply.said == (words[step - 1] if step else "")  # the move in words, said before it was played
     past = await bob.request(p.Replay(req=99, race=code, player=ann.player, step=steps + 1), p.ReplayStep)
     assert isinstance(past, p.Error) and past.code == "bad_field"
     nobody = await bob.request(p.Replay(req=98, race=code, player="pnobody", step=0), p.ReplayStep)

@@ -310,3 +310,33 @@ async def test_a_schedule_goes_on_when_one_occurrence_is_cancelled():
             cancelled = await org.cancel_tournament(ADMIN, first.schedule.split(":")[0])
             assert cancelled.id == second.id and cancelled.status == "cancelled"
             assert len(server.tournaments) == 2 and not server.schedules
+
+
+async def test_a_deals_race_names_its_tournament_and_the_break_says_when_the_next_deal_comes(arena):
+    """Each deal's `RaceInfo` carries the tournament and the deal's index; between two rounds
+    deals the tournament says when the next one is dealt (`next_deal_ms`), and no longer once it is."""
+    org, ann = await connect_all(arena, ["org", "ann"])
+    try:
+        info = await org.create_tournament(ADMIN, "Two deals", "golf", 2, format="rounds", starts_at=iso_after(arena, 60),
+                                           deal_time_limit_s=600, countdown_s=5, break_s=30)
+        tid = info.id
+        await ann.register_tournament(tid)
+        for deal in range(2):
+            await ann.wait_for(lambda d=deal: len(ann.tournaments[tid].races) > d, timeout_s=30)
+            code = ann.tournaments[tid].races[deal]
+            race = arena.races[code].info()
+            assert (race.tournament, race.deal) == (tid, deal)
+            await ann.wait_for(lambda c=code: c in ann.started, timeout_s=10)
+            await ann.resign(code)
+        final = await finished_event(ann, tid)
+        second = arena.races[final.races[1]].info()
+        events = [e for e in ann.pending_events() if type(e).__name__ == "TournamentEvent"]
+    finally:
+        for client in (org, ann):
+            await client.close()
+    ended = next(e for e in events if e.kind == "deal_ended" and e.deal == 0)
+    started = next(e for e in events if e.kind == "deal_started" and e.deal == 1)
+    assert ended.tournament.next_deal_ms is not None
+    assert started.tournament.next_deal_ms is None
+    assert second.starts_at_ms >= ended.tournament.next_deal_ms  # dealt when it said
+    assert next(e for e in events if e.kind == "finished").tournament.next_deal_ms is None
