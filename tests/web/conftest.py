@@ -4,7 +4,9 @@ audit checks every frame the pages receive) and a real headless Chromium driven 
 Chromium is Debian's ``chromium`` package (Playwright's own browser download is not used):
 ``make test`` installs it when it is missing; ARENA_CHROMIUM names another binary. Each page
 records its console errors and uncaught exceptions, and a test fails if any page had one.
-Screenshots go to build/screenshots/ (ARENA_SCREENSHOTS names another folder).
+Screenshots go to build/screenshots/ (ARENA_SCREENSHOTS names another folder). `axe` runs
+axe-core (vendored for the tests only: tests/web/vendor/, MPL-2.0) in a page and returns what it
+finds.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]
 PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 860}}
+DESKTOP = {"viewport": {"width": 1366, "height": 850}}
+#: axe-core 4.14.1 from the npm registry (its licence beside it), run in pages by `axe`.
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-4.14.1.min.js"
 
 
 def chromium_path() -> str:
@@ -50,12 +54,19 @@ class Web:
     allowed: tuple[str, ...] = ()  # console messages a test expects (e.g. a refused socket while offline)
 
     async def page(self, name: str, path: str = "/", *, phone: bool = False,
-                   setup: Callable[[Page], Awaitable[None]] | None = None) -> Page:
+                   setup: Callable[[Page], Awaitable[None]] | None = None, token: str | None = None,
+                   chosen: bool = True) -> Page:
         """A new browser context (its own storage, so its own player) named ``name``, at ``path``;
-        ``setup`` is awaited with the page before it loads (to route its websocket, say)."""
+        ``setup`` is awaited with the page before it loads (to route its websocket, say).
+        ``token``: resume that player's session (one a test's client opened) instead of a new one.
+        ``chosen``: the player chose its name (else the page may ask for one)."""
         context = await self.browser.new_context(**(PHONE if phone else DESKTOP))
         context.set_default_timeout(15_000)
-        await context.add_init_script(f"localStorage.setItem('arena.name', {name!r});")
+        script = (f"if (localStorage.getItem('arena.name') === null) localStorage.setItem('arena.name', {name!r});"
+                  f"if (localStorage.getItem('arena.nameChosen') === null) localStorage.setItem('arena.nameChosen', {'1' if chosen else '0'!r});")
+        if token:
+            script += f"if (!sessionStorage.getItem('arena.token')) sessionStorage.setItem('arena.token', {token!r});"
+        await context.add_init_script(script)
         self.contexts.append(context)
         page = await context.new_page()
         if setup is not None:
@@ -78,6 +89,18 @@ class Web:
         path = SCREENSHOTS / f"{name}.png"
         await page.screenshot(path=str(path), full_page=True)
         return path
+
+
+async def axe(page: Page, *, within: str = "body") -> list[str]:
+    """What axe-core finds wrong in ``page`` (every rule it runs by default: WCAG 2 A and AA and
+    its best practices), one line per element: ``rule id: selector: summary``; [] when nothing."""
+    if not await page.evaluate("typeof window.axe !== 'undefined'"):
+        await page.evaluate(AXE.read_text())
+    found = await page.evaluate(
+        r"""async (within) => (await axe.run(document.querySelector(within), {resultTypes: ['violations']}))
+             .violations.flatMap(v => v.nodes.map(n => `${v.id}: ${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`))""",
+        within)
+    return list(found)
 
 
 @pytest.fixture

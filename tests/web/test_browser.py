@@ -8,176 +8,35 @@ entrants and games), and every frame the pages receive passes the frame audit.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import re
 from pathlib import Path
 
-import msgspec
 import pytest
-from playwright.async_api import Page, WebSocketRoute, expect
+from playwright.async_api import expect
 
 from client.connection import ArenaClient
-from engine.core import Audience, Game, IllegalMove, Move
+from engine.core import Audience, IllegalMove, Move
 from engine.games import GAMES, find_game
 from engine.layout import layout_of
-from server.protocol import CreateTournament
-from server.race import Race
 from tests.web.conftest import Web
+from tests.web.helpers import (
+    Tap,
+    catalog_win,
+    click_move,
+    create_race,
+    drag_move,
+    entrant,
+    expected_piles,
+    first_transfer_seed,
+    one_move_played,
+    resign,
+    shown_piles,
+    shows,
+    tournament,
+    until,
+)
 
 pytestmark = pytest.mark.browser
-
-ADMIN = "s3cret-organiser"
-
-
-# --------------------------------------------------------------------------------- helpers
-
-
-def first_transfer_seed(game: str, start: int = 1) -> int:
-    """A seed whose deal offers at least one transfer (a move of cards between piles)."""
-    return next(s for s in range(start, start + 500) if any(m.is_transfer for m in find_game(game)(s).legal_moves()))
-
-
-async def create_race(page: Page, game: str, seed: int | None, *, countdown: int = 0) -> str:
-    """Fill in the lobby's form and create a race; return its code (from the page's address)."""
-    if not re.search(r"/$", page.url):
-        await page.goto(page.url.split("/r/")[0].split("/w/")[0].split("/t/")[0] + "/")
-    await page.select_option("#game", game)
-    await page.fill("input[name=seed]", "" if seed is None else str(seed))
-    await page.fill("input[name=countdown]", str(countdown))
-    await page.click("#create-form button[type=submit]")
-    await page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
-    return page.url.rsplit("/", 1)[1]
-
-
-async def until(predicate, timeout_s: float = 10.0) -> None:
-    """Wait until ``predicate()`` is true (server state polled every 20 ms)."""
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting for the server")
-        await asyncio.sleep(0.02)
-
-
-async def shows(page: Page, expected: dict[str, list[str]], box: str = ".board-box.mine", timeout_s: float = 5.0) -> None:
-    """Wait until the board in ``box`` shows exactly ``expected`` (see `shown_piles`)."""
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while (shown := await shown_piles(page, box)) != expected:
-        if asyncio.get_running_loop().time() > deadline:
-            assert shown == expected
-        await asyncio.sleep(0.05)
-
-
-def entrant(race: Race, name: str):
-    return next(e for e in race.entrants.values() if e.name == name)
-
-
-async def shown_piles(page: Page, box: str = ".board-box.mine") -> dict[str, list[str]]:
-    """The cards each pile of a board shows, bottom to top ("??" face down)."""
-    return await page.eval_on_selector_all(
-        f"{box} .pile",
-        """piles => Object.fromEntries(piles.map(p => [p.dataset.pile,
-             [...p.querySelectorAll('.card')].map(c => c.dataset.card || '??')]))""",
-    )
-
-
-def expected_piles(game, layout_fans: dict[str, str], audience: Audience = Audience.PLAYER) -> dict[str, list[str]]:
-    """What the page should show of ``game`` to ``audience``: every card of a fanned pile, the
-    top two of a squared one (only the top one is visible, the one under it shows during a drag)."""
-    view = game.view(audience)
-    out = {}
-    for pid, codes in view.piles.items():
-        codes = list(codes)
-        out[pid] = codes if layout_fans[pid] != "none" else codes[-2:]
-    return out
-
-
-def fans(game_key: str) -> dict[str, str]:
-    return {slot.pile: str(slot.fan) for slot in layout_of(game_key).slots}
-
-
-async def click_move(page: Page, game, move: Move, box: str = ".board-box.mine") -> None:
-    """Play ``move`` by clicking: the card (or stock, or the action's button), then the target."""
-    if move.is_transfer:
-        pile = game.piles[move.src]
-        card = page.locator(f'{box} .pile[data-pile="{move.src}"] .card[data-index="{len(pile) - move.count}"]')
-        await card.click(position={"x": 12, "y": 3})  # the strip of a fanned card that shows
-        await page.click(f'{box} .pile[data-pile="{move.dst}"]')
-    elif str(move) in ("deal", "redeal") and "s" in game.piles and not any(
-        m == "deal" for m in map(str, game.legal_moves()) if str(move) == "redeal"
-    ):
-        await page.click(f'{box} .pile[data-pile="s"]')
-    else:
-        await page.click(f'button.move[data-move="{move}"]')
-
-
-async def drag_move(page: Page, game, src: str, dst: str, count: int = 1, box: str = ".board-box.mine") -> None:
-    """Drag the card ``count`` from the top of ``src`` onto pile ``dst`` with the mouse."""
-    card = page.locator(f'{box} .pile[data-pile="{src}"] .card[data-index="{len(game.piles[src]) - count}"]')
-    start = await card.bounding_box()
-    target = await page.locator(f'{box} .pile[data-pile="{dst}"]').bounding_box()
-    assert start and target
-    await page.mouse.move(start["x"] + 12, start["y"] + 3)
-    await page.mouse.down()
-    await page.mouse.move(start["x"] + 22, start["y"] + 13, steps=2)
-    await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
-    await page.mouse.up()
-
-
-class Tap:
-    """A page's websocket routed through Playwright to the real server: every frame the server
-    sends the page is passed on at once and kept, decoded, so that a test can hand the page one
-    of them again later, as the server hands a page a frame it held for the fan-out tick after
-    the page's snapshot (`server.service.FanoutChannel`)."""
-
-    def __init__(self) -> None:
-        self.frames: list[tuple[dict, bytes]] = []  # (the decoded message, its bytes), in order
-        self.route: WebSocketRoute | None = None
-
-    async def install(self, page: Page) -> None:
-        """Route ``page``'s websockets through this tap (before the page loads)."""
-        await page.route_web_socket(re.compile(r"^wss?://"), self._route)
-
-    def _route(self, ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()  # (what the page sends goes on untouched)
-        self.route = ws
-
-        def down(message: str | bytes) -> None:
-            if isinstance(message, bytes):
-                self.frames.append((msgspec.msgpack.decode(message), message))
-            ws.send(message)
-
-        server.on_message(down)
-
-    def find(self, **fields: object) -> bytes:
-        """The first frame kept whose message has all of ``fields``."""
-        return next(raw for message, raw in self.frames if all(message.get(k) == v for k, v in fields.items()))
-
-    def again(self, frame: bytes) -> None:
-        """Hand the page ``frame`` once more, now."""
-        assert self.route is not None, "the page opened no websocket"
-        self.route.send(frame)
-
-
-async def one_move_played(web: Web, name: str, **page_options: object) -> tuple[Page, Race, Game]:
-    """``name``'s page (``page_options`` as `Web.page` takes them) creates and starts a Klondike
-    race alone and plays one transfer by clicking; returns the page once it has the answer, the
-    race, and a game with the same move played."""
-    seed = first_transfer_seed("klondike")
-    game = find_game("klondike")(seed)
-    page = await web.page(name, **page_options)  # type: ignore[arg-type]
-    code = await create_race(page, "klondike", seed)
-    await page.click("#start")
-    race = web.server.races[code]
-    first = next(m for m in game.legal_moves() if m.is_transfer)
-    await click_move(page, game, first)
-    await until(lambda: entrant(race, name).moves == 1)
-    game.apply(first)
-    await expect(page.locator(".table.busy")).to_have_count(0)  # the page has the answer too
-    return page, race, game
-
-
-def accept_dialogs(page: Page) -> None:
-    page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
 
 
 # ------------------------------------------------------------------------------------ tests
@@ -231,7 +90,7 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
         want = list(player.game.view(Audience.SPECTATOR).piles[move.dst])
         await expect(carol.locator(f'{box} .pile[data-pile="{move.dst}"] .card')).to_have_count(len(want))
         assert (await shown_piles(carol, box))[move.dst] == want
-    await shows(alice, expected_piles(entrant(race, "alice").game, fans("klondike")))
+    await shows(alice, expected_piles(entrant(race, "alice").game))
 
     # The standings in every page are the server's.
     rows = carol.locator(".side .standings tbody tr")
@@ -245,10 +104,8 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     await web.screenshot(carol, "watch")
 
     # Both resign: the end table, the seed checked in the browser, a rematch both accept.
-    accept_dialogs(alice)
-    accept_dialogs(bob)
-    await alice.click("#resign")
-    await bob.click("#resign")
+    await resign(alice)
+    await resign(bob)
     await until(lambda: race.status == "finished")
     for page in (alice, bob, carol):
         await expect(page.locator("#fairness")).to_contain_text("matches the commitment")
@@ -267,10 +124,11 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
 
     # Carol replays Alice's race move by move.
     await carol.click("#replay")
-    await expect(carol.locator("#replay-caption")).to_contain_text("the deal")
+    await expect(carol.locator("#replay-caption")).to_contain_text("The deal")
     await carol.select_option("#replay-player", entrant(race, "alice").player)
     await carol.click("#replay-next")
-    await expect(carol.locator("#replay-caption")).to_contain_text(f"move 1/1: {transfers[0]}")
+    await expect(carol.locator("#replay-caption")).to_contain_text("Move 1 of 1, at ")
+    await expect(carol.locator("#replay-caption")).to_contain_text(find_game("klondike")(seed).describe(transfers[0]))
 
 
 async def test_an_illegal_drop_is_refused_with_the_servers_reason_and_the_card_returns(web: Web) -> None:
@@ -286,8 +144,7 @@ async def test_an_illegal_drop_is_refused_with_the_servers_reason_and_the_card_r
         deal.apply(f"{src}>{dst}")
     before = await shown_piles(page)
     await drag_move(page, deal, src, dst)
-    await expect(page.locator("#toast")).to_have_text(refusal.value.reason)
-    await expect(page.locator("#notice")).to_contain_text(refusal.value.reason)
+    await expect(page.locator("#notice")).to_have_text(refusal.value.reason[0].upper() + refusal.value.reason[1:])
     await expect(page.locator(".ghost")).to_have_count(0)
     assert await shown_piles(page) == before
     assert entrant(web.server.races[code], "dora").moves == 0
@@ -345,7 +202,7 @@ async def test_going_offline_and_back_resumes_with_no_move_lost_or_doubled(web: 
     stored = await web.server.store.moves(code, entrant(race, "erin").player)
     assert [m.move for m in stored] == [str(first), "deal"]
     assert entrant(race, "erin").game.position() == game.position()
-    await shows(page, expected_piles(game, fans("klondike")))
+    await shows(page, expected_piles(game))
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
@@ -357,9 +214,8 @@ async def test_every_game_renders_its_deal_and_takes_a_move_by_click(web: Web, p
         game = game_cls(seed)
         code = await create_race(page, game_cls.key, seed)
         await page.click("#start")
-        layout_fans = fans(game_cls.key)
         await expect(page.locator(".board-box.mine .pile")).to_have_count(len(game.piles))
-        await shows(page, expected_piles(game, layout_fans))
+        await shows(page, expected_piles(game))
         if phone:  # the whole table fits the screen's width
             width = await page.evaluate("document.documentElement.scrollWidth")
             assert width <= 360, f"{game_cls.key} is {width} px wide on a 360 px phone"
@@ -370,22 +226,16 @@ async def test_every_game_renders_its_deal_and_takes_a_move_by_click(web: Web, p
         race = web.server.races[code]
         await until(lambda: entrant(race, "fern").moves == 1)
         game.apply(move)
-        await shows(page, expected_piles(game, layout_fans))
-        if game_cls is games[0]:
-            accept_dialogs(page)
+        await shows(page, expected_piles(game))
         if entrant(race, "fern").status == "playing":
-            await page.click("#resign")
+            await resign(page)
         await until(lambda: race.status == "finished")
         await page.goto(web.base + "/")
 
 
 async def test_a_tournament_page_registers_plays_a_deal_and_shows_the_standings(web: Web) -> None:
-    web.server.config.admin_token = ADMIN
-    starts = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
-    tournament = web.server.create_tournament(CreateTournament(
-        req=1, admin_token=ADMIN, name="Club night", game="golf", deals=1, starts_at=starts.isoformat(),
-        countdown_s=1, registration_opens_s=600, deal_time_limit_s=120, break_s=0))
-    page = await web.page("gwen", f"/t/{tournament.id}")
+    club = tournament(web, starts_in_s=5, break_s=0)
+    page = await web.page("gwen", f"/t/{club.id}")
     await expect(page.locator("h1")).to_contain_text("Club night")
     await page.click("#register")
     await expect(page.locator(".meta")).to_contain_text("you are registered")
@@ -399,21 +249,16 @@ async def test_a_tournament_page_registers_plays_a_deal_and_shows_the_standings(
     move = next(iter(game.legal_moves()))
     await click_move(page, game, move)
     await until(lambda: entrant(race, "gwen").moves == 1)
-    accept_dialogs(page)
-    await page.click("#resign")
-    await until(lambda: tournament.status == "finished")
-    await page.goto(f"{web.base}/t/{tournament.id}")
+    await resign(page)
+    await until(lambda: club.status == "finished")
+    await page.goto(f"{web.base}/t/{club.id}")
     await expect(page.locator("#tournament-status")).to_have_text("finished")
     row = page.locator("#tournament-standings tbody tr")
     await expect(row).to_contain_text(f"{entrant(race, 'gwen').cleared} · resigned")
 
 
 async def test_a_winner_plays_double_or_naught_with_buttons(web: Web) -> None:
-    seed, line = next(
-        (int(s), moves.split(","))
-        for s, _, moves in (row.partition(": ") for row in (Path(__file__).parents[2] / "seeds" / "golf.txt").read_text().splitlines())
-        if s.isdigit()
-    )
+    seed, line = catalog_win("golf")
     game = find_game("golf")(seed)
     page = await web.page("ivy")
     code = await create_race(page, "golf", seed)
@@ -427,14 +272,16 @@ async def test_a_winner_plays_double_or_naught_with_buttons(web: Web) -> None:
     await until(lambda: race.status == "finished")
     assert entrant(race, "ivy").status == "won"
     await page.click("#double")
+    await page.click("#bonus-stake")
+    await page.click("#bonus-ask-yes")  # staking asks first
     for _ in range(10):  # guess until the round is decided (a tie deals again)
         choice = page.locator("#bonus button.move").first
         await expect(choice).to_be_visible()
         await choice.click()
         await until(lambda: entrant(race, "ivy").bonus[-1].moves)
         rnd = entrant(race, "ivy").bonus[-1]
-        await expect(page.locator("#bonus-state")).to_contain_text({"win": "won", "loss": "lost", "tie": "tie"}.get(
-            rnd.game.outcome, "guess"))
+        await expect(page.locator("#bonus-state")).to_contain_text({"win": "won", "loss": "lost the stake", "tie": "tie"}.get(
+            rnd.game.outcome, "Pick a card"))
         if rnd.decided:
             break
     await expect(page.locator("#bonus-points")).to_have_text(str(entrant(race, "ivy").points))
@@ -444,6 +291,7 @@ async def test_a_winner_plays_double_or_naught_with_buttons(web: Web) -> None:
 async def test_a_winnable_deal_without_a_private_catalog_is_a_public_practice_deal(web: Web) -> None:
     page = await web.page("jay")
     await page.select_option("#game", "golf")
+    await page.click("#friend summary")
     await page.check("input[name=winnable]")
     await page.click("#create-form button[type=submit]")
     await page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
@@ -459,8 +307,7 @@ async def test_the_end_table_shows_the_deals_par(web: Web) -> None:
     page = await web.page("kit")
     code = await create_race(page, "golf", 12)
     await page.click("#start")
-    accept_dialogs(page)
-    await page.click("#resign")
+    await resign(page)
     await expect(page.locator("#par")).to_contain_text("a win was possible (35/35)", timeout=60_000)
     assert web.server.races[code].par.result == "won"
 
@@ -486,7 +333,7 @@ async def test_a_spectators_page_keeps_what_it_shows_when_an_older_frame_comes(w
             assert (await alice.move(code, str(move))).ok
             game.apply(move)
         box = f'.board-box[data-player="{alice.player}"]'
-        now = expected_piles(game, fans("klondike"), Audience.SPECTATOR)
+        now = expected_piles(game, Audience.SPECTATOR)
         await expect(carol.locator(".side .standings tbody tr td.moves")).to_have_text(["2"])
         await shows(carol, now, box, timeout_s=5.0 + delay)
 
@@ -505,7 +352,7 @@ async def test_an_entrants_page_keeps_its_board_when_the_start_comes_again(web: 
     would be), does not put the deal back on the entrant's board."""
     tap = Tap()
     page, _, game = await one_move_played(web, "erin", setup=tap.install)
-    await shows(page, expected_piles(game, fans("klondike")))
+    await shows(page, expected_piles(game))
     tap.again(tap.find(type="race_started"))
     await asyncio.sleep(0.3)
-    assert await shown_piles(page) == expected_piles(game, fans("klondike"))
+    assert await shown_piles(page) == expected_piles(game)

@@ -1,0 +1,155 @@
+// The lobby: play a game now, set up a race for friends, join one by its code, and the races and
+// tournaments open to join or to watch.
+
+import { allGames, gameByKey } from "./cards.js";
+import { store } from "./net.js";
+import { conn, navigate } from "./shell.js";
+import { $, el, toast, when } from "./ui.js";
+
+/** How long a solo game may last, in seconds. */
+const SOLO_LIMIT_S = 60 * 60;
+
+export class LobbyPage {
+  constructor(main) {
+    this.main = main;
+    this.render();
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), 5000);
+    this.off = conn.subscribe(() => {}, () => this.refresh());
+  }
+
+  destroy() { clearInterval(this.timer); this.off(); }
+
+  render() {
+    const games = allGames();
+    const last = localStorage.getItem("arena.game");
+    const gameSelect = el("select", { id: "game" },
+      games.map((g) => el("option", { value: g.key, text: g.name, selected: g.key === last })));
+    const summary = el("p", { class: "summary", id: "game-summary" });
+    const showGame = () => {
+      const g = gameByKey(gameSelect.value);
+      localStorage.setItem("arena.game", g.key);
+      summary.replaceChildren(g.summary + " ", el("a", { href: g.rules, text: `How to play ${g.name}` }));
+    };
+    gameSelect.addEventListener("change", showGame);
+    const form = el("form", { class: "create", id: "create-form", onsubmit: (e) => { e.preventDefault(); this.create(form); } },
+      el("p", { class: "hint", text: "Everyone who joins gets the same deal. Send them the link, then start." }),
+      el("label", {}, "Seed ", el("input", { name: "seed", inputmode: "numeric", placeholder: "random", pattern: "[0-9]*", maxlength: 19 })),
+      el("div", { class: "row" },
+        el("label", {}, "Entrants ", el("input", { name: "entrants", type: "number", min: 1, max: 64, value: 8 })),
+        el("label", {}, "Minutes ", el("input", { name: "minutes", type: "number", min: 1, max: 1440, value: 15 })),
+        el("label", {}, "Countdown (s) ", el("input", { name: "countdown", type: "number", min: 0, max: 60, value: 3 }))),
+      el("label", { class: "check" }, el("input", { name: "winnable", type: "checkbox" }), " a deal known to be winnable"),
+      el("button", { type: "submit", class: "primary", text: "Create race" }));
+    const nameInput = el("input", { id: "name", value: conn.name || store.name || "", maxlength: 32, autocomplete: "nickname" });
+    const codeInput = el("input", { id: "join-code", placeholder: "race code", maxlength: 16, autocapitalize: "characters" });
+    this.lists = {
+      open: el("ul", { class: "races", id: "open-races" }),
+      live: el("ul", { class: "races", id: "live-races" }),
+      tournaments: el("ul", { class: "races", id: "tournaments" }),
+    };
+    this.main.replaceChildren(
+      el("h1", { class: "lobby-title", text: "Play patience, race your friends" }),
+      el("div", { class: "columns" },
+        el("section", { class: "card-box play", "aria-labelledby": "play-title" },
+          el("h2", { id: "play-title", text: "Play" }),
+          el("label", { class: "game-pick" }, "Game ", gameSelect),
+          summary,
+          el("button", { type: "button", class: "primary big", id: "play-now", text: "Play now", onclick: () => this.playNow() }),
+          el("details", { id: "friend" }, el("summary", { text: "Race a friend" }), form)),
+        el("section", { class: "card-box you", "aria-labelledby": "you-title" },
+          el("h2", { id: "you-title", text: "You" }),
+          el("form", { onsubmit: (e) => { e.preventDefault(); this.rename(nameInput.value); } },
+            el("label", {}, "Your name ", nameInput), el("button", { type: "submit", text: "Save" })),
+          el("form", { class: "join", onsubmit: (e) => { e.preventDefault(); if (codeInput.value.trim()) navigate(`/r/${codeInput.value.trim().toUpperCase()}`); } },
+            el("label", {}, "Join by code ", codeInput), el("button", { type: "submit", text: "Go" }))),
+        el("section", { class: "card-box", "aria-labelledby": "open-title" }, el("h2", { id: "open-title", text: "Open races" }), this.lists.open),
+        el("section", { class: "card-box", "aria-labelledby": "live-title" }, el("h2", { id: "live-title", text: "Live races" }), this.lists.live),
+        el("section", { class: "card-box", "aria-labelledby": "tournaments-title" }, el("h2", { id: "tournaments-title", text: "Tournaments" }), this.lists.tournaments)));
+    showGame();
+  }
+
+  async rename(name) {
+    name = name.trim();
+    if (!name || name === conn.name) return;
+    try {
+      await conn.rename(name);
+      toast(`You are now ${conn.name}`, "info");
+    } catch (err) {
+      toast(err.reason || String(err));
+    }
+  }
+
+  async refresh() {
+    try {
+      const [open, live, tournaments] = await Promise.all([
+        conn.request({ type: "list_races", status: "open" }),
+        conn.request({ type: "list_races", status: "live" }),
+        conn.request({ type: "list_tournaments" }),
+      ]);
+      const raceItem = (r, path, verb) => el("li", {},
+        el("a", { href: `${path}/${r.code}`, "data-link": true, text: `${gameByKey(r.game)?.name || r.game}` }),
+        ` ${r.code} · ${r.entrants.length}/${r.max_entrants} · ${r.entrants.join(", ") || "nobody yet"} `,
+        el("a", { href: `${path}/${r.code}`, "data-link": true, class: "button", text: verb, "aria-label": `${verb} race ${r.code}` }));
+      this.lists.open.replaceChildren(...(open.races.length ? open.races.map((r) => raceItem(r, "/r", "Join")) : [el("li", { class: "muted", text: "None yet: race a friend to make one." })]));
+      this.lists.live.replaceChildren(...(live.races.length ? live.races.map((r) => raceItem(r, "/w", "Watch")) : [el("li", { class: "muted", text: "Nothing running." })]));
+      const shown = tournaments.tournaments.filter((t) => t.status !== "finished" && t.status !== "cancelled").slice(-20);
+      this.lists.tournaments.replaceChildren(...(shown.length ? shown.map((t) => el("li", {},
+        el("a", { href: `/t/${t.id}`, "data-link": true, text: t.name }),
+        ` · ${gameByKey(t.game)?.name || t.game} · ${t.status} · ${when(t.starts_at_ms)} · ${t.registered.length} registered`))
+        : [el("li", { class: "muted", text: "None scheduled." })]));
+    } catch (err) {
+      if (err.code !== "offline") toast(err.reason || String(err));
+    }
+  }
+
+  /** One tap: a race of one on a fresh secret deal, started at once with no countdown (so it is
+   * recorded and verifiable like any race). */
+  async playNow() {
+    const button = $("#play-now");
+    button.disabled = true;
+    try {
+      const reply = await conn.request({
+        type: "create_race", game: $("#game").value, max_entrants: 1, time_limit_s: SOLO_LIMIT_S, countdown_s: 0, join: true,
+      });
+      await conn.request({ type: "start_race", race: reply.race.code });
+      navigate(`/r/${reply.race.code}`);
+    } catch (err) {
+      button.disabled = false;
+      toast(err.reason || String(err));
+    }
+  }
+
+  async create(form) {
+    const data = new FormData(form);
+    const seedText = String(data.get("seed") || "").trim();
+    const message = {
+      type: "create_race",
+      game: $("#game").value,
+      max_entrants: Number(data.get("entrants")) || 8,
+      time_limit_s: Math.max(10, Math.round(Number(data.get("minutes") || 15) * 60)),
+      countdown_s: Math.min(60, Math.max(0, Math.round(Number(data.get("countdown") ?? 3)))),
+      winnable: data.get("winnable") === "on",
+      join: true,
+    };
+    if (seedText) {
+      if (!/^\d{1,19}$/.test(seedText)) { toast("a seed is a whole number"); return; }
+      message.seed = BigInt(seedText) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seedText) : BigInt(seedText);
+    }
+    try {
+      let reply;
+      try {
+        reply = await conn.request(message);
+      } catch (err) {
+        // A secret winnable deal needs the server's private catalog; without one, a practice
+        // deal from the public catalog (its seed public from the start) is the next best thing.
+        if (err.code !== "no_private_catalog" || seedText) throw err;
+        reply = await conn.request({ ...message, seed_public: true });
+        toast("no secret winnable deals on this server: a public practice deal instead", "info");
+      }
+      navigate(`/r/${reply.race.code}`);
+    } catch (err) {
+      toast(err.reason || String(err));
+    }
+  }
+}

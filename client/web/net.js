@@ -1,0 +1,194 @@
+// The connection to the server and what the browser remembers of the player.
+//
+// One websocket speaks the server's protocol (docs/protocol.md): MessagePack frames, one map
+// each, through the vendored @msgpack/msgpack codec. It says hello with the session token kept
+// in sessionStorage, reconnects by itself, and resolves each request with its reply.
+
+const { Encoder, Decoder } = window.MessagePack;
+const encoder = new Encoder({ useBigInt64: true });
+const decoder = new Decoder({ useBigInt64: true });
+const PROTOCOL = 1;
+
+/** What the browser keeps: the name (and whether the player chose it), the session token
+ * (per tab), and display settings. */
+export const store = {
+  get name() { return localStorage.getItem("arena.name") || ""; },
+  set name(v) { localStorage.setItem("arena.name", v); },
+  get nameChosen() { return localStorage.getItem("arena.nameChosen") === "1"; },
+  set nameChosen(v) { localStorage.setItem("arena.nameChosen", v ? "1" : "0"); },
+  get token() { return sessionStorage.getItem("arena.token"); },
+  set token(v) { if (v) sessionStorage.setItem("arena.token", v); else sessionStorage.removeItem("arena.token"); },
+  get fourColour() { return localStorage.getItem("arena.fourColour") === "1"; },
+  set fourColour(v) { localStorage.setItem("arena.fourColour", v ? "1" : "0"); },
+};
+
+/** A request the server refused: `code` (docs/protocol.md, Errors) and a `reason` for people. */
+export class ArenaError extends Error {
+  constructor(code, reason) { super(`${reason} [${code}]`); this.code = code; this.reason = reason; }
+}
+
+/** Big integers (seeds) arrive as BigInt; everything that fits a double becomes a number. */
+function plain(value) {
+  if (typeof value === "bigint") {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  }
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === "object" && !(value instanceof Uint8Array)) {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = plain(v);
+    return out;
+  }
+  return value;
+}
+
+/** A name for a player who has not chosen one ("queen-417"). */
+export function randomName() {
+  const words = ["ace", "jack", "queen", "king", "knave", "deuce", "trey", "spade", "heart", "club"];
+  return `${words[Math.floor(Math.random() * words.length)]}-${Math.floor(100 + Math.random() * 900)}`;
+}
+
+/**
+ * One websocket to the server, said hello to; reconnects by itself with its session token.
+ * Hooks: `onWelcome(message)`, `onOffline(offline)`, `onNotice(text)` (an error nobody asked
+ * for); `listeners` get every event (a message without `req`), `reconnectHooks` run after each
+ * welcome with `resumed` (true: the same player as before).
+ */
+export class Connection {
+  constructor({ onWelcome = () => {}, onOffline = () => {}, onNotice = () => {} } = {}) {
+    this.ws = null;
+    this.req = 0;
+    this.waiting = new Map(); // req -> {resolve, reject}
+    this.listeners = new Set();
+    this.reconnectHooks = new Set();
+    this.player = null;
+    this.name = null;
+    this.serverOffset = 0; // server wall clock minus ours, in milliseconds
+    this.delay = 250;
+    this.everOpen = false;
+    this.hooks = { onWelcome, onOffline, onNotice };
+    this.newReady();
+    window.addEventListener("offline", () => this.ws && this.ws.close());
+    window.addEventListener("online", () => this.open());
+    this.open();
+  }
+
+  /** The server's wall clock now (Unix epoch, ms), as far as the welcome told us. */
+  serverNow() { return Date.now() + this.serverOffset; }
+
+  // `ready` resolves at the next welcome; requests made while offline wait for it.
+  newReady() {
+    this.isReady = false;
+    this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
+  }
+
+  open() {
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) return;
+    const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`);
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    this.player = null;
+    ws.onopen = () => this.hello();
+    ws.onmessage = (event) => this.receive(event.data);
+    ws.onclose = () => this.closed(ws);
+    ws.onerror = () => {}; // the close that follows says it all
+  }
+
+  hello() {
+    if (!store.name) store.name = randomName();
+    const hello = { type: "hello", name: store.name, protocol: PROTOCOL };
+    if (store.token) hello.token = store.token;
+    this.send(hello);
+  }
+
+  closed(ws) {
+    if (ws !== this.ws) return;
+    const resumed = this.player !== null;
+    this.player = null;
+    if (this.isReady) this.newReady();
+    for (const { reject } of this.waiting.values()) reject(new ArenaError("offline", "the connection dropped"));
+    this.waiting.clear();
+    this.hooks.onOffline(this.everOpen);
+    const delay = this.delay;
+    this.delay = Math.min(5000, this.delay * 2);
+    setTimeout(() => { if (navigator.onLine !== false) this.open(); }, resumed ? 100 : delay);
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(encoder.encode(message));
+  }
+
+  receive(data) {
+    let message;
+    try {
+      message = plain(decoder.decode(new Uint8Array(data)));
+    } catch (err) {
+      console.warn("an undecodable frame", err);
+      return;
+    }
+    if (message.type === "welcome") return this.welcomed(message);
+    if (message.type === "error" && this.player === null && message.code === "bad_token") {
+      store.token = null; // the server forgot us (it restarted): start a new session
+      return this.hello();
+    }
+    if (message.type === "error" && this.player === null && message.code === "bad_name") {
+      store.name = randomName();
+      this.hooks.onNotice(`${message.reason}: you are ${store.name} for now`);
+      return this.hello();
+    }
+    if (message.req !== undefined && message.req !== null && this.waiting.has(message.req)) {
+      const { resolve, reject } = this.waiting.get(message.req);
+      this.waiting.delete(message.req);
+      if (message.type === "error") reject(new ArenaError(message.code, message.reason));
+      else resolve(message);
+      return;
+    }
+    if (message.type === "error") {
+      this.hooks.onNotice(message.reason);
+      return;
+    }
+    for (const listener of [...this.listeners]) listener(message);
+  }
+
+  welcomed(message) {
+    const resumed = store.token === message.token;
+    store.token = message.token;
+    this.player = message.player;
+    this.name = message.name;
+    store.name = message.name;
+    this.serverOffset = message.server_time_ms - Date.now();
+    this.delay = 250;
+    this.everOpen = true;
+    this.hooks.onOffline(false);
+    this.hooks.onWelcome(message);
+    this.isReady = true;
+    this.resolveReady();
+    for (const hook of [...this.reconnectHooks]) hook(resumed);
+  }
+
+  /** Send a request and wait for its reply (rejected with an ArenaError on an error reply). */
+  async request(message) {
+    await this.ready;
+    const req = ++this.req;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(req, { resolve, reject });
+      this.send({ ...message, req });
+    });
+  }
+
+  /** Take a new name for the races joined from now on; resolves with the name the server keeps. */
+  async rename(name) {
+    const reply = await this.request({ type: "rename", name });
+    this.name = reply.name;
+    store.name = reply.name;
+    store.nameChosen = true;
+    this.hooks.onWelcome({ name: reply.name });
+    return reply.name;
+  }
+
+  /** Run `onEvent` for every event and `onReconnect` after every welcome, until `off()`. */
+  subscribe(onEvent, onReconnect = null) {
+    this.listeners.add(onEvent);
+    if (onReconnect) this.reconnectHooks.add(onReconnect);
+    return () => { this.listeners.delete(onEvent); if (onReconnect) this.reconnectHooks.delete(onReconnect); };
+  }
+}

@@ -1,0 +1,212 @@
+// Drawing a race's page (race.js holds its state): a compact header with the clock and the
+// fair-deal badge, the controls that apply now, the boards, and the standings beside them.
+
+import { actionLabel, parseTransfer } from "./cards.js";
+import { store } from "./net.js";
+import { conn, navigate } from "./shell.js";
+import { standingsTable, statusText } from "./standings.js";
+import { $, ask, clockText, el, icon, toast } from "./ui.js";
+
+/** Update the clock: the countdown, the race time against its limit, or the race's state. */
+export function tickClock(page) {
+  const race = page.race;
+  const clock = $("#clock");
+  if (!race || !clock) return;
+  const now = conn.serverNow();
+  let text = "Waiting for the start", kind = "clock";
+  if (race.status === "starting" && race.starts_at_ms) {
+    const left = race.starts_at_ms - now;
+    text = left > 0 ? `Starts in ${Math.ceil(left / 1000)}` : "Go!";
+    kind = "clock countdown";
+  } else if (race.status === "running" && page.startedAt) {
+    text = `${clockText(now - page.startedAt)} / ${clockText(page.timeLimit)}`;
+    kind = "clock running";
+  } else if (race.status === "finished") {
+    text = "Finished";
+  }
+  if (clock.textContent !== text) clock.textContent = text;
+  clock.className = kind;
+  const next = $("#next-deal-time");
+  if (next && page.tournament && page.tournament.next_deal_ms) {
+    next.textContent = clockText(Math.max(0, page.tournament.next_deal_ms - now));
+  }
+}
+
+export function renderRace(page) {
+  renderHead(page);
+  tickClock(page);
+  page.notice.textContent = page.refusal;
+  page.notice.hidden = !page.refusal;
+  renderActions(page);
+  renderBoards(page);
+  renderSide(page);
+  page.keys.hidden = !page.playing;
+  page.keys.textContent = page.playing ? "Tap a card, then where it goes, or drag it; a double tap sends a card to a "
+    + "foundation. Keys: Tab or the arrows go from pile to pile, Enter picks up a card and puts it down, D deals, "
+    + "Esc lets go." : "";
+}
+
+function renderHead(page) {
+  const race = page.race, game = page.game, t = page.tournament;
+  const link = `${location.origin}/r/${race.code}`;
+  const deal = race.tournament ? el("a", { class: "chip", id: "tournament-link", href: `/t/${race.tournament}`, "data-link": true },
+    `Deal ${race.deal + 1}${t ? ` of ${t.deals} · ${t.name}` : ""}`) : null;
+  const checked = page.verdict && page.verdict.ok;
+  const badge = race.commitment ? el("button", {
+    type: "button", id: "fair-badge", class: `fair-badge${checked ? " ok" : ""}${page.verdict && !checked ? " bad" : ""}`,
+    "aria-expanded": page.fairOpen ? "true" : "false", "aria-controls": "fair-panel",
+    onclick: () => { page.fairOpen = !page.fairOpen; renderHead(page); },
+  }, icon("shield"), checked ? "Fair deal: checked" : page.verdict ? "Deal not trusted" : "Fair deal") : null;
+  const meta = [race.seed !== null && race.seed !== undefined ? `Seed ${String(race.seed)}` : "Secret seed",
+    `${race.entrants.length}/${race.max_entrants} ${race.max_entrants === 1 ? "entrant" : "entrants"}`,
+    `${clockText(race.time_limit_s * 1000)} limit`];
+  if (race.spectator_delay_s) meta.push(`spectators ${race.spectator_delay_s} s behind`);
+  const f = page.finished;
+  const panel = race.commitment ? el("div", { class: "fair-panel", id: "fair-panel", hidden: !page.fairOpen },
+    el("p", {}, "Before anyone played, the server published a commitment: the SHA-256 hash of the deal's seed and a "
+      + "secret salt. At the end it reveals both, and your browser checks that they give the same hash, so the deal "
+      + "could not have been changed."),
+    el("p", { class: "commitment" }, "Commitment ", el("code", { id: "commitment", text: race.commitment })),
+    f ? el("p", { class: "reveal" }, f.seed !== null && f.seed !== undefined ? `Seed ${String(f.seed)}` : "The seed is revealed when the tournament ends.",
+      f.salt ? el("span", {}, ", salt ", el("code", { text: f.salt })) : null) : null,
+    page.verdict ? el("p", { id: "fairness", class: page.verdict.ok ? "fair ok" : "fair bad" },
+      page.verdict.ok ? "✔ Checked in your browser: SHA-256(seed:salt) matches the commitment published at the start. The deal was fixed before anyone played."
+        : `✘ SHA-256(seed:salt) is ${page.verdict.hex}, not the commitment: this deal cannot be trusted.`) : null) : null;
+  page.head.replaceChildren(...[
+    el("div", { class: "head-row" },
+      el("h1", {}, `${game.name} `, el("span", { class: "code", id: "race-code", text: race.code })),
+      deal,
+      el("div", { class: "clock", id: "clock" }),
+      badge,
+      el("a", { class: "rules-link", href: game.rules, target: "_blank", rel: "noopener", text: "Rules" })),
+    el("p", { class: "meta", id: "meta", text: meta.join(" · ") }),
+    race.status === "open" && !race.tournament ? el("p", { class: "share" }, el("label", { for: "share-link", text: "Invite: " }),
+      el("input", { readonly: true, value: link, id: "share-link", onfocus: (e) => e.target.select() }),
+      el("button", { type: "button", text: "Copy", onclick: () => navigator.clipboard?.writeText(link).then(() => toast("link copied", "info"), () => {}) })) : null,
+    panel].filter(Boolean));
+}
+
+function renderActions(page) {
+  const race = page.race, mine = page.myLine, buttons = [];
+  if (page.mode === "outsider" && race.status === "open") {
+    const name = el("input", { id: "join-name", value: conn.name || store.name, maxlength: 32, autocomplete: "nickname" });
+    if (!store.nameChosen) buttons.push(el("label", { class: "join-name" }, "Your name ", name));
+    buttons.push(el("button", { class: "primary", id: "join", text: "Join this race", onclick: () => page.join(store.nameChosen ? "" : name.value) }));
+    buttons.push(el("a", { class: "button", href: `/w/${race.code}`, "data-link": true, text: "Watch" }));
+  }
+  if (page.mode === "entrant" && race.status === "open") {
+    if (race.creator === page.me) {
+      buttons.push(el("button", { class: "primary", id: "start", text: "Start the race",
+        onclick: () => page.action({ type: "start_race" }, (r) => { page.race = r.race; page.renderAll(); }) }));
+    } else buttons.push(el("span", { class: "muted", text: "Waiting for the creator to start the race." }));
+  }
+  if (page.playing && page.mine && page.mine.board && !page.replay) {
+    for (const move of page.mine.board.legal) {
+      if (parseTransfer(move)) continue;
+      buttons.push(el("button", { class: "move", dataset: { move }, text: actionLabel(page.game, move, page.mine.board),
+        onclick: () => page.move(move, null), disabled: !!page.pending }));
+    }
+    buttons.push(el("button", { class: "danger", id: "resign", text: "Resign", onclick: async () => {
+      if (await ask({ title: "Resign from this race?", text: "Your cards cleared so far still count.", yes: "Resign", no: "Keep playing", id: "resign-ask" })) {
+        page.action({ type: "resign" });
+      }
+    } }));
+  }
+  if (race.status === "finished" && page.mode === "entrant" && !race.tournament) {
+    const joined = page.rematchAccepted.includes(page.me);
+    if (page.rematch && joined) {
+      buttons.push(el("a", { class: "button primary", id: "go-rematch", href: `/r/${page.rematch}`, "data-link": true, text: "Go to the rematch" }));
+    } else {
+      buttons.push(el("button", { class: "primary", id: "rematch", text: page.rematch ? "Accept the rematch" : "Rematch",
+        onclick: () => page.action({ type: "rematch" }, (r) => navigate(`/r/${r.race.code}`)) }));
+    }
+    if (page.rematch && page.rematchAccepted.length) {
+      buttons.push(el("span", { class: "accepted", id: "rematch-accepted", text: `Rematch accepted by ${page.rematchAccepted.map((p) => page.nameOf(p)).join(", ")}` }));
+    }
+    const winner = (page.finished && (page.finished.double_or_naught || []).includes(page.me)) || (mine && mine.status === "won" && mine.points > 0);
+    if (winner && !page.bonus) {
+      buttons.push(el("button", { id: "double", text: "Double or Naught…", onclick: () => page.openBonus() }));
+    }
+  }
+  if (race.status === "finished" && !page.replay) {
+    buttons.push(el("button", { id: "replay", text: "Replay", onclick: () => page.openReplay() }));
+  }
+  if (page.mode === "entrant" && race.status === "running" && mine && mine.status !== "playing") {
+    buttons.push(el("a", { class: "button", href: `/w/${race.code}`, "data-link": true, text: "Watch the others" }));
+  }
+  buttons.push(el("a", { class: "button quiet", href: "/", "data-link": true, text: "Lobby" }));
+  page.actions.replaceChildren(...buttons);
+}
+
+// The boards, in boxes kept from one drawing to the next (moving a focused node would blur it).
+function renderBoards(page) {
+  page.boxes = page.boxes || new Map();
+  const box = (key, make) => { if (!page.boxes.has(key)) page.boxes.set(key, make()); return page.boxes.get(key); };
+  const boxes = [];
+  if (page.bonus) boxes.push(page.bonus.node);
+  if (page.replay) {
+    boxes.push(page.replay.node);
+  } else if (page.mode === "entrant" && page.mine) {
+    boxes.push(box("mine", () => el("div", { class: "board-box mine" }, page.mine.node)));
+  } else if (page.mode === "spectator" || (page.mode === "outsider" && page.boards.size)) {
+    for (const s of page.standings) {
+      if (!page.boards.has(s.player)) continue;
+      const view = page.boards.get(s.player);
+      const b = box(s.player, () => el("div", { class: "board-box", dataset: { player: s.player } }, el("h2", { class: "board-title" }), view.node));
+      b.firstChild.replaceChildren(el("span", { class: "name", text: s.name }),
+        el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} moves · ${statusText(s.status, page.race.game)}` }));
+      boxes.push(b);
+    }
+  } else if (page.race.status === "open") {
+    boxes.push(box("waiting", () => el("p", { class: "waiting", text: "The deal is dealt when the race starts." })));
+  }
+  page.tableBox.classList.toggle("many", boxes.length > 1 && !page.bonus);
+  const current = [...page.tableBox.children];
+  if (current.length !== boxes.length || current.some((node, i) => node !== boxes[i])) page.tableBox.replaceChildren(...boxes);
+  if (page.mine) page.mine.draw();
+  for (const view of page.boards.values()) view.draw();
+}
+
+function renderSide(page) {
+  const race = page.race;
+  const parts = [el("h2", { text: race.status === "finished" ? "Result" : "Standings" }),
+    standingsTable(page.standings, page.me, { points: race.status === "finished", game: race.game })];
+  if (race.status === "finished" && race.par) {
+    const par = race.par;
+    const said = { won: `a win was possible (${par.total}/${par.total})`, lost: `no win was possible: at most ${par.best_cleared}/${par.total}`,
+      unknown: `at least ${par.best_cleared}/${par.total} could be cleared (the solver stopped after ${par.nodes.toLocaleString()} moves)` }[par.result];
+    parts.push(el("p", { id: "par", class: "par" }, el("strong", { text: "Par: " }), said));
+  }
+  if (race.status === "finished" && page.verdict) {
+    parts.push(el("p", { class: `fair-line ${page.verdict.ok ? "ok" : "bad"}` }, page.verdict.ok
+      ? "✔ Fair deal: checked in your browser." : "✘ The revealed seed does not match the commitment."));
+  }
+  const next = nextDeal(page);
+  if (next) parts.push(next);
+  page.side.replaceChildren(...parts);
+}
+
+/** After a tournament's deal: when the next one starts (with a countdown), a way to it, and the
+ * way back to the tournament. */
+function nextDeal(page) {
+  const race = page.race, t = page.tournament;
+  if (!race.tournament || !t || race.status !== "finished") return null;
+  const back = el("a", { class: "button", id: "tournament-back", href: `/t/${t.id}`, "data-link": true, text: `Back to ${t.name}` });
+  const after = race.deal + 1;
+  const lines = [];
+  const entered = (page.tournamentStandings || []).some((s) => s.player === page.me && s.status !== "withdrawn");
+  if (t.status === "finished" || t.status === "cancelled") {
+    lines.push(el("p", { text: t.status === "finished" ? "That was the last deal: the tournament is over." : "The tournament was cancelled." }));
+  } else if (t.format === "rounds" && t.races.length > after) {
+    lines.push(el("p", {}, `Deal ${after + 1} of ${t.deals} has started. `),
+      el("a", { class: "button primary", id: "next-deal-go", href: `/${entered ? "r" : "w"}/${t.races[after]}`, "data-link": true,
+        text: entered ? `Play deal ${after + 1}` : `Watch deal ${after + 1}` }));
+  } else if (t.format === "rounds" && t.next_deal_ms && after < t.deals) {
+    lines.push(el("p", {}, `Deal ${after + 1} of ${t.deals} starts in `, el("strong", { id: "next-deal-time" }), "."));
+  } else if (t.format === "arena" && entered && t.status === "running" && after < t.deals) {
+    lines.push(el("button", { class: "primary", id: "next-deal-play", text: `Play deal ${after + 1}`, onclick: () => page.openNextDeal() }));
+  } else if (after >= t.deals) {
+    lines.push(el("p", { text: "That was the last deal: the final standings come when every entrant has played it." }));
+  }
+  return el("section", { class: "next-deal", id: "next-deal", "aria-label": "the next deal" }, ...lines, back);
+}

@@ -1,0 +1,31 @@
+// The standings of a race: one row per entrant, the player's own row marked.
+
+import { clockText, el } from "./ui.js";
+
+/** Status words as a person reads them ("out of time", not "out_of_time"); in Double or Naught,
+ * where a game over and not won is a lost guess, "lost". */
+export function statusText(status, game = "") {
+  if (game === "double_or_naught" && status === "stuck") return "lost";
+  return status.replace(/_/g, " ");
+}
+
+/**
+ * A standings table: place, name (cut with an ellipsis when long; the whole name in its
+ * title), cards cleared, moves, time, status, and with `points` the points each scored.
+ */
+export function standingsTable(standings, me, { points = false, game = "" } = {}) {
+  return el("table", { class: "standings" },
+    el("thead", {}, el("tr", {},
+      el("th", { scope: "col", text: "#" }), el("th", { scope: "col", text: "Player" }),
+      el("th", { scope: "col", text: "Cards" }), el("th", { scope: "col", class: "moves", text: "Moves" }),
+      el("th", { scope: "col", text: "Time" }), el("th", { scope: "col", text: "Status" }),
+      points ? el("th", { scope: "col", text: "Points" }) : null)),
+    el("tbody", {}, standings.map((s) => el("tr", { class: s.player === me ? "me" : "", dataset: { player: s.player } },
+      el("td", { text: s.place }),
+      el("td", { class: "player", title: s.name }, el("span", { text: s.name })),
+      el("td", { class: "cleared", text: `${s.cleared}/${s.total}` }),
+      el("td", { class: "moves", text: s.moves }),
+      el("td", { text: s.time_ms ? clockText(s.time_ms) : "" }),
+      el("td", { class: `status ${s.status}`, text: statusText(s.status, game) }),
+      points ? el("td", { class: "points", text: s.points }) : null))));
+}

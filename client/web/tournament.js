@@ -1,0 +1,103 @@
+// A tournament's page: register or withdraw, play its deals, follow the standings live.
+
+import { gameByKey } from "./cards.js";
+import { conn, navigate } from "./shell.js";
+import { statusText } from "./standings.js";
+import { clockText, el, toast, when } from "./ui.js";
+
+export class TournamentPage {
+  constructor(main, id) {
+    this.main = main;
+    this.id = id;
+    this.info = null;
+    this.standings = [];
+    this.off = conn.subscribe((m) => this.event(m), () => this.load());
+    this.load();
+  }
+
+  destroy() { this.off(); }
+
+  async load() {
+    try {
+      const snap = await conn.request({ type: "follow_tournament", tournament: this.id });
+      this.info = snap.tournament;
+      this.standings = snap.standings;
+      this.render();
+    } catch (err) {
+      if (err.code === "offline") return;
+      this.main.replaceChildren(el("section", { class: "card-box" }, el("h1", { text: `Tournament ${this.id}` }),
+        el("p", { class: "error", text: err.reason || String(err) }), el("a", { href: "/", "data-link": true, text: "Back to the lobby" })));
+    }
+  }
+
+  get registered() { return this.standings.some((s) => s.player === conn.player && s.status !== "withdrawn"); }
+
+  event(m) {
+    if (m.type !== "tournament_event" || m.tournament.id !== this.id) return;
+    this.info = m.tournament;
+    if (m.standings && m.standings.length) this.standings = m.standings;
+    if (m.kind === "deal_started" && m.race && this.registered && this.info.format === "rounds") {
+      toast(`Deal ${m.deal + 1} has started`, "info");
+      navigate(`/r/${m.race}`);
+      return;
+    }
+    this.render();
+  }
+
+  async act(message) {
+    try {
+      const reply = await conn.request({ ...message, tournament: this.id });
+      if (reply.type === "race") { navigate(`/r/${reply.race.code}`); return; }
+      await this.load();
+    } catch (err) {
+      toast(err.reason || String(err));
+    }
+  }
+
+  render() {
+    const t = this.info;
+    const game = gameByKey(t.game);
+    const registered = this.registered;
+    const buttons = [];
+    if (["scheduled", "registration", "starting", "running"].includes(t.status)) {
+      if (!registered) buttons.push(el("button", { class: "primary", id: "register", text: "Register", onclick: () => this.act({ type: "register_tournament" }) }));
+      else if (t.status !== "running") buttons.push(el("button", { id: "withdraw", text: "Withdraw", onclick: () => this.act({ type: "withdraw_tournament" }) }));
+    }
+    if (registered && t.format === "arena" && t.status === "running") {
+      buttons.push(el("button", { class: "primary", id: "play-deal", text: "Play my next deal", onclick: () => this.act({ type: "open_deal" }) }));
+    }
+    if (registered && t.format === "rounds" && t.status === "running" && t.races.length) {
+      buttons.push(el("a", { class: "button primary", href: `/r/${t.races[t.races.length - 1]}`, "data-link": true, text: `Play deal ${t.races.length}` }));
+    }
+    buttons.push(el("a", { class: "button quiet", href: "/", "data-link": true, text: "Lobby" }));
+    const deals = [];
+    for (let i = 0; i < t.deals; i++) {
+      const race = t.races[i];
+      deals.push(el("li", {}, `Deal ${i + 1}: `, race ? el("a", { href: `/w/${race}`, "data-link": true, text: `race ${race}` })
+        : el("span", { class: "muted", text: i === t.races.length && t.next_deal_ms ? `dealt at ${new Date(t.next_deal_ms).toLocaleTimeString()}` : "not dealt yet" }),
+      t.commitments[i] ? el("code", { class: "hint", text: ` ${t.commitments[i].slice(0, 16)}…` }) : null,
+      t.seeds ? ` · seed ${String(t.seeds[i])}` : ""));
+    }
+    const table = el("table", { class: "standings", id: "tournament-standings" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "#" }), el("th", { scope: "col", text: "Player" }),
+        el("th", { scope: "col", text: "Cards" }), el("th", { scope: "col", text: "Time" }),
+        [...Array(t.deals).keys()].map((i) => el("th", { scope: "col", text: `Deal ${i + 1}` })), el("th", { scope: "col", text: "Status" }))),
+      el("tbody", {}, this.standings.map((s) => el("tr", { class: s.player === conn.player ? "me" : "" },
+        el("td", { text: s.place }), el("td", { class: "player", title: s.name }, el("span", { text: s.name })), el("td", { text: s.cleared }),
+        el("td", { text: clockText(s.time_ms) }),
+        [...Array(t.deals).keys()].map((i) => el("td", { text: s.deals[i] ? `${s.deals[i].cleared} · ${statusText(s.deals[i].status)}` : "" })),
+        el("td", { text: s.status })))));
+    this.main.replaceChildren(el("section", { class: "tournament" },
+      el("h1", {}, t.name, " ", el("span", { class: "code", text: t.id })),
+      el("p", { class: "summary" }, `${game ? game.name : t.game} · ${t.deals} deals · ${t.format} · `, el("strong", { id: "tournament-status", text: t.status })),
+      el("p", { class: "meta" }, `Starts ${when(t.starts_at_ms)}`, t.schedule ? ` · repeats ${t.schedule} (${t.timezone})` : "",
+        ` · registration opens ${when(t.registration_opens_ms)} · ${t.registered.length}/${t.max_entrants} registered`,
+        registered ? " · you are registered" : ""),
+      el("div", { class: "actions" }, buttons),
+      el("div", { class: "columns" },
+        el("section", { class: "card-box wide", "aria-labelledby": "t-standings" }, el("h2", { id: "t-standings", text: "Standings" }),
+          this.standings.length ? el("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": "tournament standings" }, table)
+            : el("p", { class: "muted", text: "Nobody yet." })),
+        el("section", { class: "card-box", "aria-labelledby": "t-deals" }, el("h2", { id: "t-deals", text: "Deals" }), el("ul", { class: "deals" }, deals)))));
+  }
+}
