@@ -154,7 +154,7 @@ function renderBoards(page) {
       const view = page.boards.get(s.player);
       const b = box(s.player, () => el("div", { class: "board-box", dataset: { player: s.player } }, el("h2", { class: "board-title" }), view.node));
       b.firstChild.replaceChildren(el("span", { class: "name", text: s.name }),
-        el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} moves · ${statusText(s.status, page.race.game)}` }));
+        el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} ${s.moves === 1 ? "move" : "moves"} · ${statusText(s.status, page.race.game)}` }));
       boxes.push(b);
     }
   } else if (page.race.status === "open") {

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.browser
 async def test_axe_finds_nothing_on_any_page(web: Web, phone: bool) -> None:
     found: dict[str, list[str]] = {}
     page = await web.page("olga", phone=phone)
+    await expect(page.locator("#play-now")).to_be_visible()
     found["lobby"] = await axe(page)
     async with await ArenaClient.connect(web.server.url, "pavel") as pavel:
         seed = first_transfer_seed("klondike")
@@ -55,6 +56,19 @@ async def test_axe_finds_nothing_on_any_page(web: Web, phone: bool) -> None:
         await expect(page.locator(".rules-board .card").first).to_be_visible()
         found[f"rules of {game}"] = await axe(page)
     assert not {where: problems for where, problems in found.items() if problems}
+
+
+async def test_every_page_has_one_main_heading(web: Web) -> None:
+    """axe-core leaves a page without an h1 alone; a screen reader's reader jumps to it."""
+    page = await web.page("hana")
+    await expect(page.locator("#play-now")).to_be_visible()
+    await expect(page.locator("h1")).to_have_count(1)
+    await page.click("#play-now")
+    await expect(page.locator(".board-box.mine .card").first).to_be_visible()
+    await expect(page.locator("h1")).to_have_count(1)
+    for path in ("/t/NOSUCH", "/r/NOSUCH", "/rules/golf"):
+        await page.goto(web.base + path)
+        await expect(page.locator("h1")).to_have_count(1)
 
 
 async def test_cards_and_piles_have_names_and_moves_and_finishes_are_announced(web: Web) -> None:
