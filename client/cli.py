@@ -13,60 +13,36 @@
     arena tournament create|list|show|register|cancel ...
     arena simulate|catalog|solve ... (offline: the bot and the solver)
     arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20] [--url URL]
+    arena fuzz|bench ... (tooling, against a server of their own: the `tooling` package)
 
 Output (`client.output`): a table on a terminal; one tab-separated line per row when stdout is
 not a terminal (titles and hints on stderr); one JSON document with ``--json``. ``watch`` and
-``tournament show --follow`` print one line (or JSON object) per event as it happens.
+``tournament show --follow`` print one line (or JSON object) per event as it happens
+(`client.race_views`).
 
 Exit codes (`EXIT_CODES`): 0 success; 1 a check failed (a verification, a fuzz or benchmark
 check); 2 bad usage, bad input, an unreachable server or a request the server refused; 130
 interrupted. Times on screen are race times in seconds, from the start instant.
+
+Start-up. This module imports nothing beyond the standard library's argparse at load: the parser
+names every command with its help line, and a command's own arguments are added only when that
+command is parsed (`_Command`), so ``arena --help`` and ``arena --version`` load no server, engine,
+solver, tooling, websockets, Redis or rich module. Each command's handler imports what it uses;
+``arena bench`` and ``arena fuzz`` alone load `tooling`. tests/client/test_cli_start.py checks this.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import itertools
-import logging
-import errno
-import importlib.metadata
 import os
-import signal
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.live import Live
-from rich.markup import escape
-from rich.progress import Progress
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
 
-from client.bench import add_bench_arguments, run_bench
-from client.connection import ArenaClient, ArenaError, RaceEvent
-from client.fuzz import add_fuzz_arguments, run_fuzz
-from client.output import Listing, add_json_flag, json_line, print_line, show
-from client.play import add_play_arguments, run_play
-from client.serving import add_server_arguments
-from client.solve import add_solve_arguments, run_solve
-from client.tournaments import add_tournament_commands, run_tournament_command, run_tournament_demo
-from client.verify import VerifyReport
-from engine.games import GAMES, UnknownGame, find_game
-from server.protocol import (
-    DelayedBoard,
-    EntrantJoined,
-    Progress as ProgressEvent,
-    ProtocolError,
-    RaceFinished,
-    RaceStarted,
-    RaceStarting,
-    Snapshot,
-    Standing,
-    TournamentEvent,
-)
-
-__all__ = ["event_line", "follow_race", "main", "race_events", "report_table", "standings_listing", "standings_table"]
+__all__ = ["EXIT_CODES", "main", "web_url"]
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
@@ -78,153 +54,24 @@ EXIT_CODES = {
     130: "interrupted (Ctrl-C)",
 }
 
-_STATUS_STYLE = {
-    "won": "bold green",
-    "playing": "cyan",
-    "stuck": "yellow",
-    "resigned": "yellow",
-    "out_of_time": "red",
-    "waiting": "dim",
-}
-
-
-# ------------------------------------------------------------------------------- views
-
-
-def standings_table(standings: Sequence[Standing], *, title: str = "", caption: str = "") -> Table:
-    """A rich table of standings: place, name, status, cards cleared, race time (s), moves."""
-    table = Table(title=escape(title) or None, caption=escape(caption) or None)
-    table.add_column("#", justify="right")
-    table.add_column("player")
-    table.add_column("status")
-    table.add_column("cleared", justify="right")
-    table.add_column("time", justify="right")
-    table.add_column("moves", justify="right")
-    for s in standings:
-        style = _STATUS_STYLE.get(s.status, "")
-        table.add_row(
-            str(s.place),
-            escape(s.name),
-            f"[{style}]{s.status}[/]" if style else escape(s.status),
-            f"{s.cleared}/{s.total}",
-            f"{s.time_ms / 1000:.3f} s",
-            str(s.moves),
-        )
-    return table
-
-
-def standings_listing(standings: Sequence[Standing], *, title: str = "", notes: Sequence[str] = ()) -> Listing:
-    """Standings as a `client.output.Listing` (the columns of `standings_table`)."""
-    rows = [[str(s.place), s.name, s.status, f"{s.cleared}/{s.total}", f"{s.time_ms / 1000:.3f} s", str(s.moves)]
-            for s in standings]
-    return Listing(title, ["#", "player", "status", "cleared", "time", "moves"], rows, list(standings),
-                   notes=list(notes), right=frozenset({"#", "cleared", "time", "moves"}))
-
-
-def report_table(report: VerifyReport) -> Table:
-    """A rich table of a `client.verify.VerifyReport`: one row per check."""
-    verdict = "[bold green]verified[/]" if report.ok else "[bold red]FAILED[/]"
-    table = Table(title=f"Verification of race {report.code}: {verdict}")
-    table.add_column("check")
-    table.add_column("result")
-    table.add_column("details")
-    for check in report.checks:
-        table.add_row(check.name, "[green]pass[/]" if check.ok else "[red]FAIL[/]", escape(check.reason))
-    return table
-
-
-async def race_events(client: ArenaClient, snapshot: Snapshot) -> AsyncIterator[RaceEvent]:
-    """The events of the watched race ``snapshot.race.code`` (reconnect snapshots of it
-    included), as they arrive, until its `RaceFinished` (yielded last). Yields nothing if the
-    race had already finished."""
-    code = snapshot.race.code
-    if snapshot.race.status == "finished":
-        return
-    async with contextlib.aclosing(client.events()) as events:
-        async for event in events:
-            if isinstance(event, Snapshot):
-                if event.race.code == code:
-                    yield event
-                continue
-            if isinstance(event, TournamentEvent) or event.race != code:
-                continue
-            yield event
-            if isinstance(event, RaceFinished):
-                return
-
-
-def event_line(event: RaceEvent, standings: Sequence[Standing], snapshot: Snapshot) -> str:
-    """One line of text for a race event (race time in seconds first where it has one), given
-    the standings it leaves."""
-    if isinstance(event, Snapshot):
-        return f"{event.race.game} race {event.race.code}: {event.race.status}"
-    if isinstance(event, EntrantJoined):
-        return f"{event.name} joined"
-    if isinstance(event, RaceStarting):
-        return f"starting in {event.countdown_ms / 1000:.0f} s; commitment {event.commitment}"
-    if isinstance(event, RaceStarted):
-        return f"running; time limit {event.time_limit_ms // 1000} s"
-    if isinstance(event, ProgressEvent):
-        s = next((s for s in standings if s.player == event.player), None)
-        text = f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}"
-        if event.move:  # spectators of a race without a delay get the move here
-            text += f": {event.move}"
-        if s is not None:
-            text += f"  ({s.cleared}/{s.total} cleared, {s.moves} moves, {s.status})"
-        return text
-    if isinstance(event, DelayedBoard):
-        return (f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move} "
-                f"(shown {snapshot.race.spectator_delay_s} s late)")
-    if isinstance(event, RaceFinished):
-        return f"finished: {event.reason}; seed {event.seed} revealed"
-    return event.__struct_config__.tag  # type: ignore[attr-defined]  # an event this client does not describe
-
-
-async def follow_race(client: ArenaClient, snapshot: Snapshot, console: Console) -> RaceFinished | None:
-    """Show the live standings of a watched race until it finishes; return its `RaceFinished`.
-
-    ``snapshot``: what `ArenaClient.watch` returned. On a terminal it redraws on every event
-    (rich `Live`, transient: the caller prints the final table); elsewhere it prints one line per
-    event as it comes (`event_line`). Returns None at once if the race had already finished
-    (the snapshot's standings are final then).
-    """
-    code = snapshot.race.code
-    standings = snapshot.standings
-    line = event_line(snapshot, standings, snapshot)
-    finished: RaceFinished | None = None
-
-    def view() -> Table:
-        return standings_table(standings, title=f"Race {code} ({snapshot.race.game})", caption=line)
-
-    live = Live(view(), console=console, refresh_per_second=8, transient=True) if console.is_terminal else None
-    if live is None and snapshot.race.status != "finished":
-        print_line(line, console)
-    with live or contextlib.nullcontext():
-        async for event in race_events(client, snapshot):
-            if isinstance(event, (Snapshot, ProgressEvent, RaceFinished)):
-                standings = event.standings
-            line = event_line(event, standings, snapshot)
-            if isinstance(event, RaceFinished):
-                finished = event
-            if live is not None:
-                live.update(view())
-            else:
-                print_line(line, console)
-    return finished
-
-
-def _name_of(standings: Sequence[Standing], player: str) -> str:
-    return next((s.name for s in standings if s.player == player), player)
-
 
 # ------------------------------------------------------------------------------ commands
 
 
 def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    import asyncio
+    import contextlib
+    import errno
+    import logging
+    import signal
+
+    from rich.markup import escape
+
     from client.serving import event_loop_factory, log_settings, server_config
+    from server.app import serve
     from server.logs import configure_logging
+    from server.protocol import ProtocolError
     from server.schedule import ScheduleError
-    from server.service import serve
     from server.store import StoreUnavailable
 
     try:
@@ -281,6 +128,9 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_games(args: argparse.Namespace, console: Console) -> int:
+    from client.output import Listing, show
+    from engine.games import GAMES
+
     rows = [[game.key, game.name, game.summary] for game in GAMES]
     data = [{"key": g.key, "name": g.name, "aliases": list(g.aliases), "summary": g.summary, "packs": g.packs,
              "cards": g.total, "rules_version": g.rules_version, "rules_text": g.rules_text,
@@ -291,6 +141,9 @@ def _cmd_games(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
+    from client.connection import ArenaClient
+    from client.output import Listing, show
+
     status = "live" if args.live else "open"
     async with await ArenaClient.connect(args.server, args.name) as client:
         page = await client.list_races(status, before=args.before, limit=args.limit)
@@ -313,6 +166,8 @@ async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
+    from client.connection import ArenaClient
+
     options = dict(_option(text) for text in args.option)
     async with await ArenaClient.connect(args.server, args.name) as client:
         info = await client.create_race(
@@ -354,6 +209,8 @@ def web_url(server: str) -> str:
 
 
 async def _cmd_start(args: argparse.Namespace, console: Console) -> int:
+    from client.connection import ArenaClient
+
     async with await ArenaClient.connect(args.server, "starter", token=args.token) as client:
         info = await client.start_race(args.code.upper())
     console.print(f"Race {info.code} starts in {info.countdown_s} s with {len(info.entrants)} entrants.")
@@ -362,6 +219,7 @@ async def _cmd_start(args: argparse.Namespace, console: Console) -> int:
 
 async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
     from client.bot import run_bot
+    from client.connection import ArenaClient, ArenaError
 
     code = args.race.upper()
     async with await ArenaClient.connect(args.server, args.name, token=args.token) as client:
@@ -392,6 +250,10 @@ async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
+    from client.connection import ArenaClient
+    from client.output import json_line, show
+    from client.race_views import follow_race, race_events, standings_listing, standings_table
+
     code = args.code.upper()
     async with await ArenaClient.connect(args.server, args.name) as client:
         snapshot = await client.watch(code)
@@ -419,6 +281,8 @@ async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
+    from client.connection import ArenaClient
+    from client.race_views import report_table
     from client.verify import verify_record
 
     code = args.code.upper()
@@ -434,17 +298,23 @@ async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
+    if args.tournament:
+        from client.tournaments import run_tournament_demo
+
+        return await run_tournament_demo(args.game, console=console)
     from client.demo import run_demo
 
-    if args.tournament:
-        return await run_tournament_demo(args.game, console=console)
     return await run_demo(
         args.game, seed=args.seed, bots=args.bots, delay_ms=args.delay_ms, console=console, url=args.url
     )
 
 
 def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    from rich.progress import Progress
+
+    from client.output import Listing, show
     from client.simulate import odds_share, simulate
+    from engine.games import GAMES, find_game
 
     keys = [g.key for g in GAMES] if args.games == ["all"] else [find_game(g).key for g in args.games]
     rows, data = [], []
@@ -469,11 +339,21 @@ def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
+    import itertools
     from pathlib import Path
 
+    from client.output import Listing, show
     from client.simulate import winning_deals
     from engine.deal import random_seed
-    from server.catalog import CatalogEntry, format_catalog, load_catalog, private_folder
+    from engine.games import find_game
+    from server.catalog import (
+        CatalogEntry,
+        CatalogError,
+        format_catalog,
+        load_catalog,
+        private_folder,
+        public_catalogs_to_write,
+    )
 
     key = find_game(args.game).key
     if args.private:
@@ -486,7 +366,13 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
                 "`arena serve --private-catalog DIR`.\nThe server records each seed it draws in "
                 f"{key}.used and never draws it again.")
     else:
-        folder = Path(args.dir)
+        try:
+            folder = Path(args.dir) if args.dir else public_catalogs_to_write()
+        except CatalogError as exc:
+            from rich.markup import escape
+
+            console.print(f"[red]error:[/] {escape(str(exc))}")
+            return 2
         entries = {e.seed: e for e in load_catalog(folder, key)}
         first = max(args.first_seed, max(entries, default=-1) + 1)
         seeds = itertools.count(first)
@@ -531,6 +417,36 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+async def _cmd_play(args: argparse.Namespace, console: Console) -> int:
+    from client.play import run_play
+
+    return await run_play(args, console)
+
+
+def _cmd_solve(args: argparse.Namespace, console: Console) -> int:
+    from client.solve import run_solve
+
+    return run_solve(args, console)
+
+
+async def _cmd_tournament(args: argparse.Namespace, console: Console) -> int:
+    from client.tournaments import run_tournament_command
+
+    return await run_tournament_command(args, console)
+
+
+async def _cmd_fuzz(args: argparse.Namespace, console: Console) -> int:
+    from tooling.fuzz import run_fuzz  # `arena fuzz` alone loads tooling/ (with `_fuzz_arguments`)
+
+    return await run_fuzz(args, console)
+
+
+async def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    from tooling.bench import run_bench  # `arena bench` alone loads tooling/ (with `_bench_arguments`)
+
+    return await run_bench(args, console)
+
+
 def _hex_commitment(text: str) -> str:
     value = text.strip().lower()
     if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
@@ -551,10 +467,60 @@ def _option(text: str) -> tuple[str, bool]:
 
 def _version() -> str:
     """The installed distribution's version (the source tree's own when not installed)."""
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("patience-arena")
     except importlib.metadata.PackageNotFoundError:
         return "0+source"
+
+
+class _Version(argparse.Action):
+    """``--version``: print ``arena VERSION`` and exit. The version is looked up only then
+    (`importlib.metadata` costs about as much as the rest of ``arena --help``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"arena {_version()}")
+        parser.exit()
+
+
+class _Command(argparse.ArgumentParser):
+    """The parser of one ``arena`` command; ``arguments(parser)`` adds its arguments the first
+    time it parses, or prints its usage or help.
+
+    ``arena --help`` needs only each command's name and help line, and argparse hands the
+    command line to the parser of the one command named, so the modules that define a command's
+    arguments (`client.serving`, `client.play`, `client.solve`, `tooling.bench`...) are imported
+    only when that command runs or shows its own help.
+    """
+
+    def __init__(self, *args: object, arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+                 **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._arguments = arguments
+
+    def _add_arguments(self) -> None:
+        arguments, self._arguments = self._arguments, None
+        if arguments is not None:
+            arguments(self)
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        self._add_arguments()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._add_arguments()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_arguments()
+        return super().format_help()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -563,34 +529,78 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="output: a table on a terminal, one tab-separated line per row when piped, JSON with --json\n"
                "exit codes:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_CODES.items()))
-    parser.add_argument("--version", action="version", version=f"arena {_version()}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action=_Version)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Command)
     default_server = os.environ.get("ARENA_URL") or DEFAULT_SERVER
 
-    def command(name: str, help_text: str, *, server: bool = True, name_default: str = "") -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        if server:
-            sub.add_argument("--server", default=default_server,
-                             help=f"server URL (default {default_server}: $ARENA_URL, else {DEFAULT_SERVER})")
-        if name_default:
-            sub.add_argument("--name", default=name_default, help=f"display name (default {name_default})")
-        return sub
+    def command(name: str, help_text: str, arguments: Callable[[argparse.ArgumentParser], None], *,
+                server: bool = True, name_default: str = "", description: str = "") -> None:
+        def add_arguments(sub: argparse.ArgumentParser) -> None:
+            if server:
+                sub.add_argument("--server", default=default_server,
+                                 help=f"server URL (default {default_server}: $ARENA_URL, else {DEFAULT_SERVER})")
+            if name_default:
+                sub.add_argument("--name", default=name_default, help=f"display name (default {name_default})")
+            arguments(sub)
 
-    sub = command("serve", "run a server (memory store) until interrupted", server=False)
+        commands.add_parser(name, help=help_text, description=description or help_text, arguments=add_arguments)
+
+    command("serve", "run a server (memory store) until interrupted", _serve_arguments, server=False)
+    command("games", "list every game the engine knows", _json_flag, server=False)
+    command("races", "list the races open to join (or, with --live, running)", _races_arguments,
+            name_default="lister")
+    command("create", "create a race and print its code", _create_arguments, name_default="host")
+    command("start", "start the countdown of a race you created", _start_arguments)
+    command("bot", "join a race and let a bot play it", _bot_arguments, name_default="bot")
+    command("play", "join a race and play it yourself at a prompt", _play_arguments, name_default="player")
+    command("watch", "show a race's live standings until it ends (piped: one line per event)", _watch_arguments,
+            name_default="spectator")
+    command("verify", "check a finished race from its record (exit 1 if a check fails)", _verify_arguments,
+            name_default="verifier")
+    command("simulate", "the bot plays many seeded deals offline and reports how often it wins",
+            _simulate_arguments, server=False)
+    command("catalog", "build or extend a game's catalog of winnable deals (the bot, or --solver, finds them)",
+            _catalog_arguments, server=False)
+    command("solve", "the solver: one deal's verdict and solution, or a win rate over many deals",
+            _solve_arguments, server=False)
+    command("demo", "a server, bots and a spectator in this process: one whole race (or, with --url, on a running "
+                    "server)", _demo_arguments, server=False)
+    command("fuzz", "send random, mutated and hostile frames to a server and check every answer", _fuzz_arguments,
+            server=False)
+    command("bench", "benchmarks, each against a server process of its own", _bench_arguments, server=False)
+    command("tournament", "create, list, show, register for or cancel tournaments",
+            lambda sub: _tournament_arguments(sub, default_server), server=False,
+            description="Tournaments: many entrants, several deals, live standings.")
+    return parser
+
+
+# Each command's own arguments (`_Command` adds them when the command is parsed); ``--server`` and
+# ``--name`` come from `_parser`.
+
+
+def _serve_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.serving import add_server_arguments
+
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     sub.add_argument("--tournaments", metavar="FILE", help="TOML file of (recurring) tournaments to schedule")
     add_server_arguments(sub)
 
-    sub = command("games", "list every game the engine knows", server=False)
-    add_json_flag(sub)
-    sub = command("races", "list the races open to join (or, with --live, running)", name_default="lister")
+
+def _json_flag(sub: argparse.ArgumentParser, help_text: str = "") -> None:
+    from client.output import add_json_flag
+
+    add_json_flag(sub, help_text)
+
+
+def _races_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--live", action="store_true", help="races starting or running, to watch")
     sub.add_argument("--before", type=int, metavar="CURSOR", help="the next page: the cursor the last page printed")
     sub.add_argument("--limit", type=int, default=50, help="races per page, 1 to 100 (default 50)")
-    add_json_flag(sub)
+    _json_flag(sub)
 
-    sub = command("create", "create a race and print its code", name_default="host")
+
+def _create_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--game", required=True, help="game key or alias (see `arena games`)")
     sub.add_argument("--seed", type=int, help="a public seed (default: a secret one)")
     sub.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="a rule option")
@@ -607,45 +617,53 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--spectator-delay", type=int, default=0, metavar="S",
                      help="spectators see the boards this many seconds late (default 0)")
 
-    sub = command("start", "start the countdown of a race you created")
+
+def _start_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("code", help="race code")
     sub.add_argument("--token", required=True, help="the token `arena create` printed")
 
-    sub = command("bot", "join a race and let a bot play it", name_default="bot")
+
+def _bot_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--race", required=True, help="race code")
     sub.add_argument("--token", help="play as the player of this token (e.g. a creator who joined)")
     sub.add_argument("--delay-ms", type=int, default=0, help="pause between moves, milliseconds (default 0)")
     sub.add_argument("--start", action="store_true", help="start the race once joined (its creator only)")
     sub.add_argument("--double", action="store_true",
                      help="after a win, stake the points on one round of Double or Naught")
-    add_play_arguments(command("play", "join a race and play it yourself at a prompt", name_default="player"))
 
-    sub = command("watch", "show a race's live standings until it ends (piped: one line per event)",
-                  name_default="spectator")
+
+def _play_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.play import add_play_arguments
+
+    add_play_arguments(sub)
+
+
+def _watch_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("code", help="race code")
-    add_json_flag(sub, "one JSON object per line: every event as the server sent it, then the final standings")
+    _json_flag(sub, "one JSON object per line: every event as the server sent it, then the final standings")
 
-    sub = command("verify", "check a finished race from its record (exit 1 if a check fails)",
-                  name_default="verifier")
+
+def _verify_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("code", help="race code")
     sub.add_argument("--commitment", metavar="HEX", type=_hex_commitment,
                      help="the commitment published at the race's start (`arena bot` and `arena watch` print it); "
                           "without it the record's own is used")
 
-    sub = command("simulate", "the bot plays many seeded deals offline and reports how often it wins",
-                  server=False)
+
+def _simulate_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("games", nargs="+", help="game keys or aliases, or 'all'")
     sub.add_argument("--deals", type=int, default=1000, help="deals per game (default 1000)")
     sub.add_argument("--first-seed", type=int, default=0, help="seed of the first deal (default 0)")
     sub.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
-    add_json_flag(sub)
+    _json_flag(sub)
 
-    sub = command("catalog", "build or extend a game's catalog of winnable deals (the bot, or --solver, finds them)",
-                  server=False)
+
+def _catalog_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("game", help="game key or alias")
     sub.add_argument("--count", type=int, default=20, help="winnable deals to add (default 20)")
     sub.add_argument("--first-seed", type=int, default=0, help="first seed to try (default 0)")
-    sub.add_argument("--dir", default="seeds", help="public catalog folder (default seeds/)")
+    sub.add_argument("--dir", help="public catalog folder (default: the checkout's seeds/; an installed package "
+                                   "needs a folder of its own, served with `arena serve --catalog DIR`)")
     sub.add_argument("--private", metavar="DIR",
                      help="build a private catalog in DIR instead, from fresh secret seeds (for tournaments and "
                           "secret winnable races: `arena serve --private-catalog DIR`)")
@@ -655,14 +673,16 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--seconds", type=float, default=10.0, help="with --solver: seconds per deal (default 10)")
     sub.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                      help="with --solver: worker processes (default: one per core)")
-    add_json_flag(sub)
+    _json_flag(sub)
 
-    sub = command("solve", "the solver: one deal's verdict and solution, or a win rate over many deals",
-                  server=False)
+
+def _solve_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.solve import add_solve_arguments
+
     add_solve_arguments(sub)
 
-    sub = command("demo", "a server, bots and a spectator in this process: one whole race (or, with --url, "
-                          "on a running server)", server=False)
+
+def _demo_arguments(sub: argparse.ArgumentParser) -> None:
     # No default from $ARENA_URL, unlike the other commands: without --url the demo is the whole race
     # in this process, as the README's tour (which exports ARENA_URL) runs it.
     sub.add_argument("--url", "--server", dest="url", metavar="URL", default=None,
@@ -675,33 +695,53 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--delay-ms", type=int, default=20, help="pause between a bot's moves, ms (default 20)")
     sub.add_argument("--tournament", action="store_true",
                      help="a three-deal tournament of eight bots instead (uses --game)")
-    sub = command("fuzz", "send random, mutated and hostile frames to a server and check every answer",
-                  server=False)
+
+
+def _fuzz_arguments(sub: argparse.ArgumentParser) -> None:
+    from tooling.fuzz import add_fuzz_arguments  # `arena fuzz` alone loads tooling/ (with `_cmd_fuzz`)
+
     add_fuzz_arguments(sub)
-    sub = command("bench", "benchmarks, each against a server process of its own", server=False)
+
+
+def _bench_arguments(sub: argparse.ArgumentParser) -> None:
+    from tooling.bench import add_bench_arguments  # `arena bench` alone loads tooling/ (with `_cmd_bench`)
+
     add_bench_arguments(sub.add_subparsers(dest="bench", required=True, metavar="BENCHMARK"))
-    add_tournament_commands(commands, default_server)
-    return parser
 
 
-_COMMANDS = {
+def _tournament_arguments(sub: argparse.ArgumentParser, default_server: str) -> None:
+    from client.tournaments import add_tournament_arguments
+
+    add_tournament_arguments(sub, default_server)
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "serve": _cmd_serve,
     "games": _cmd_games,
     "races": _cmd_races,
     "create": _cmd_create,
     "start": _cmd_start,
     "bot": _cmd_bot,
-    "play": run_play,
+    "play": _cmd_play,
     "watch": _cmd_watch,
     "verify": _cmd_verify,
     "demo": _cmd_demo,
     "simulate": _cmd_simulate,
     "catalog": _cmd_catalog,
-    "solve": run_solve,
-    "tournament": run_tournament_command,
-    "bench": run_bench,
-    "fuzz": run_fuzz,
+    "solve": _cmd_solve,
+    "tournament": _cmd_tournament,
+    "bench": _cmd_bench,
+    "fuzz": _cmd_fuzz,
 }
+
+
+def _refusals() -> tuple[type[Exception], ...]:
+    """The errors `main` prints in one line (exit 2): a request the server refused
+    (`client.connection.ArenaError`) and an unknown game (`engine.games.UnknownGame`), among the
+    modules the command loaded: a command that never loaded one cannot have raised its error."""
+    found = (getattr(sys.modules.get(module), name, None)
+             for module, name in (("client.connection", "ArenaError"), ("engine.games", "UnknownGame")))
+    return tuple(error for error in found if error is not None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -711,12 +751,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.markup import escape
+
     console = Console() if sys.stdout.isatty() else Console(width=120)  # wide tables in logs too
     handler = _COMMANDS[args.command]
     try:
         if args.command in ("serve", "games", "simulate", "catalog", "solve"):
             return handler(args, console)  # type: ignore[return-value]
         if args.command == "create":
+            from engine.games import find_game
+
             find_game(args.game)  # an unknown game is an error before any connection
             for text in args.option:
                 try:
@@ -726,8 +771,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo" and args.tournament and args.url:
             parser.error("--url plays the race demo on a running server; the --tournament demo runs in this "
                          "process only")
+        import asyncio
+
         return asyncio.run(handler(args, console))  # type: ignore[arg-type]
-    except (ArenaError, UnknownGame) as exc:
+    except _refusals() as exc:
         console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False,
                       soft_wrap=True)
         return 2

@@ -1,6 +1,6 @@
 """``arena demo``: one whole race in one process, to see every part work together.
 
-`run_demo` starts an `server.service.ArenaServer` on 127.0.0.1 (a free port), connects some bots
+`run_demo` starts an `server.app.ArenaServer` on 127.0.0.1 (a free port), connects some bots
 and a spectator, and then: the first bot creates a race of the game with a public seed, the
 others join, the spectator watches, the creator starts it (one-second countdown), the bots play
 at once while the spectator shows the live standings, and at the end the demo prints the final
@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from client.bot import BotResult, run_bot
-from client.cli import follow_race, report_table, standings_table
 from client.connection import ArenaClient
+from client.race_views import follow_race, report_table, standings_table
 from client.verify import verify_record
 from engine.deal import shuffled
 from engine.games import find_game
@@ -83,7 +83,7 @@ async def run_demo(
         console.print(f"Server: {url}", highlight=False)
         return await _demo_race(url, game, seed=seed, bots=bots, delay_ms=delay_ms, console=console,
                                 began=began)
-    from server.service import ArenaServer  # the server is only needed here, not by the client
+    from server.app import ArenaServer  # the server is only needed here, not by the client
 
     async with ArenaServer() as server:
         console.print(f"Server listening on {server.url}")

@@ -17,10 +17,11 @@ After every accepted move the board is drawn again (`board_view`): every pile un
 the notation (``t0``, ``f0``, ``s``, ``w``, ``r0``...), grouped by role in the game's table
 layout (`engine.layout`), face-down cards as ``??``, the stock by its size, a squared
 foundation or waste by its top card and size. A refused move prints one line, the server's
-reason and code, and nothing changes. At the end: the final standings (`client.cli.standings_table`),
-the revealed seed and the commitment to check it against (``arena verify``). A winner of a
-casual race is offered Double or Naught: with ``--double`` the rounds are played at the prompt
-(``guess r2``, ``deal`` after a tie); without it, the command that does so is printed.
+reason and code, and nothing changes. At the end: the final standings
+(`client.race_views.standings_table`), the revealed seed and the commitment to check it against
+(``arena verify``). A winner of a casual race is offered Double or Naught: with ``--double`` the
+rounds are played at the prompt (``guess r2``, ``deal`` after a tie); without it, the command
+that does so is printed.
 
 The race clock shown is the latest race time the server sent (every move result and progress
 event carries one) plus the local time since; the server's clock is the one that counts.
@@ -63,6 +64,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.connection import ArenaClient, ArenaConnectionError, ArenaError, ArenaTimeout
+from client.race_views import standings_table
 from engine.games import UnknownGame
 from server.protocol import (
     Board,
@@ -676,8 +678,6 @@ class _Play:
         return f"{game} race {self.code}"
 
     def standings_table(self) -> RenderableType:
-        from client.cli import standings_table
-
         return standings_table(self.standings, title=f"Race {self.code} at {int(self.elapsed_s())} s")
 
     async def move(self, notation: str) -> None:
@@ -821,8 +821,6 @@ async def _session(session: _Play, args: argparse.Namespace) -> int:
 async def _the_end(session: _Play, args: argparse.Namespace) -> int:
     """Print the final standings, the seed and the commitment to check; with ``--double``, play
     Double or Naught when offered."""
-    from client.cli import standings_table
-
     client, code, console = session.client, session.code, session.console
     finished = session.finished
     if finished is not None:

@@ -1,6 +1,6 @@
 """``arena serve``'s settings: one flag and one environment variable for every server limit.
 
-Every field of `server.service.ServerConfig` that is a limit or a timing becomes a flag
+Every field of `server.config.ServerConfig` that is a limit or a timing becomes a flag
 (``max_moves`` -> ``--max-moves``) and an environment variable (``ARENA_MAX_MOVES``); a flag
 wins over the variable, and the variable over the default. Limits that can be switched off take
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
@@ -29,8 +29,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from client.arguments import bounded
+from server.catalog import public_catalogs
 from server.logs import LOG_FORMATS, LOG_LEVELS
-from server.service import ServerConfig
+from server.config import ServerConfig
 from server.store.redis import CLUSTER_SCHEMES, cluster_seeds
 
 __all__ = ["EVENT_LOOPS", "add_server_arguments", "event_loop_factory", "log_settings", "server_config"]
@@ -64,7 +65,8 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
                              "$ARENA_NODE_ID, else HOSTNAME:PORT); a node restarted under the same name resumes "
                              "its own races")
     parser.add_argument("--catalog", metavar="DIR",
-                        help="public catalogs of winnable deals, for practice races (default: seeds/; $ARENA_CATALOG)")
+                        help="public catalogs of winnable deals, for practice races (default: those installed with the "
+                             "package, seeds/ in a checkout; $ARENA_CATALOG)")
     parser.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDR", dest="trusted_proxies",
                         help="a reverse proxy's address: its connections count against the client address it "
                              "forwards in X-Forwarded-For (repeatable; $ARENA_TRUSTED_PROXIES, comma-separated)")
@@ -80,7 +82,7 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
                         help="text lines, or one JSON object per line (default text; $ARENA_LOG_FORMAT)")
     parser.add_argument("--event-loop", choices=EVENT_LOOPS, default=None,
                         help="the asyncio event loop to serve on: uvloop (about 3%% less CPU per move with a large "
-                             "audience, docs/performance.md), asyncio's own, or auto: uvloop where it is installed "
+                             "audience, docs/performance.md §3.14), asyncio's own, or auto: uvloop where it is installed "
                              "(default auto; $ARENA_EVENT_LOOP)")
     limits = parser.add_argument_group("limits", "Every limit also reads ARENA_<NAME> from the environment.")
     for limit in ServerConfig.limits():
@@ -137,8 +139,8 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
     if config.node_id is not None and not (0 < len(config.node_id) <= 64 and config.node_id.isprintable()
                                            and " " not in config.node_id):
         raise ValueError(f"--node-id / ARENA_NODE_ID: 1 to 64 printable characters without spaces: {config.node_id!r}")
-    if catalog := args.catalog or environ.get("ARENA_CATALOG"):
-        config.catalog_dir = Path(catalog)
+    catalog = args.catalog or environ.get("ARENA_CATALOG")
+    config.catalog_dir = Path(catalog) if catalog else public_catalogs()
     if private := args.private_catalog or environ.get("ARENA_PRIVATE_CATALOG"):
         config.private_catalog_dir = Path(private)
     proxies = args.trusted_proxies or environ.get("ARENA_TRUSTED_PROXIES", "").split(",")

@@ -23,7 +23,7 @@ from client.connection import ArenaClient, ArenaError, ArenaTimeout
 from client.output import Listing, add_json_flag, json_line, print_line, show
 from server.protocol import TournamentEvent, TournamentInfo, TournamentStanding
 
-__all__ = ["add_tournament_commands", "run_tournament_command", "run_tournament_demo", "tournament_listing"]
+__all__ = ["add_tournament_arguments", "run_tournament_command", "run_tournament_demo", "tournament_listing"]
 
 
 def tournament_listing(info: TournamentInfo, standings: Sequence[TournamentStanding], *, title: str = "") -> Listing:
@@ -44,10 +44,10 @@ def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def add_tournament_commands(commands: argparse._SubParsersAction, default_server: str) -> None:
-    """Add ``arena tournament`` and its subcommands to the CLI's parser."""
-    parser = commands.add_parser("tournament", help="create, list, show, register for or cancel tournaments",
-                                 description="Tournaments: many entrants, several deals, live standings.")
+def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: str) -> None:
+    """Add the subcommands of ``arena tournament`` (``create``, ``list``, ``show``, ``register``,
+    ``cancel``) to ``parser``, the command's own parser; each takes ``--server`` (default
+    ``default_server``)."""
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     def action(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -198,7 +198,8 @@ async def run_tournament_demo(game: str = "klondike", *, bots: int = 8, console:
     """``arena demo --tournament``: an in-process server, a three-deal rounds tournament starting
     in two seconds, ``bots`` bot entrants and a follower that prints the standings after each deal
     and the final table. Returns 0 once the tournament has finished."""
-    from server.service import ArenaServer, ServerConfig
+    from server.app import ArenaServer
+    from server.config import ServerConfig
 
     console = console or Console()
     admin = secrets.token_urlsafe(16)

@@ -1,7 +1,7 @@
 """Check a finished race from its record, trusting nothing the server says without proof.
 
 `verify_record` rebuilds the race from ``(game, seed, options)`` and every entrant's accepted
-moves (DESIGN.md, "A race is its log") and runs these checks, each reported pass or fail with a
+moves (docs/design.md, invariant 3: a race is its log) and runs these checks, each reported pass or fail with a
 reason:
 
 * ``commitment``: SHA-256 of ``f"{seed}:{salt}"`` (hex) is the commitment published at the

@@ -18,7 +18,8 @@ from client.bot import run_bot, run_tournament_bot
 from client.connection import ArenaClient, ArenaTimeout
 from client.tournaments import _show
 from engine.games import GAMES
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.server.conftest import FastClock
 
 ADMIN = "organiser-token-for-tests"

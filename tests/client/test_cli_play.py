@@ -24,8 +24,9 @@ import pexpect
 import pytest
 
 from client.connection import ArenaClient
-from server.catalog import load_catalog
-from server.service import ArenaServer, ServerConfig
+from server.catalog import load_catalog, public_catalogs
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.conftest import MS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ _CPR_REQUEST = "\x1b[6n"
 
 
 def solution() -> list[str]:
-    entry = next(e for e in load_catalog(ROOT / "seeds", GAME) if e.seed == SEED)
+    entry = next(e for e in load_catalog(public_catalogs(), GAME) if e.seed == SEED)
     return list(entry.moves)
 
 

@@ -7,9 +7,10 @@ import asyncio
 import shlex
 import sys
 
-import server.service as service
+import server.handlers.players as players
 from client.connection import ArenaClient
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 
 
 async def _arena(*args: str) -> tuple[int, str]:
@@ -21,7 +22,7 @@ async def _arena(*args: str) -> tuple[int, str]:
 
 async def test_the_printed_start_command_works_with_a_token_that_starts_with_a_dash(monkeypatch):
     made = iter(range(10**6))
-    monkeypatch.setattr(service.secrets, "token_urlsafe", lambda n: f"-dash{next(made):027d}")
+    monkeypatch.setattr(players.secrets, "token_urlsafe", lambda n: f"-dash{next(made):027d}")
     async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
         code, out = await _arena("create", "--game", "golf", "--seed", "12", "--server", server.url)
         assert code == 0, out

@@ -11,7 +11,8 @@ from client.bot import run_bot
 from client.connection import ArenaClient, ArenaError
 from client.demo import run_demo
 from client.verify import verify_record
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 
 
 @pytest.fixture

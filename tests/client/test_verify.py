@@ -177,7 +177,8 @@ async def test_arena_verify_checks_against_the_commitment_given_on_the_command_l
     from pathlib import Path
 
     from client.connection import ArenaClient
-    from server.service import ArenaServer, ServerConfig
+    from server.app import ArenaServer
+    from server.config import ServerConfig
 
     arena = str(Path(sys.executable).parent / "arena")
 

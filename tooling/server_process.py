@@ -129,7 +129,7 @@ async def fetch_metrics(url: str, timeout_s: float = 5.0) -> dict[str, float] | 
 
 class ServerProcess:
     """``arena serve`` in a child process on a free port of 127.0.0.1, with ``limits`` (a
-    `server.service.ServerConfig` field name -> value, e.g. ``{"open_race_ttl_s": 5}``) as flags.
+    `server.config.ServerConfig` field name -> value, e.g. ``{"open_race_ttl_s": 5}``) as flags.
 
     ``async with ServerProcess(limits) as server:`` starts it and waits until it answers, and
     stops it at the end whatever happened. Its output goes to a temporary file (`log_text`);

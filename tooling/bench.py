@@ -1,8 +1,8 @@
 """``arena bench``: figures for the bounded-work promises, measured on a server in its own process.
 
-DESIGN.md's invariant 8 says that no request's cost grows with the number of races on the server
+docs/design.md's invariant 8 says that no request's cost grows with the number of races on the server
 and that everything kept in memory has a retention time. Each benchmark here starts its own
-``arena serve`` as a child process (`client.server_process.ServerProcess`), so that the server's
+``arena serve`` as a child process (`tooling.server_process.ServerProcess`), so that the server's
 CPU time and resident memory are measured apart from the benchmark's own work.
 
 ``listing``
@@ -25,17 +25,17 @@ CPU time and resident memory are measured apart from the benchmark's own work.
     Races played at a steady move rate by entrants and watched by spectators, from separate load
     processes, against a server of its own (or ``--server URL``): moves acknowledged per second,
     ack and spectator delivery latency, server CPU per move, memory per connection
-    (`client.loadgen`). With ``--redis URL`` (or ``local``: a private redis-server) and
+    (`tooling.loadgen`). With ``--redis URL`` (or ``local``: a private redis-server) and
     ``--nodes N`` it starts N nodes over one Redis and spreads each race's connections over them,
     so that about half of the requests are forwarded between nodes; ``--server`` given once per
     node drives running nodes.
 ``idle``
     Many clients that say hello and stay silent (some watching a race), from several load
-    processes: the server's resident memory per idle connection (`client.idle_bench`).
+    processes: the server's resident memory per idle connection (`tooling.idle_bench`).
 ``engine``
     The rules engine alone, in this process: moves per second of legal_moves() plus apply() over
     seeded random playouts, and the cost of one audience view, for every game
-    (`client.engine_bench`).
+    (`tooling.engine_bench`).
 
 `run_bench` returns 0, or 1 when a check failed: a race missing from the listing or listed twice,
 a server that did not empty itself in time, a server that did not start.
@@ -64,11 +64,11 @@ from rich.table import Table
 
 from client.arguments import bounded
 from client.connection import ArenaClient
-from client.engine_bench import bench_engine, engine_table
-from client.idle_bench import add_idle_arguments
-from client.loadgen import LoadSettings, bench_load, load_table
-from client.server_process import ServerProcess, ServerProcessError
 from engine.games import GAMES, UnknownGame, find_game
+from tooling.engine_bench import bench_engine, engine_table
+from tooling.idle_bench import add_idle_arguments
+from tooling.loadgen import LoadSettings, bench_load, load_table
+from tooling.server_process import ServerProcess, ServerProcessError
 
 __all__ = [
     "ListingFigures",
@@ -407,7 +407,7 @@ def _add_common(sub: argparse.ArgumentParser) -> None:
 
 
 def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
-    """Add the benchmarks ``listing``, ``memory``, ``load``, ``engine`` and ``idle`` (`client.idle_bench`)
+    """Add the benchmarks ``listing``, ``memory``, ``load``, ``engine`` and ``idle`` (`tooling.idle_bench`)
     to ``subparsers`` (e.g. those of ``arena bench``); `run_bench` runs the one the parsed arguments name."""
     sub = subparsers.add_parser(
         "listing", help="server CPU per list_races at several numbers of open races",

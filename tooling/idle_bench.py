@@ -14,7 +14,7 @@ websocket (`websockets.asyncio.client.connect`, no compression, no keepalive pin
 the server's pings are answered by the websockets protocol) with one small reader task that
 notices when the server closes it.
 
-The server is a child process of its own (`client.server_process.ServerProcess`) with the limits
+The server is a child process of its own (`tooling.server_process.ServerProcess`) with the limits
 idle clients meet raised (printed at the start): ``max_connections`` to the number of clients
 plus a margin, ``max_connections_per_ip`` (every client comes from 127.0.0.1), the creation
 limits, and no idle timeout for the watched races' entrants. Its keepalive pings and hello timeout
@@ -64,9 +64,9 @@ from websockets.exceptions import ConnectionClosed
 
 from client.arguments import bounded
 from client.connection import ArenaClient
-from client.loadgen import run_load_process
-from client.server_process import ServerProcess, ServerProcessError, fetch_health, rss_mib
 from server.protocol import Hello, Watch, encode
+from tooling.loadgen import run_load_process
+from tooling.server_process import ServerProcess, ServerProcessError, fetch_health, rss_mib
 
 __all__ = ["IdleFigures", "IdleSettings", "MemoryReading", "add_idle_arguments", "bench_idle", "idle_table",
            "read_memory"]
@@ -357,7 +357,7 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
 
 
 def _worker_main(spec: _WorkerSpec, control: Any, report: Any) -> None:
-    """A load process (spawned): run it (`client.loadgen.run_load_process`), then make sure what
+    """A load process (spawned): run it (`tooling.loadgen.run_load_process`), then make sure what
     it reported reaches the parent."""
     try:
         run_load_process(_worker_async(spec, control, report), spec.worker, report)

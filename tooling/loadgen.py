@@ -39,7 +39,7 @@ started, for ``duration_s`` seconds):
 * **frames and bytes received per second** by the whole generator: a proxy for the frames the
   server sends; and, where the server's ``/metrics`` answers this machine, the **frames and socket
   writes per accepted move** the server counted over the window (several frames for one
-  connection share a write when the fan-out tick holds them: `server.service.Fanout`), and how
+  connection share a write when the fan-out tick holds them: `server.transport.fanout.Fanout`), and how
   late the fan-out tick's batches were written (p50, p99: from its
   ``arena_fanout_delay_seconds`` histogram, estimated within a bucket as Prometheus'
   ``histogram_quantile`` does; none while the tick is off). A spectator's delivery latency is
@@ -106,16 +106,16 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from client.server_process import (ServerProcess, ServerProcessError, cpu_seconds, cpu_times, fetch_health,
-                                   fetch_metrics, rss_mib)
 from client.serving import event_loop_factory
-from server.catalog import CatalogEntry, load_catalog
+from server.catalog import CatalogEntry, load_catalog, public_catalogs
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
+from tooling.server_process import (ServerProcess, ServerProcessError, cpu_seconds, cpu_times, fetch_health,
+                                    fetch_metrics, rss_mib)
 
 __all__ = ["LoadFigures", "LoadSettings", "NodeFigures", "bench_load", "load_table", "load_warnings", "run_load_process"]
 
 #: The public catalogs of winnable deals (the repository's seeds/).
-_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+_SEEDS = public_catalogs()
 #: Largest frame the generator accepts, bytes (a spectator's snapshot of a big race is long).
 _MAX_FRAME_BYTES = 4 * 1024 * 1024
 #: Seconds to wait for a request's answer (setup) or a move's answer before counting a timeout.

@@ -1,7 +1,7 @@
 """`arena bench`: each benchmark runs against its own server process and reports sane figures.
 
 These are smoke tests with tiny numbers; the figures themselves come from running the benchmarks
-(`client.bench`), never from timed tests.
+(`tooling.bench`), never from timed tests.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from client.bench import add_bench_arguments, percentile, run_bench
 from client.connection import ArenaClient
-from client.loadgen import load_warnings
-from client.server_process import ServerProcess, ServerProcessError
 from engine.games import GAMES
-from server.catalog import load_catalog
+from server.catalog import load_catalog, public_catalogs
 from server.protocol import Progress, RaceFinished
+from tooling.bench import add_bench_arguments, percentile, run_bench
+from tooling.loadgen import load_warnings
+from tooling.server_process import ServerProcess, ServerProcessError
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -205,7 +205,7 @@ def test_load_refuses_nodes_without_redis_and_redis_with_a_server(capsys: pytest
 async def test_progress_events_carry_the_server_wall_clock() -> None:
     """A spectator's progress event and race_finished carry server_ms, the server's Unix epoch
     milliseconds: within a few seconds of ours, on the same machine."""
-    (entry, *_) = load_catalog(Path(__file__).resolve().parents[2] / "seeds", "klondike")
+    (entry, *_) = load_catalog(public_catalogs(), "klondike")
     async with ServerProcess({"par_workers": 0}) as server:
         async with (await ArenaClient.connect(server.url, "mover") as mover,
                     await ArenaClient.connect(server.url, "watcher") as watcher):
@@ -262,7 +262,7 @@ async def test_the_generators_wire_reads_whole_split_fragmented_and_control_fram
     ping; a fragmented message and the closing handshake go on through websockets' parser."""
     from websockets.asyncio.server import serve
 
-    from client.loadgen import _Wire
+    from tooling.loadgen import _Wire
 
     big, huge = bytes(range(200)), bytes(70_000)
     pinged = asyncio.Event()

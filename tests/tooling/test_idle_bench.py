@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from client.idle_bench import IdleSettings
+from tooling.idle_bench import IdleSettings
 
 _ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -62,8 +62,6 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from client.arguments import bounded
-from client.server_process import ServerProcess, ServerProcessError, fetch_health
-
 from engine.core import IllegalCode
 from engine.deal import MAX_SEED
 from engine.games import GAMES
@@ -114,6 +112,7 @@ from server.protocol import (
     encode,
     request_number,
 )
+from tooling.server_process import ServerProcess, ServerProcessError, fetch_health
 
 __all__ = [
     "ANSWER_TYPES",
