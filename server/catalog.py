@@ -5,9 +5,10 @@ comments; every other line is ``SEED: MOVE,MOVE,...`` with moves in the game's n
 
 Two kinds of folder, with two uses (docs/security.md, "Winnable deals stay secret"):
 
-* the **public** catalogs (the repository's ``seeds/``): anyone can read them, and a seed rebuilds
-  the whole deal with a winning line beside it, so they serve only races whose seed is public
-  anyway (practice deals, famous deals) and tests;
+* the **public** catalogs (the repository's ``seeds/``, installed with the package as the data of
+  ``server.seeds``: `public_catalogs`): anyone can read them, and a seed rebuilds the whole deal
+  with a winning line beside it, so they serve only races whose seed is public anyway (practice
+  deals, famous deals) and tests;
 * a **private** catalog (``arena catalog GAME --private DIR``, served with ``arena serve
   --private-catalog DIR``), kept off the repository: it serves secret winnable deals (a
   tournament's, a race's). Every seed drawn from it is written to ``<game key>.used`` beside the
@@ -16,6 +17,7 @@ Two kinds of folder, with two uses (docs/security.md, "Winnable deals stay secre
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -34,8 +36,13 @@ __all__ = [
     "load_catalog",
     "parse_catalog",
     "private_folder",
+    "public_catalogs",
+    "public_catalogs_to_write",
     "replay",
 ]
+
+#: The package whose data are the public catalogs: pyproject.toml maps it to the repository's seeds/.
+_PUBLIC = "server.seeds"
 
 
 class CatalogError(ValueError):
@@ -48,6 +55,33 @@ class CatalogEntry:
 
     seed: int
     moves: tuple[str, ...]
+
+
+def public_catalogs() -> Path:
+    """The folder of the public catalogs, found through `importlib.resources` as the data of the
+    package ``server.seeds``: the repository's seeds/ when the package runs from a checkout (an
+    editable install, as `make setup` makes), ``site-packages/server/seeds/`` when it is
+    installed from a wheel. Raises `CatalogError` if the package is installed where its data are
+    not plain files (a zip archive), since a catalog is read and watched as a file."""
+    folder = importlib.resources.files(_PUBLIC)
+    if not isinstance(folder, Path) or not folder.is_dir():
+        raise CatalogError(f"the public catalogs ({folder}) are not a folder: install the package unpacked")
+    return folder
+
+
+def public_catalogs_to_write() -> Path:
+    """The folder that ``arena catalog GAME`` adds public winnable deals to: the repository's
+    seeds/, when the package runs from a checkout (`public_catalogs` is a folder ``seeds`` beside
+    a pyproject.toml). An installed package's catalogs are part of that installation, not
+    written in place: a reinstall would lose the deals, and its folder is usually not its user's
+    to write. Then it raises `CatalogError`: give a folder of your own, and serve it with
+    ``arena serve --catalog DIR``."""
+    folder = public_catalogs()
+    if folder.name == "seeds" and (folder.parent / "pyproject.toml").is_file():
+        return folder
+    raise CatalogError(f"the public catalogs in {str(folder)!r} belong to the installed package, not to a "
+                       f"checkout: write to a folder of your own (--dir DIR) and serve it with "
+                       f"`arena serve --catalog DIR`")
 
 
 def parse_catalog(text: str) -> list[CatalogEntry]:
@@ -146,6 +180,8 @@ class DealSource:
         loaded = self._load(key)
         if self.folder is None:
             raise CatalogError("this server has no catalog folder")
+        if not loaded.seeds and not self.folder.is_dir():
+            raise CatalogError(f"there is no catalog folder {str(self.folder)!r}")
         if len(loaded.seeds) < count:
             kind = "private " if self.private else ""
             left = "unused " if self.private else ""

@@ -1,6 +1,10 @@
 """A game's rules page for players: docs/games/KEY.md rendered to HTML, its table and its
 worked example drawn in the browser by the same renderer as a race (client/web/rules.js).
 
+The pages are installed with the package as the data of ``server.rules_docs`` (pyproject.toml
+maps it to docs/games/) and read through `importlib.resources` by `rules_text`, from a wheel as
+from a checkout.
+
 Two fenced blocks of the Markdown are not shown as code:
 
 * a ``layout`` fence (empty) becomes the game's table as it is dealt (deal 1), each pile in its
@@ -21,6 +25,7 @@ The page ends with a footer naming the rules text the game follows and its rules
 from __future__ import annotations
 
 import html
+import importlib.resources
 import json
 import logging
 from dataclasses import dataclass
@@ -32,9 +37,12 @@ from engine.core import Audience, EngineError, Game
 from engine.games import find_game
 from server.protocol import board_of
 
-__all__ = ["BadExample", "Example", "render_rules"]
+__all__ = ["BadExample", "Example", "render_rules", "rules_text"]
 
 log = logging.getLogger("arena.server")
+
+#: The package whose data are the rules pages: pyproject.toml maps it to the repository's docs/games/.
+_PAGES = "server.rules_docs"
 
 
 class BadExample(ValueError):
@@ -92,6 +100,18 @@ def _board(game: Game) -> object:
     board = msgspec.to_builtins(board_of(game.view(Audience.PLAYER)))
     board["legal"] = []  # a picture, not a position to play
     return board
+
+
+def rules_text(key: str) -> str | None:
+    """The Markdown of the rules page of game ``key`` (its key, not an alias): docs/games/KEY.md,
+    read through `importlib.resources` as the data of ``server.rules_docs``; None if there is no
+    such page (or ``key`` is not a name, such as ``../x``).
+
+    >>> rules_text("klondike").startswith("# Klondike")
+    True
+    """
+    page = importlib.resources.files(_PAGES) / f"{key}.md"
+    return page.read_text(encoding="utf-8") if key.isidentifier() and page.is_file() else None
 
 
 def render_rules(key: str, markdown: str) -> str:

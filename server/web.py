@@ -8,8 +8,9 @@ answered here, from files read once at start-up (no request touches the disk):
 * ``/static/NAME``: the page's scripts, style sheet and vendored libraries (``client/web/``);
 * ``/api/games``: every game as JSON (key, name, one-line summary, rule options, pile layout from
   `engine.layout`, link to its rules page);
-* ``/rules/KEY``: a game's rules page for players, docs/games/KEY.md rendered to HTML with its
-  table and worked example (`server.rules_page`).
+* ``/rules/KEY``: a game's rules page for players, docs/games/KEY.md (installed with the package:
+  `server.rules_page.rules_text`) rendered to HTML with its table and worked example
+  (`server.rules_page`), once, at its first request.
 
 Every answer carries an ETag (a conditional request with a matching ``If-None-Match`` gets 304)
 and a content security policy that allows only this origin's scripts, styles and websocket.
@@ -30,13 +31,12 @@ from websockets.http11 import Response
 from engine.core import Game
 from engine.games import GAMES
 from engine.layout import layout_of
-from server.rules_page import render_rules
+from server.rules_page import render_rules, rules_text
 
 __all__ = ["WEB_ROOT", "WebClient"]
 
 #: Where the page's files are: client/web/ in this source tree.
 WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
-_RULES = Path(__file__).resolve().parents[1] / "docs" / "games"
 _PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16})?/?")
 _SECURITY = {
     "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -111,8 +111,7 @@ class WebClient:
             return None
         page = self._rules.get(key)
         if page is None:
-            source = _RULES / f"{key}.md"
-            text = source.read_text() if source.is_file() else f"# {key}\n\nThe rules page is docs/games/{key}.md."
+            text = rules_text(key) or f"# {key}\n\nThis game has no rules page yet."
             page = self._rules[key] = _file(render_rules(key, text).encode(), _TYPES[".html"])
         return page
 

@@ -1,19 +1,18 @@
-"""Every game's rules page (docs/games/KEY.md) teaches a player: the same sections in the same
-order, the game's key and aliases, a drawn table, and a worked example whose moves are legal in
-turn; rendered by `server.rules_page` with its footer."""
+"""Every game's rules page (docs/games/KEY.md, read as the installed package reads it:
+`server.rules_page.rules_text`) teaches a player: the same sections in the same order, the
+game's key and aliases, a drawn table, and a worked example whose moves are legal in turn;
+rendered by `server.rules_page` with its footer."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 
 from engine.games import GAMES
-from server.rules_page import BadExample, Example, render_rules
+from server.rules_page import BadExample, Example, render_rules, rules_text
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "games"
 SECTIONS = ["How to win", "The table", "Moves", "An example", "Tips", "Notation", "Choices"]
 
 by_game = pytest.mark.parametrize("game", GAMES, ids=[g.key for g in GAMES])
@@ -25,7 +24,7 @@ def fences(text: str) -> list[tuple[str, str]]:
 
 @by_game
 def test_the_page_has_the_players_sections_in_order(game):
-    text = (DOCS / f"{game.key}.md").read_text()
+    text = rules_text(game.key)
     assert text.startswith(f"# {game.name}\n")
     headings = re.findall(r"^## (.+)$", text, flags=re.M)
     assert [h for h in SECTIONS if h in headings] == headings, headings
@@ -37,7 +36,7 @@ def test_the_page_has_the_players_sections_in_order(game):
 
 @by_game
 def test_the_table_is_drawn_and_the_example_plays(game):
-    found = fences((DOCS / f"{game.key}.md").read_text())
+    found = fences(rules_text(game.key))
     kinds = [info for info, _ in found]
     assert kinds.count("layout") == 1 and kinds.count("example") == 1
     example = Example.parse(next(body for info, body in found if info == "example"))
@@ -48,7 +47,7 @@ def test_the_table_is_drawn_and_the_example_plays(game):
 
 @by_game
 def test_the_page_renders_with_boards_and_a_footer(game):
-    page = render_rules(game.key, (DOCS / f"{game.key}.md").read_text())
+    page = render_rules(game.key, rules_text(game.key))
     assert page.count('class="rules-board') == 2 and 'class="error"' not in page
     assert f"<code>{game.rules_text}</code>" in page and f"rules version {game.rules_version}" in page
     assert "language-layout" not in page and "language-example" not in page

@@ -8,10 +8,12 @@ import pytest
 
 from client.connection import ArenaClient, ArenaError
 from engine.games import GAMES
-from server.catalog import CatalogEntry, CatalogError, draw_seeds, format_catalog, load_catalog, parse_catalog, replay
-from server.service import ArenaServer, ServerConfig
+from server.catalog import (CatalogEntry, CatalogError, DealSource, draw_seeds, format_catalog, load_catalog,
+                            parse_catalog, public_catalogs, replay)
+from server.app import ArenaServer
+from server.config import ServerConfig
 
-SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+SEEDS = public_catalogs()
 CATALOGS = sorted(SEEDS.glob("*.txt"))
 
 
@@ -48,6 +50,14 @@ def test_seeds_are_drawn_without_repeats_and_a_small_catalog_is_refused():
     assert sorted(draw_seeds(entries, 3)) == [1, 2, 3]
     with pytest.raises(CatalogError):
         draw_seeds(entries, 4)
+
+
+def test_a_catalog_folder_that_is_not_there_is_named_as_missing(tmp_path):
+    """A public catalog folder that does not exist (a wrong --catalog) says so, rather than that
+    it holds no deals."""
+    with pytest.raises(CatalogError, match="there is no catalog folder"):
+        DealSource(tmp_path / "nowhere", private=False).draw("golf", 1)
+    assert DealSource(public_catalogs(), private=False).draw("golf", 2)
 
 
 async def test_a_practice_race_can_ask_for_a_winnable_deal_from_the_public_catalog(tmp_path):

@@ -8,12 +8,12 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from engine.core import Game, Move
 from engine.games import find_game
+from server.catalog import public_catalogs
 from solver import Budget, solve
 from solver.golf import Golf, State, solve_exact
 from solver.search import solve_best_first, solve_depth_first
@@ -24,7 +24,7 @@ OPTIONS = [{}, {"queen_on_king": False}]
 
 def catalog_lines() -> list[tuple[int, list[str]]]:
     """The public catalog's winning lines of Golf (seeds/golf.txt): (seed, moves)."""
-    path = Path(__file__).resolve().parents[2] / "seeds" / "golf.txt"
+    path = public_catalogs() / "golf.txt"
     return [(int(seed), moves.strip().split(","))
             for seed, _, moves in (line.partition(":") for line in path.read_text().splitlines() if line[:1].isdigit())]
 

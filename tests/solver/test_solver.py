@@ -11,6 +11,7 @@ import pytest
 
 from engine.core import Game
 from engine.games import GAMES, find_game
+from server.catalog import public_catalogs
 from solver import Budget, solve
 from solver.ordering import canonical
 
@@ -33,9 +34,7 @@ NOT_YET: dict[str, str] = {}
 
 
 def catalog_seed(key: str) -> int | None:
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "seeds" / f"{key}.txt"
+    path = public_catalogs() / f"{key}.txt"
     if not path.exists():
         return None
     return next((int(line.split(":")[0]) for line in path.read_text().splitlines() if line[:1].isdigit()), None)

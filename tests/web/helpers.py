@@ -7,7 +7,6 @@ import asyncio
 import datetime as dt
 import random
 import re
-from pathlib import Path
 
 import msgspec
 from playwright.async_api import Page, WebSocketRoute, expect
@@ -16,6 +15,7 @@ from client.connection import ArenaClient
 from engine.core import Audience, Game, Move
 from engine.games import find_game
 from engine.layout import Fan, Kind, layout_of
+from server.catalog import public_catalogs
 from server.protocol import CreateTournament
 from server.race import Race
 from server.tournament import Tournament
@@ -133,7 +133,7 @@ class Tap:
     """A page's websocket routed through Playwright to the real server: every frame the server
     sends the page is passed on at once and kept, decoded, so that a test can hand the page one
     of them again later, as the server hands a page a frame it held for the fan-out tick after
-    the page's snapshot (`server.service.FanoutChannel`)."""
+    the page's snapshot (`server.transport.fanout.FanoutChannel`)."""
 
     def __init__(self) -> None:
         self.frames: list[tuple[dict, bytes]] = []  # (the decoded message, its bytes), in order
@@ -218,6 +218,6 @@ def tournament(web: Web, *, starts_in_s: float, **fields: object) -> Tournament:
 
 def catalog_win(game: str) -> tuple[int, list[str]]:
     """The first deal of ``game``'s public catalog (seeds/GAME.txt) and its winning moves."""
-    rows = (Path(__file__).parents[2] / "seeds" / f"{game}.txt").read_text().splitlines()
+    rows = (public_catalogs() / f"{game}.txt").read_text().splitlines()
     seed, _, moves = next(row.partition(": ") for row in rows if row.partition(": ")[0].isdigit())
     return int(seed), moves.split(",")

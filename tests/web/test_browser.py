@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from pathlib import Path
 
 import pytest
 from playwright.async_api import expect
@@ -18,6 +17,7 @@ from client.connection import ArenaClient
 from engine.core import Audience, IllegalMove, Move
 from engine.games import GAMES, find_game
 from engine.layout import layout_of
+from server.catalog import public_catalogs
 from tests.web.conftest import Web
 from tests.web.helpers import (
     Tap,
@@ -297,7 +297,7 @@ async def test_a_winnable_deal_without_a_private_catalog_is_a_public_practice_de
     await page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
     await expect(page.locator("#toast")).to_contain_text("public practice deal")
     race = web.server.races[page.url.rsplit("/", 1)[1]]
-    catalog = (Path(__file__).parents[2] / "seeds" / "golf.txt").read_text()
+    catalog = (public_catalogs() / "golf.txt").read_text()
     assert race.seed_public and f"\n{race.seed}: " in catalog
     await expect(page.locator(".meta")).to_contain_text(f"Seed {race.seed}")
 
