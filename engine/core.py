@@ -358,6 +358,15 @@ class Game(abc.ABC):
     rule_options: dict[str, bool]
     history: list[Move]
 
+    #: Every game class by its key, as each is defined (`from_position` reads a position's key
+    #: here, so that the core needs no registry of its own: `engine.games` is that).
+    _by_key: ClassVar[dict[str, type[Game]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.key and not inspect.isabstract(cls):
+            Game._by_key[cls.key] = cls
+
     def __init__(self, seed: int = 0, **options: bool) -> None:
         self._setup(options)
         self.seed = seed
@@ -609,17 +618,15 @@ class Game(abc.ABC):
     def from_position(cls, text: str) -> Game:
         """Rebuild a game from `position` text; raises `BadNotation` (code ``bad_position``).
 
-        Called on `Game` itself it finds the game class from the key that the text starts with.
+        Called on `Game` itself it finds the game class from the key that the text starts with
+        (among the games defined: `engine.games` defines them all).
         """
-        from engine.games import UnknownGame, find_game
-
         words = text.split(" ") if isinstance(text, str) else []
         if len(words) < 2:
             raise BadNotation("bad_position", f"not a position string: {text!r}", str(text)[:80])
-        try:
-            game_cls = find_game(words[0])
-        except UnknownGame as exc:
-            raise BadNotation("bad_position", exc.reason, words[0]) from None
+        game_cls = Game._by_key.get(words[0])
+        if game_cls is None:
+            raise BadNotation("bad_position", f"no game called {words[0]!r}", words[0][:40])
         if cls is not Game and game_cls is not cls:
             raise BadNotation("bad_position", f"a {words[0]!r} position is not a {cls.key!r}", text)
         game = game_cls.__new__(game_cls)

@@ -49,7 +49,7 @@ _ALONE = {"f": "the foundation", "r": "the reserve", "w": "the waste", "s": "the
 
 def card_name(card: Card) -> str:
     """A face-up card as the player sees it: ``"7♣"``, ``"10♥"``, ``"Q♦"``. Never call it for a
-    card the player may not see (DESIGN.md, invariant 1)."""
+    card the player may not see (docs/design.md, invariant 1)."""
     return _NAMES[card]
 
 

@@ -1,7 +1,7 @@
 """The lobby: which races are open to join and which are live to watch, newest first, in pages.
 
 `list_races` must cost the same whether the server holds ten races or a hundred thousand
-(DESIGN.md, invariant 8), so the lobby keeps an index per listing instead of scanning every race:
+(docs/design.md, invariant 8), so the lobby keeps an index per listing instead of scanning every race:
 each race gets a serial number when it is created (its place in creation order), and each listing
 holds the serials of its races in a sorted list. A page is a binary search and a slice; the
 cursor a client passes back is the serial of the last race it saw.

@@ -19,18 +19,18 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
 * ``arena_send_queue_drops_total`` (frames dropped for a client being closed as too slow),
   ``arena_slow_client_closes_total``;
 * ``arena_standings_superseded_total``: an entrant's standings-only frames replaced, before they
-  were sent, by later standings (`server.service.FanoutChannel`);
+  were sent, by later standings (`server.transport.fanout.FanoutChannel`);
 * ``arena_keepalive_pings_total``, ``arena_keepalive_timeouts_total``: pings sent to quiet
-  connections, and connections closed for leaving one unanswered (`server.service.Keepalive`);
+  connections, and connections closed for leaving one unanswered (`server.transport.keepalive.Keepalive`);
 * ``arena_event_loop_lag_seconds``: how late a periodic sleep wakes up (a histogram), the time any
   request or timer may have waited for the event loop;
 * ``arena_loop_busy_share``: the share of the last quarter second the event loop spent on the CPU,
   and ``arena_fanout_tick_ms``: how long broadcast frames may wait to leave together now (not 0
-  while that share is high: `server.service.Fanout`);
+  while that share is high: `server.transport.fanout.Fanout`);
 * ``arena_fanout_delay_seconds``: how late each fan-out tick's frames were written, from the end
   of the tick to the last write of its batch (a histogram; nothing while the tick is off). A
   spectator waits the tick plus this: when it grows, the loop has more to write than time to
-  write it (docs/performance.md, "Where a spectator's tail comes from");
+  write it (docs/performance.md §2.3);
 * ``arena_shutting_down``: 1 while the server drains before it stops.
 
 >>> tally = Tally()
@@ -97,7 +97,7 @@ class Metrics:
     (``connections``, ``sessions``, ``players``: ints; ``races``, ``tournaments``: {status: n};
     ``shutting_down``: bool; any may be left out), the event-loop lag histogram that the
     server's lag task feeds (`observe_lag`), and the fan-out delay histogram that its
-    `server.service.Fanout` feeds (`observe_fanout_delay`)."""
+    `server.transport.fanout.Fanout` feeds (`observe_fanout_delay`)."""
 
     def __init__(self, tally: Tally, counts: Callable[[], Mapping[str, object]]) -> None:
         self.tally = tally

@@ -53,53 +53,31 @@ import contextlib
 import itertools
 import logging
 import zlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
+from server.dispatch import Scope, requests_in
 from server.logs import fields
-from server.protocol import (
-    BonusMove,
-    CancelTournament,
-    CreateTournament,
-    DoubleOrNaught,
-    ErrorCode,
-    FollowTournament,
-    GetRecord,
-    JoinRace,
-    ListTournaments,
-    MoveRequest,
-    OpenDeal,
-    ProtocolError,
-    RaceInfo,
-    RegisterTournament,
-    Rematch,
-    Replay,
-    Resign,
-    StartRace,
-    Sync,
-    Watch,
-    WithdrawTournament,
-    encode,
-)
+from server.protocol import ErrorCode, ProtocolError, RaceInfo, encode
+from server.race import Race
 from server.store import StoreUnavailable
+from server.transport.session import Host, Session
 
 if TYPE_CHECKING:
-    from server.race import Race
-    from server.service import ArenaServer, RemoteSession, Session
+    from server.players import Player
     from server.store.redis import RedisStore
 
-__all__ = ["NodeLink", "RACE_REQUESTS", "TOURNAMENT_REQUESTS"]
+__all__ = ["NodeHost", "NodeLink", "RACE_REQUESTS", "RemoteSession", "TOURNAMENT_REQUESTS"]
 
 log = logging.getLogger("arena.server")
 
-#: The requests about one race, carried out by the node that owns it.
-RACE_REQUESTS = (JoinRace, StartRace, MoveRequest, Resign, Watch, Sync, GetRecord, DoubleOrNaught, BonusMove,
-                 Rematch, Replay)
+#: The requests about one race, carried out by the node that owns it (`server.dispatch.ROUTES`).
+RACE_REQUESTS = requests_in(Scope.RACE)
 
 #: The requests about tournaments, carried out by the leader, which runs every tournament.
-TOURNAMENT_REQUESTS = (CreateTournament, CancelTournament, ListTournaments, FollowTournament, RegisterTournament,
-                       WithdrawTournament, OpenDeal)
+TOURNAMENT_REQUESTS = requests_in(Scope.TOURNAMENTS)
 
 _REQUEST, _FRAMES, _GONE = 0, 1, 2
 #: Races taken over from a dead node per store round trip.
@@ -118,6 +96,75 @@ def _log_failure(task: asyncio.Task[None]) -> None:
         log.warning("the shared lobby was not updated: %s", exc)
 
 
+class NodeHost(Host, Protocol):
+    """The server as the node link needs it (`server.app.ArenaServer`)."""
+
+    races: dict[str, Race]
+    sessions_by_conn: dict[int, Session]
+
+    def forget(self, session: Session) -> None:
+        """Stop sending ``session`` anything (its connection ended)."""
+
+    def listen(self, player: Player, listener: Player | None) -> None:
+        """Point the player's entries in its races at ``listener``."""
+
+    def receive(self, session: Session, frame: bytes | str) -> Coroutine[Any, Any, None]:
+        """Carry out a forwarded frame as if ``session`` had sent it here."""
+
+    async def adopt_race(self, code: str) -> bool:
+        """Bring race ``code``, which this node owns now, into memory from the store."""
+
+    async def became_leader(self) -> None:
+        """This node has just taken the lead: resume the tournaments."""
+
+    def remote_player(self, token: str, player_id: str, name: str) -> Player:
+        """The player of a request another node forwarded."""
+
+
+class RemoteSession(Session):
+    """Another node's connection, as the node that owns a race sees it: requests forwarded from
+    it are carried out as if it were connected here, and every frame sent to it goes back to its
+    node, which hands it to the client. That node watches the client's backlog and rate; here it
+    has room for half of the outgoing buffer."""
+
+    remote = True
+
+    def __init__(self, server: NodeHost, link: NodeLink, node: str, conn: int, address: str) -> None:
+        self.server = server
+        self.link = link
+        self.node = node
+        self.conn_id = conn
+        self.address = address
+        self.player = None
+        self.watching = set()
+        self.following = set()
+        self.remote_nodes = set()
+        self.closing = False
+        self.strikes = 0
+
+    def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
+        """Queue ``frame`` for the client on its node: every frame for that node leaves in one
+        batch at the end of this loop turn (``later`` and ``standings`` change nothing here)."""
+        self.link.deliver(self.node, self.conn_id, frame)
+        tally = self.server.tally
+        tally.frames_sent += 1
+        tally.bytes_sent += len(frame)
+
+    @property
+    def buffered(self) -> int:
+        return 0
+
+    @property
+    def room(self) -> int:
+        return self.server.config.max_send_buffer_bytes // 2
+
+    def close(self, code: int, reason: str) -> None:
+        """(its own node closes the client's connection)"""
+
+    async def flush(self) -> None:
+        return None
+
+
 class NodeLink:
     """This node's part among the nodes sharing one Redis (the `RedisStore` ``store``): its
     lease, its inbox, the requests it forwards and the ones it carries out for other nodes.
@@ -128,7 +175,7 @@ class NodeLink:
     Start it with `start` (after the server has resumed its own races) and stop it with `stop`.
     """
 
-    def __init__(self, server: ArenaServer, store: RedisStore, *, lease_s: float, forward_timeout_s: float) -> None:
+    def __init__(self, server: NodeHost, store: RedisStore, *, lease_s: float, forward_timeout_s: float) -> None:
         self.server = server
         self.store = store
         self.node = store.node_id
@@ -222,7 +269,7 @@ class NodeLink:
     def _forget_node(self, node: str) -> None:
         """Drop the stand-ins of a dead node's connections (their clients reconnect elsewhere)."""
         for key in [key for key in self.remote if key[0] == node]:
-            self.server._forget(self.remote.pop(key))
+            self.server.forget(self.remote.pop(key))
         for code in [code for code, (owner, _) in self._owners.items() if owner == node]:
             del self._owners[code]
 
@@ -418,7 +465,7 @@ class NodeLink:
                 elif kind == _GONE:
                     session = self.remote.pop((message[1], message[2]), None)
                     if session is not None:
-                        self.server._forget(session)
+                        self.server.forget(session)
             except Exception:
                 log.exception("node %s: a message from another node could not be handled", self.node)
 
@@ -438,8 +485,6 @@ class NodeLink:
                      address: str, frame: bytes) -> None:
         """Carry out a request forwarded by node ``node`` for its connection ``conn``, then mark
         it done."""
-        from server.service import RemoteSession  # noqa: PLC0415 (server.service imports this module)
-
         self.served += 1
         try:
             session = self.remote.get((node, conn))
@@ -449,8 +494,8 @@ class NodeLink:
             session.player = player
             if player.session is not session:
                 player.session = session
-                self.server._listen(player, player)
-            await self.server._receive(session, frame)
+                self.server.listen(player, player)
+            await self.server.receive(session, frame)
         except Exception:
             log.exception("node %s: a request forwarded by node %s failed", self.node, node)
         finally:

@@ -8,7 +8,7 @@ seed and salt are revealed).
 
 Every move and every timer of a race runs under the race's one lock, and checks the race's state
 again once it holds it. A move is checked, then stored, then applied and acknowledged, then
-published (DESIGN.md, "The path of one move"). Every published event gets the next version
+published (docs/design.md, "The path of one move"). Every published event gets the next version
 number and is stored in the form each audience received it.
 
 When the store cannot be reached, a move is refused with ``unavailable`` and changes nothing (the
@@ -16,7 +16,7 @@ client resends the same ``seq`` later). An event or a description that cannot be
 logged and the race goes on: the live audience still receives the event, and a client catching
 up over the gap gets a snapshot instead (the store answers None for missing events).
 
-A race is its log (DESIGN.md, invariant 3): over a durable store, a restarted server rebuilds it
+A race is its log (docs/design.md, invariant 3): over a durable store, a restarted server rebuilds it
 with `Race.rebuild` from its description (saved at every change of its settings, entrants,
 statuses and instants: join, start, deal, resign, idle time-out, finish; never per move) and each
 entrant's move log, then restarts its timers with `Race.resume`. Instants are saved on the wall
@@ -24,7 +24,7 @@ clock (Unix milliseconds), since the monotonic clock does not survive the proces
 clock goes on from the saved start instant, so time passes for the entrants while the server is
 down, and a race whose time limit passed meanwhile ends at once.
 
-What each audience receives (DESIGN.md, invariant 1; docs/protocol.md): an entrant receives its
+What each audience receives (docs/design.md, invariant 1; docs/protocol.md): an entrant receives its
 own board and, about the others, only the standings (cards cleared, moves, status, time), never
 a move, a pile address, a card or a board, because every entrant plays the same deal. Spectators
 receive every move and board, ``spectator_delay_s`` seconds late when the race sets a delay (the
@@ -108,14 +108,14 @@ class Listener(Protocol):
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Queue one encoded frame; must not block. ``later``: a broadcast frame, which may
-        wait a few milliseconds to leave with others (`server.service.Fanout`); ``standings``:
+        wait a few milliseconds to leave with others (`server.transport.fanout.Fanout`); ``standings``:
         an entrant's standings after another entrant's move, which may wait longer."""
 
 
 class Channel(Protocol):
     """Where a race's frames for one audience go (its entrants', or its spectators'): held a
     moment, perhaps, and written to every receiver of that audience
-    (`server.service.FanoutChannel`)."""
+    (`server.transport.fanout.FanoutChannel`)."""
 
     def send(self, frame: bytes, standings: bool = False) -> None:
         """Hand on one encoded frame for every receiver; must not block. ``standings``: an
@@ -127,7 +127,7 @@ class Channel(Protocol):
 
 class EachAtOnce:
     """A `Channel` that hands each frame to each of ``receivers()`` at once (`send_each`): a
-    race's way until a server gives it its fan-out's (`server.service.FanoutChannel`)."""
+    race's way until a server gives it its fan-out's (`server.transport.fanout.FanoutChannel`)."""
 
     def __init__(self, receivers: Callable[[], Iterable[Listener]]) -> None:
         self.receivers = receivers
@@ -218,7 +218,7 @@ class Race:
     called after every change of ``status``. ``tally``: where accepted and refused moves are
     counted (the server's `server.metrics.Tally`); ``entrant_channel`` and
     ``spectator_channel``: how an event reaches each audience (`EachAtOnce`, or the server's
-    `server.service.FanoutChannel`). Errors are raised as
+    `server.transport.fanout.FanoutChannel`). Errors are raised as
     `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
     """
 
@@ -338,7 +338,7 @@ class Race:
         return sorted(self.entrants.values(), key=lambda e: e.order)
 
     def standings(self) -> list[Standing]:
-        """Entrants ranked: more cards cleared, then less time, then earlier join (DESIGN.md 6)."""
+        """Entrants ranked: more cards cleared, then less time, then earlier join (docs/design.md, invariant 6)."""
         ranked = sorted(self.entrants.values(), key=_rank)
         total = self.game_cls.total
         # (positional, in `Standing`'s field order: place, player, name, cleared, total, time_ms,

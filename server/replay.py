@@ -2,7 +2,7 @@
 
 A finished race is public: its record holds the seed and every entrant's accepted moves, so any
 entrant's board after any number of its moves can be rebuilt by replaying them on the deal
-(invariant 3 of DESIGN.md: a race is its log). Replaying from the deal for every request would
+(docs/design.md, invariant 3: a race is its log). Replaying from the deal for every request would
 cost up to ``max_moves`` applications each time, so the first request for an entrant replays its
 moves once and keeps a position string every `CHECKPOINT_EVERY` moves; later requests start from
 the nearest checkpoint, at most `CHECKPOINT_EVERY` - 1 moves away. The most recently used

@@ -96,7 +96,7 @@ class TournamentHost(Protocol):
 
 
 class Player(Protocol):
-    """A registered player as the tournament sees it (`server.service.Player`)."""
+    """A registered player as the tournament sees it (`server.players.Player`)."""
 
     id: str
     name: str

@@ -33,7 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.core import Game, Move
-from solver import besieged_city, calculation, friday_13, generals_patience
+import solver.besieged_city as besieged_city
+import solver.calculation as calculation
+import solver.friday_13 as friday_13
+import solver.generals_patience as generals_patience
 
 __all__ = [
     "ALIKE", "BLOCKERS", "KNOWLEDGE", "SAFE_UP", "Knowledge", "canonical", "ordered_moves", "proves_loss",

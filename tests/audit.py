@@ -1,6 +1,6 @@
 """The frame audit: every frame any in-process server sends, in any test, checked as it is sent.
 
-`FrameAudit.install` wraps the ways out of the server (`server.service.Session.send`, a race
+`FrameAudit.install` wraps the ways out of the server (`server.transport.session.Session.send`, a race
 channel's `Session.send_shared`, and `RemoteSession.send` for another node's connection), so
 that each frame is decoded and checked at the moment it leaves, against the server's own state
 then:
@@ -8,7 +8,7 @@ then:
 * **Nothing hidden reaches anyone.** Every card a frame names (a value that is a card code, or a
   card code or a card's name, "7♣", inside a ``reason``) lay face up, at some moment, on a board
   of the race the frame is about (a Double or Naught frame: on the bonus round's own board).
-* **An entrant learns nothing from the others** (DESIGN.md, invariant 1). For a receiver that is
+* **An entrant learns nothing from the others** (docs/design.md, invariant 1). For a receiver that is
   playing a race (not finished, not done), a frame about any race on the same deal (same game,
   seed and options: a tournament's arena deals are separate races) may name only cards that have
   been face up on the receiver's own board; and a frame about its own race may carry no other
@@ -27,7 +27,8 @@ import msgspec
 
 from engine.core import Game
 from server import protocol as p
-from server.service import RemoteSession, Session
+from server.nodes import RemoteSession
+from server.transport.session import Session
 
 __all__ = ["FrameAudit", "cards_in", "face_up"]
 

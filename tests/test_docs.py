@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.protocol import ErrorCode
-from server.service import ServerConfig
+from server.config import ServerConfig
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -1,6 +1,6 @@
 """Where races live: the `Store` interface, with an in-memory store (one process, the default).
 
-A race is its log (DESIGN.md, invariant 3): the store keeps each race's description, every
+A race is its log (docs/design.md, invariant 3): the store keeps each race's description, every
 entrant's accepted moves in order (written before the move is acknowledged) and every event the
 race published, with its version, in the form each audience received it, so that a client that
 missed events can be sent them again. When a finished race leaves the server's memory, the store
@@ -26,12 +26,23 @@ from __future__ import annotations
 import abc
 from typing import NamedTuple
 
-__all__ = ["MoveEntry", "Store", "StoreUnavailable", "StoredEvent", "StoredPlayer"]
+__all__ = ["MoveEntry", "StaleRace", "Store", "StoreUnavailable", "StoredEvent", "StoredPlayer"]
 
 
 class StoreUnavailable(OSError):
     """The storage cannot be reached, or did not answer within its timeout. Nothing the failed
     call was asked to write may be taken as stored (it may or may not have landed)."""
+
+
+class StaleRace(StoreUnavailable):
+    """The race ``code`` in this node's memory no longer matches Redis: nothing was written, the
+    race must leave this node's memory (rebuilt from Redis when next asked for), and the
+    client's request is refused with ``unavailable`` (sent again, it finds the race as Redis has
+    it)."""
+
+    def __init__(self, code: str, why: str) -> None:
+        super().__init__(f"race {code}: {why}")
+        self.code = code
 
 
 class MoveEntry(NamedTuple):
@@ -67,6 +78,15 @@ class Store(abc.ABC):
     #: server shutting down over a store that is not durable ends every unfinished race
     #: (reason ``server_shutdown``) and tells its entrants, rather than leave them waiting.
     durable: bool = False
+    #: True when several server nodes may share it, each with its ``node_id`` (`server.nodes`
+    #: links them); False for a store of one process.
+    shared: bool = False
+    #: This node's name among those sharing the store ("" for a store of one process).
+    node_id: str = ""
+    #: True when no call ever waits on anything outside the process (the memory store): a
+    #: request may then be carried out within the callback that read its frame, without a task
+    #: of its own (`server.transport.session.Session.take`).
+    in_process: bool = False
 
     async def open(self) -> None:
         """Connect, and check that the storage answers; raises `StoreUnavailable` if it does

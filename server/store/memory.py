@@ -32,6 +32,7 @@ class MemoryStore(Store):
     """
 
     durable = False  # the process's memory: its races end with it
+    in_process = True  # no call waits on anything: a request needs no task of its own
 
     def __init__(self, *, max_events: int = 10_000, max_records: int = 100_000,
                  now: Callable[[], float] = time.monotonic) -> None:

@@ -97,7 +97,7 @@ file is on) a Redis that crashes may lose the last second or two of acknowledged
 tests/server/test_redis.py's outage test); `open` warns when Redis is set up so.
 
 Durability: `durable` is True. A server that stops (SIGTERM, or killed) and starts again over
-the same Redis resumes every casual race from it (`server.service.ArenaServer.start`, then
+the same Redis resumes every casual race from it (`server.app.ArenaServer.start`, then
 `server.race.Race.rebuild`): the race's description (settings, entrants, wall-clock instants),
 each entrant's game replayed from its move log, its event numbering, and its players, whose
 tokens still work. So a shutdown over Redis no longer ends races: their entrants are closed with
@@ -128,7 +128,7 @@ from redis.exceptions import ClusterError, RedisClusterException, RedisError, Re
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store import MoveEntry, Store, StoredEvent, StoredPlayer, StoreUnavailable
+from server.store import MoveEntry, StaleRace, Store, StoredEvent, StoredPlayer, StoreUnavailable
 
 __all__ = ["CLUSTER_SCHEMES", "RedisStore", "cluster_seeds"]
 
@@ -332,17 +332,6 @@ return 0
 """
 
 
-class StaleRace(StoreUnavailable):
-    """The race ``code`` in this node's memory no longer matches Redis: nothing was written, the
-    race must leave this node's memory (rebuilt from Redis when next asked for), and the
-    client's request is refused with ``unavailable`` (sent again, it finds the race as Redis has
-    it)."""
-
-    def __init__(self, code: str, why: str) -> None:
-        super().__init__(f"race {code}: {why}")
-        self.code = code
-
-
 class NotOwner(StaleRace):
     """This node no longer owns race ``code``: node ``owner`` took it over (this node's lease
     lapsed while it was cut off from Redis or stalled)."""
@@ -369,6 +358,7 @@ class RedisStore(Store):
     """
 
     durable = True  # a restarted server resumes its races from here (`Store.live_races`)
+    shared = True  # several nodes share one Redis (`server.nodes`)
 
     def __init__(self, url: str, *, prefix: str = "arena", timeout_s: float = 1.0, max_events: int = 10_000,
                  max_records: int = 100_000, node_id: str = "node", cluster: bool | None = None) -> None:

@@ -13,7 +13,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server import protocol as p
 from server.race import Clock
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.conftest import MS
 
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
-from server.catalog import load_catalog
-from server.service import ArenaServer, ServerConfig
+from server.catalog import load_catalog, public_catalogs
+from server.app import ArenaServer
+from server.config import ServerConfig
 
-SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+SEEDS = public_catalogs()
 
 
 @pytest.fixture

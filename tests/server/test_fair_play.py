@@ -77,7 +77,8 @@ async def test_spectators_see_the_boards_late_and_the_standings_live():
     """With a spectator delay, a spectator gets each move's standings at once and the board only
     once the delay has passed on the server's clock, never before; a new spectator's snapshot
     shows the boards as they were that long ago."""
-    from server.service import ArenaServer, ServerConfig
+    from server.app import ArenaServer
+    from server.config import ServerConfig
 
     clock = FastClock(20)  # a 10-second delay lasts half a real second
     async with ArenaServer(ServerConfig(ping_interval_s=None), clock=clock) as server:
@@ -106,7 +107,8 @@ async def test_spectators_see_the_boards_late_and_the_standings_live():
 
 
 async def test_a_new_spectator_sees_the_boards_as_they_were_a_delay_ago():
-    from server.service import ArenaServer, ServerConfig
+    from server.app import ArenaServer
+    from server.config import ServerConfig
 
     clock = FastClock(20)
     async with ArenaServer(ServerConfig(ping_interval_s=None), clock=clock) as server:

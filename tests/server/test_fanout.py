@@ -12,7 +12,9 @@ from collections.abc import Callable
 import pytest
 from websockets.frames import Frame, Opcode
 
-from server.service import Fanout, FanoutChannel, framed, websocket_frame
+from server.transport.fanout import Fanout, FanoutChannel
+
+from server.transport.frames import framed, websocket_frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65_535, 65_536, 70_000])

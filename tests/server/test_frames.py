@@ -1,6 +1,7 @@
 """The server reads its clients' frames itself once a handshake is over, and leaves every other
-frame to websockets (`server.service._Connection`): these tests talk to it over a raw socket,
-byte by byte where it matters, and check that it answers as websockets would."""
+frame to websockets' sans-I/O protocol (`server.transport.connection.Connection`): these tests
+talk to it over a raw socket, byte by byte where it matters, and check that it answers as
+websockets would."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ import struct
 import msgspec
 import pytest
 
+from server import dispatch
 from server import protocol as p
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.protocol import MAX_FRAME_BYTES
-from server.service import _OPEN as _OPEN_STATE
-from server.service import _OWN, _WEBSOCKETS, ArenaServer, ServerConfig, Session, _Connection
+from server.transport.connection import Connection
+from server.transport.session import Session
+
+#: Who reads a connection's frames: the server itself, or websockets (`reading`).
+_OWN, _WEBSOCKETS = "own", "websockets"
 
 BINARY, TEXT, CONT, CLOSE, PING, PONG = 0x2, 0x1, 0x0, 0x8, 0x9, 0xA
 
@@ -99,9 +106,9 @@ class RawClient:
         self.writer.close()
 
 
-def reading(server: ArenaServer) -> list[int]:
+def reading(server: ArenaServer) -> list[str]:
     """Who reads each open connection's frames: ``_OWN`` (the server) or ``_WEBSOCKETS``."""
-    return [session.ws._reading for session in server.sessions]
+    return [_OWN if session.conn._rx is not None else _WEBSOCKETS for session in server.sessions]
 
 
 @pytest.fixture
@@ -113,14 +120,14 @@ async def client(server):
     client.close()
 
 
-async def test_the_protocol_state_read_on_the_hot_paths_is_websockets_own(server, client):
-    """The writes and the reader read websockets' ``Protocol._state`` (what its ``state``
-    property returns) to skip a property call per frame: it must follow the state."""
-    protocol = next(iter(server.sessions)).ws.protocol
-    assert protocol._state is protocol.state is _OPEN_STATE
+async def test_the_connection_is_open_until_the_closing_handshake_begins(server, client):
+    """What the writes and the reader ask before each frame (`Connection.open`) follows
+    websockets' state: no frame is written once a close frame has come."""
+    conn = next(iter(server.sessions)).conn
+    assert conn.open
     await client.send(frame(struct.pack("!H", 1000), CLOSE))
     assert await client.closed_with() == 1000
-    assert protocol._state is protocol.state is not _OPEN_STATE
+    assert not conn.open
 
 
 async def test_frames_in_one_segment_are_answered_in_order(server, client):
@@ -230,16 +237,18 @@ async def answers_to_moves(client: RawClient, count: int) -> list[p.MoveResult]:
 
 async def test_with_the_memory_store_a_move_is_carried_out_in_the_callback_that_read_it(server, client,
                                                                                      monkeypatch):
-    taken = []
-    take_now = ArenaServer.take_now
-    monkeypatch.setattr(ArenaServer, "take_now", lambda self, s, f: (taken.append(f), take_now(self, s, f))[1])
+    """No task is made for a move: it is carried out, stored and answered within the call that
+    took its frame."""
+    at_once = []
+    take = Session.take
+    monkeypatch.setattr(Session, "take", lambda self, f: (take(self, f), at_once.append(self.running is None)))
     assert server.takes_at_once
     code = await started_clock_race(client)
-    taken.clear()
+    at_once.clear()
     for seq in (1, 2, 3):
         await client.send(frame(p.encode(p.MoveRequest(race=code, seq=seq, move="turn"))))
         assert (await answers_to_moves(client, 1))[0].ok
-    assert len(taken) == 3
+    assert at_once == [True, True, True]
 
 
 async def test_a_moves_answer_is_written_in_the_callback_that_read_it(server, client, monkeypatch):
@@ -247,7 +256,7 @@ async def test_a_moves_answer_is_written_in_the_callback_that_read_it(server, cl
     turn, which on a busy server first reads and carries out every other connection's moves."""
     reading_now = []
     written = []
-    data_received = _Connection.data_received
+    data_received = Connection.data_received
     flush = Session._flush
 
     def read(self, data):
@@ -263,7 +272,7 @@ async def test_a_moves_answer_is_written_in_the_callback_that_read_it(server, cl
         flush(self)
 
     code = await started_clock_race(client)
-    monkeypatch.setattr(_Connection, "data_received", read)
+    monkeypatch.setattr(Connection, "data_received", read)
     monkeypatch.setattr(Session, "_flush", write)
     for seq in (1, 2, 3):
         await client.send(frame(p.encode(p.MoveRequest(race=code, seq=seq, move="turn"))))
@@ -298,14 +307,14 @@ async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_el
                                                                                   at_once):
     if not at_once:
         monkeypatch.setattr(ArenaServer, "takes_at_once", property(lambda self: False))
-    receive = ArenaServer._receive
+    receive = dispatch.receive
 
-    async def failing(self, session, data):
+    async def failing(state, session, data):
         if getattr(p.decode(data), "req", None) == 13:
             raise RuntimeError("a bug")
-        await receive(self, session, data)
+        await receive(state, session, data)
 
-    monkeypatch.setattr(ArenaServer, "_receive", failing)
+    monkeypatch.setattr(dispatch, "receive", failing)
     await client.send(request(p.ListRaces(req=13)))
     assert await client.closed_with() == 1011
     other = await RawClient.open(server)

@@ -1,7 +1,7 @@
 """Fuzzing a live server: every frame gets an error or a correct answer, the server neither fails
 nor grows beyond what the frames could create, and a bystander race keeps playing throughout.
 
-The frames come from `client.fuzz.fuzz_frame`, the generator `arena fuzz` uses, drawn here through
+The frames come from `tooling.fuzz.fuzz_frame`, the generator `arena fuzz` uses, drawn here through
 hypothesis so that a failing frame shrinks to a small one. The server runs in a background thread
 on its own event loop, and the test speaks to it with websockets' synchronous client.
 """
@@ -24,10 +24,11 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from client.fuzz import ANSWER_TYPES, RandomSource, check_answer, fuzz_frame, run_campaign
 from server import protocol as p
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.conftest import MS
+from tooling.fuzz import ANSWER_TYPES, RandomSource, check_answer, fuzz_frame, run_campaign
 
 T = TypeVar("T")
 

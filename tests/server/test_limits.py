@@ -19,7 +19,8 @@ from engine.games import find_game
 from server import protocol as p
 from server.logs import RepeatFilter
 from server.race import RESULTS_KEPT, Race
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.server.conftest import FastClock, Peer
 from tests.server.test_race_lifecycle import started_race
 
@@ -155,7 +156,7 @@ def test_the_server_fits_its_connections_under_the_open_files_limit(tmp_path):
         "import asyncio, logging, resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))\n"
         "logging.basicConfig(level=logging.WARNING, format='%(message)s')\n"
-        "from server.service import ArenaServer, ServerConfig\n"
+        "from server.app import ArenaServer\nfrom server.config import ServerConfig\n"
         "async def main():\n"
         "    async with ArenaServer(ServerConfig(max_connections=10_000)) as server:\n"
         "        print(server.config.max_connections)\n"
@@ -373,11 +374,11 @@ async def test_finished_races_and_idle_players_leave_memory_and_records_stay_ver
 
 
 async def test_memory_freed_by_a_burst_of_evictions_is_given_back_once_it_is_over(make_server, monkeypatch):
-    from server import service
+    from server import upkeep
 
     trims = []
-    monkeypatch.setattr(service, "_TRIM_MIN", 20)
-    monkeypatch.setattr(service, "_give_back_memory", lambda: trims.append(len(server.races)))
+    monkeypatch.setattr(upkeep, "TRIM_MIN", 20)
+    monkeypatch.setattr(upkeep, "give_back_memory", lambda: trims.append(len(server.races)))
     server = await make_server(clock=FastClock(1000), open_race_ttl_s=30, race_retention_s=30,
                                max_open_races_per_player=100, races_per_hour_per_player=100)
     ann = await peer(server, "ann")
@@ -388,7 +389,7 @@ async def test_memory_freed_by_a_burst_of_evictions_is_given_back_once_it_is_ove
             await asyncio.sleep(0.02)
             if trims:
                 break
-        assert trims and 25 - trims[0] >= 20, "given back once at least _TRIM_MIN races had left, not before"
+        assert trims and 25 - trims[0] >= 20, "given back once at least TRIM_MIN races had left, not before"
     finally:
         await ann.close()
 

@@ -57,7 +57,8 @@ async def test_two_entrants_of_a_race_may_not_share_a_name(peers):
 
 async def test_two_entrants_of_a_tournament_may_not_share_a_name():
     from client.connection import ArenaClient, ArenaError
-    from server.service import ArenaServer, ServerConfig
+    from server.app import ArenaServer
+    from server.config import ServerConfig
 
     async with ArenaServer(ServerConfig(ping_interval_s=None, admin_token="t")) as server:
         clients = [await ArenaClient.connect(server.url, name) for name in ("org", "robin", "Robin")]

@@ -22,22 +22,25 @@ from client.bot import run_tournament_bot
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import load_catalog
-from server.service import ArenaServer, ServerConfig
+from server.catalog import load_catalog, public_catalogs
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.store import MoveEntry, StoredEvent, StoreUnavailable
 from server.store.redis import NotOwner, RedisStore, StaleRace
 from tests.conftest import MS, RedisClusterServer, RedisServer
 from tests.server.test_restart import Node, play
 
 #: A public Golf deal and its winning line (seeds/golf.txt): every move of it is legal.
-WINNER = load_catalog(ServerConfig().catalog_dir, "golf")[0]
+WINNER = load_catalog(public_catalogs(), "golf")[0]
 LINE = list(WINNER.moves)
 WAIT_S = 10_000 * MS
 
 
 def node_config(redis_url: str, node_id: str) -> ServerConfig:
+    # (fanout_busy_share over 1: the fan-out never holds frames for its tick, however busy this
+    # process's loop is with both nodes and every client, so each move's standings reach everyone)
     return ServerConfig(redis_url=redis_url, node_id=node_id, lease_s=1.0, forward_timeout_s=2.0,
-                        rate_per_s=10_000, burst=10_000, ping_interval_s=None)
+                        rate_per_s=10_000, burst=10_000, ping_interval_s=None, fanout_busy_share=2.0)
 
 
 @pytest.fixture

@@ -14,18 +14,19 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from client.connection import ArenaClient, ArenaConnectionError, ArenaError
-from client.server_process import ServerProcess
 from engine.games import find_game
 from server import protocol as p
-from server.catalog import load_catalog
+from server.catalog import load_catalog, public_catalogs
 from server.race import Clock, Race
-from server.service import SHUTDOWN_REASON, ArenaServer, ServerConfig
+from server.app import SHUTDOWN_REASON, ArenaServer
+from server.config import ServerConfig
 from server.store.memory import MemoryStore
 from tests.conftest import MS, http_get
 from tests.server.conftest import FastClock
+from tooling.server_process import ServerProcess
 
 #: A public Klondike deal and its winning line (seeds/klondike.txt): every move of it is legal.
-WINNER = load_catalog(ServerConfig().catalog_dir, "klondike")[0]
+WINNER = load_catalog(public_catalogs(), "klondike")[0]
 GRACE_S = 5
 
 
@@ -289,7 +290,7 @@ async def test_serve_sets_the_full_collection_threshold_and_freezes_what_the_sta
     scans only what came later; the threshold and the frozen objects are given back after."""
     import gc
 
-    from server.service import serve
+    from server.app import serve
     from tests.conftest import _free_port
 
     before = gc.get_threshold()

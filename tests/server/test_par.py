@@ -10,7 +10,8 @@ from websockets.asyncio.client import connect
 
 from engine.games import find_game
 from server import protocol as p
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.server.conftest import Peer
 
 

@@ -10,7 +10,8 @@ import socket
 from websockets.asyncio.client import connect
 
 from server import protocol as p
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.server.conftest import Peer
 
 
@@ -191,7 +192,7 @@ async def test_a_slow_spectator_does_not_hold_up_the_race(server, peers):
     lazy.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     session = next(s for s in server.sessions if s.player and s.player.name == "lazy")
     session.max_buffer = 4096
-    session.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    session.conn.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     for seq in range(1, 400):
         result = await ann.move(code, seq, "turn")
         assert result.ok or result.code == "game_over"
@@ -206,7 +207,7 @@ async def test_the_movers_frames_of_a_move_are_flushed_once(server, peers, monke
     """With no tick (a quiet server), a move's answer and the standings of that move leave for
     the mover in one write at the end of the loop turn: its connection is written once, not
     once per frame it is sent."""
-    from server.service import Session
+    from server.transport.session import Session
 
     writes: list[Session] = []
     flush = Session._flush
@@ -248,7 +249,7 @@ async def test_broadcast_frames_wait_for_the_fan_out_tick_and_answers_do_not(ser
 
 def _shared_writes(monkeypatch) -> list[tuple[object, bytes, int]]:  # type: ignore[no-untyped-def]
     """Record each `Session.send_shared` for the test: (session, the bytes written, frames)."""
-    from server.service import Session
+    from server.transport.session import Session
 
     shared: list[tuple[object, bytes, int]] = []
     send_shared = Session.send_shared

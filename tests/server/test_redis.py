@@ -4,14 +4,15 @@ every acknowledged move is in Redis, and a race that goes on through a Redis out
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
 
 from client.verify import verify_record
 from server import protocol as p
-from server.service import ArenaServer, ServerConfig
+from server.catalog import public_catalogs
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.store.redis import RedisStore
 from tests.conftest import RedisServer
 
@@ -19,7 +20,7 @@ SEED = 12  # seeds/golf.txt: a winning line for this deal
 
 
 def golf_line() -> list[str]:
-    for line in (Path(__file__).resolve().parents[2] / "seeds" / "golf.txt").read_text().splitlines():
+    for line in (public_catalogs() / "golf.txt").read_text().splitlines():
         if line.startswith(f"{SEED}:"):
             return [m.strip() for m in line.split(":", 1)[1].split(",")]
     raise AssertionError(f"no line for seed {SEED} in seeds/golf.txt")

@@ -19,18 +19,19 @@ import pytest
 from websockets.asyncio.client import connect
 
 from client.connection import ArenaClient, ArenaError
-from client.server_process import _ROOT, ServerProcess
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import load_catalog
+from server.catalog import load_catalog, public_catalogs
 from server.race import Clock
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.store.redis import RedisStore
 from tests.conftest import MS, RedisServer
 from tests.server.conftest import FastClock, Peer
+from tooling.server_process import _ROOT, ServerProcess
 
 #: A public Golf deal and its winning line (seeds/golf.txt): every move of it is legal.
-WINNER = load_catalog(ServerConfig().catalog_dir, "golf")[0]
+WINNER = load_catalog(public_catalogs(), "golf")[0]
 LINE = list(WINNER.moves)
 #: Seconds the waits of these tests allow (scaled like every test time).
 WAIT_S = 10_000 * MS

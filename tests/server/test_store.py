@@ -283,7 +283,7 @@ async def test_schedules_are_kept_by_id_until_dropped(make):
 
 async def test_redis_keeps_token_digests_not_tokens(redis_at, redis_prefix):
     """A player's key is named by its token's digest, and holds only its id and name."""
-    from server.service import token_digest
+    from server.players import token_digest
 
     store = RedisStore(redis_at.url, prefix=redis_prefix)
     raw = redis_at.raw()

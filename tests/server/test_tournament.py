@@ -11,7 +11,8 @@ import pytest
 from client.bot import run_bot, run_tournament_bot
 from client.connection import ArenaClient, ArenaError
 from server.schedule import next_occurrences
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from tests.server.conftest import FastClock
 
 ADMIN = "organiser-secret"

@@ -26,9 +26,10 @@ import pytest
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import load_catalog
+from server.catalog import load_catalog, public_catalogs
 from server.race import Clock, RebuildError
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+from server.config import ServerConfig
 from server.store.redis import RedisStore
 from server.tournament import Tournament
 from tests.server.conftest import FastClock
@@ -36,7 +37,7 @@ from tests.server.test_restart import WAIT_S, Node, node_over_redis, reconnect
 
 ADMIN = "organiser-secret"
 #: Three public Golf deals and their winning lines (seeds/golf.txt): every move of each is legal.
-DEALS = load_catalog(ServerConfig().catalog_dir, "golf")[:3]
+DEALS = load_catalog(public_catalogs(), "golf")[:3]
 SEEDS = [d.seed for d in DEALS]
 LINES = [list(d.moves) for d in DEALS]
 #: How far into each deal's line each entrant goes before the node stops (ann) or resigns (bob).

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
-from server.service import ArenaServer, ServerConfig
+from server.app import ArenaServer
+
+from server.config import ServerConfig
 
 SCREENSHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
 #: Chromium flags for a sandboxed machine with no network beyond loopback.

@@ -1,0 +1,185 @@
+"""A server's limits and timings, with their defaults: `ServerConfig`.
+
+`arena serve` offers each limit as a flag and an environment variable (client/serving.py reads
+`ServerConfig.limits`); docs/security.md says what each one stops.
+
+>>> ServerConfig().max_frame_bytes
+4096
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from server.catalog import public_catalogs
+from server.protocol import MAX_FRAME_BYTES
+
+__all__ = ["ServerConfig"]
+
+
+def _limit(default: object, help_text: str, *, serve: object = None) -> object:
+    """A `ServerConfig` limit: its default, the line `arena serve --help` shows for it, and
+    (``serve``) another default for `arena serve` where the library's differs."""
+    metadata = {"help": help_text} | ({"serve": serve} if serve is not None else {})
+    return field(default=default, metadata=metadata)
+
+
+@dataclass
+class ServerConfig:
+    """Limits and timings of a server. `arena serve` offers each field as a flag (``--max-moves``)
+    and an environment variable (``ARENA_MAX_MOVES``); docs/security.md says what each one stops.
+
+    Connections (each limit applies per connection unless it says otherwise):
+      ``max_frame_bytes``: largest incoming frame, bytes (default 4096); a larger one closes the
+      connection with 1009.
+      ``max_send_buffer_bytes``: outgoing bytes waiting for a slow client, beyond what the
+      operating system's socket buffers hold (default 1 MiB); past it the client is closed with
+      1008.
+      ``fanout_tick_ms`` / ``fanout_busy_share``: while the event loop is busy at least
+      ``fanout_busy_share`` of the time (default 0.85), broadcast frames (the standings after a
+      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 35)
+      so that each connection's leave in one write (`server.transport.fanout.Fanout`); answers to a request leave at
+      once, with whatever waits. A server less busy sends every frame at the end of the loop
+      turn; ``fanout_tick_ms`` 0 always does (docs/design.md, "Fan-out").
+      ``standings_tick_ms``: while that tick is on, an entrant's standings after another
+      entrant's move may wait up to this long (default 250), unless the entrant moves meanwhile
+      (the answer takes them along) or the race sends it something else; later standings take
+      the place of those still waiting (`server.transport.fanout.FanoutChannel`); at or under ``fanout_tick_ms``, as long
+      as other broadcast frames.
+      ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
+      (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
+      ``max_strikes`` (default 50) such frames the connection is closed with 1008.
+      ``max_connections``: open connections for the whole server (default 10,000), counted from
+      the moment the socket is accepted; more are reset at once. At start the server lowers it
+      to fit its open-files limit, and says so.
+      ``max_connections_per_ip``: open connections from one address (default 128); more are
+      reset at once.
+      ``trusted_proxies``: addresses of reverse proxies (default none) whose connections are
+      counted against the client address they forward (``X-Forwarded-For``), refused with HTTP
+      429 over the limit; the proxy's own address has no limit.
+      ``open_timeout_s``: seconds a socket may take to finish the websocket handshake (default 10).
+      ``hello_timeout_s``: seconds a connection may take to say hello (default 10); a silent one
+      is closed with 1008.
+      ``ping_interval_s`` / ``ping_timeout_s``: keepalive pings, seconds (defaults 20 and 20;
+      None turns them off): a connection the server has heard nothing from for the interval is
+      pinged, and closed with 1011 when the pong does not come within the timeout
+      (`server.transport.keepalive.Keepalive`).
+    Races:
+      ``max_open_races_per_player``: races a player created that have not started yet (default 5).
+      ``races_per_hour_per_player`` / ``races_per_hour_per_ip``: races created in the last hour by
+      one player (default 30) and from one address (default 300).
+      ``open_race_ttl_s``: an open race nobody starts ends ("expired") after this many seconds
+      (default 1800).
+      ``idle_timeout_s``: an entrant that makes no move for this many seconds is out of time
+      (default 300; None: never), so that nobody holds a race open by doing nothing.
+      ``max_moves``: accepted moves per entrant per race (default 5000).
+      ``sync_page_events``: events sent per page of a sync (default 256; fewer when the client's
+      outgoing queue has less room).
+    Memory:
+      ``race_retention_s``: finished races and tournaments leave memory this many seconds after
+      they end (default 3600); the store keeps each race's record ``record_retention_s`` longer
+      (default 86400), for `get_record` and `arena verify`.
+      ``player_retention_s``: a player with no connection, no race in play and no tournament to
+      come is forgotten (its token no longer resumes) after this many seconds (default 3600).
+      ``max_events_per_race``: events the memory store keeps per race for catching up (default
+      10,000); a client further behind gets a snapshot.
+      ``sweep_interval_s``: how often the housekeeping task applies the retention times, seconds
+      (default 1).
+    Storage:
+      ``redis_url``: keep races (descriptions, move logs, events) and records in this Redis
+      (``redis://HOST:PORT/DB``; `server.store.redis.RedisStore`) rather than in memory
+      (default None: memory). The server connects at start and refuses to start without it; a
+      move while Redis is away is refused with ``unavailable``, never acknowledged. A server
+      restarted over the same Redis resumes its casual races and players (`server.app.ArenaServer.start`).
+      ``node_id``: this node's name among the nodes sharing one Redis (default
+      ``HOSTNAME:PORT``, so that a node restarted on the same port resumes its own races).
+      ``lease_s``: a node counts as alive for this many seconds after each heartbeat (default 3):
+      the others take a dead node's races over within about that long (`server.nodes`).
+      ``forward_timeout_s``: how long a request forwarded to the node that serves its race may
+      take before it is answered ``unavailable`` (default 3).
+    Tournaments and catalogs:
+      ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
+      default, refuses them all).
+      ``catalog_dir``: the public catalogs of winnable deals (default: the package's, seeds/ in a
+      checkout: `server.catalog.public_catalogs`);
+      they serve races whose seed is public anyway.
+      ``private_catalog_dir``: a private catalog of winnable deals (default None: none); the only
+      source of secret winnable deals (tournaments, races asking for one with a secret seed).
+    Logs and operations:
+      ``gc_full_threshold``: `serve` sets Python's garbage collector to consider a full collection
+      only after this many collections of the middle generation (default 100; Python's own is
+      10), and freezes what the start made. A full collection scans every tracked object, about
+      70 per connection: at 5,000 clients it holds the server for about 200 ms, every 20 s or so
+      at Python's own setting (docs/performance.md §3.11). Young garbage is collected as before
+      (`server.upkeep.settle_garbage`).
+      ``log_repeat_s``: the same log message is written at most once per this many seconds, with
+      a count of the ones left out (default 10).
+      ``shutdown_grace_s``: seconds a shutdown may take (default 10): the requests in hand are
+      answered, unfinished races end, clients may fetch the records, then every connection is
+      closed with 1001 (`server.app.ArenaServer.shutdown`).
+      ``metrics_from``: addresses or networks (``10.0.0.0/8``) that may ``GET /metrics`` (default
+      the loopback addresses; empty: nobody). Behind a trusted proxy, the address that counts is
+      the one it forwards.
+    Par (`server.par`):
+      ``par_workers``: worker processes in which the solver works out each finished race's par
+      (default 0 here, 1 under `arena serve`; 0: no par).
+      ``par_nodes`` / ``par_seconds``: the solver's budget for one race (defaults 20,000 moves and
+      10 s).
+      ``winnable_nodes`` / ``winnable_seconds``: the solver's budget for each fresh secret deal it
+      tries when a race or tournament asks for winnable deals (defaults 4,000 moves and 2 s);
+      ``winnable_wait_s``: how long such a request may wait for the solver in all (default 10 s)
+      before the private catalog makes up the rest (`server.par.WinnableSearch`).
+    """
+
+    max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
+    max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
+    fanout_tick_ms: float = _limit(35.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
+    standings_tick_ms: float = _limit(250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy")
+    fanout_busy_share: float = _limit(0.85, "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick (over 1: never)")
+    gc_full_threshold: int = _limit(100, "middle-generation garbage collections between full ones (Python's own: 10)")
+    rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
+    burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
+    max_strikes: int = _limit(50, "frames over the rate before the connection is closed")
+    max_connections: int = _limit(10_000, "open connections for the whole server")
+    max_connections_per_ip: int = _limit(128, "open connections from one address")
+    open_timeout_s: float = _limit(10.0, "seconds to finish the websocket handshake")
+    hello_timeout_s: float = _limit(10.0, "seconds a new connection has to say hello")
+    ping_interval_s: float | None = _limit(20.0, "seconds a connection may be quiet before it is pinged ('none': no pings)")
+    ping_timeout_s: float | None = _limit(20.0, "seconds to wait for a ping's answer ('none': forever)")
+    max_open_races_per_player: int = _limit(5, "races a player created that have not started")
+    races_per_hour_per_player: int = _limit(30, "races one player may create in an hour")
+    races_per_hour_per_ip: int = _limit(300, "races that may be created from one address in an hour")
+    open_race_ttl_s: float = _limit(1800.0, "seconds before an open race nobody started expires")
+    idle_timeout_s: float | None = _limit(300.0, "seconds without a move before an entrant is out of time ('none')")
+    max_moves: int = _limit(5000, "moves per entrant per race")
+    sync_page_events: int = _limit(256, "events sent per page of a sync")
+    race_retention_s: float = _limit(3600.0, "seconds finished races and tournaments stay in memory")
+    record_retention_s: float = _limit(86_400.0, "seconds the store keeps a race's record after that")
+    player_retention_s: float = _limit(3600.0, "seconds before an idle, disconnected player is forgotten")
+    max_events_per_race: int = _limit(10_000, "events kept per race for catching up")
+    sweep_interval_s: float = _limit(1.0, "seconds between housekeeping sweeps")
+    log_repeat_s: float = _limit(10.0, "the same log message is written at most once per this many seconds")
+    shutdown_grace_s: float = _limit(10.0, "seconds a shutdown (SIGTERM, SIGINT) may take before the process exits")
+    par_workers: int = _limit(0, "worker processes that work out each finished race's par (0: none)", serve=1)
+    par_nodes: int = _limit(20_000, "moves the solver may try for one race's par")
+    par_seconds: float = _limit(10.0, "seconds the solver may spend on one race's par")
+    winnable_nodes: int = _limit(4_000, "moves the solver may try on each fresh deal it tries to prove winnable")
+    winnable_seconds: float = _limit(2.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
+    winnable_wait_s: float = _limit(10.0, "seconds a request for winnable secret deals waits for the solver in all")
+    lease_s: float = _limit(3.0, "with Redis: seconds a node counts as alive after each heartbeat (its races' lease)")
+    forward_timeout_s: float = _limit(3.0, "with Redis: seconds a request forwarded to another node may take")
+    node_id: str | None = None
+    admin_token: str | None = None
+    redis_url: str | None = None
+    catalog_dir: Path = field(default_factory=public_catalogs)
+    private_catalog_dir: Path | None = None
+    trusted_proxies: tuple[str, ...] = ()
+    metrics_from: tuple[str, ...] = ("127.0.0.1", "::1")
+
+    @classmethod
+    def limits(cls) -> list[dataclasses.Field]:
+        """The fields that are limits and timings, in declaration order, each with its one-line
+        ``metadata["help"]``: what `arena serve` turns into flags and environment variables."""
+        return [f for f in dataclasses.fields(cls) if "help" in f.metadata]

@@ -1,0 +1,202 @@
+"""From a client's frame to its handler: the one table of requests (`ROUTES`), and the steps every
+frame goes through (`carry_out`).
+
+Each request type has a `Route`: its handler (`server.handlers`), where it is carried out (its
+`Scope`: here, on the node that owns its race, or on the leader that runs the tournaments:
+`server.nodes` forwards it there), and whether a server shutting down still answers it. Adding a
+request is one entry here and one function in its concern's module.
+
+The steps of a frame (`carry_out`): the connection's rate limit; `server.protocol.decode`
+(every field checked; a bad frame gets an error with a code); forwarded to the node that serves
+it, if another; then its handler. A refusal is answered with its code: a move's as a
+`MoveResult`, anything else as an `Error` with the request's ``req``.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from server.handlers import bonus, players, races, tournaments
+from server.logs import fields
+from server.protocol import (
+    BonusMove,
+    CancelTournament,
+    ClientMessage,
+    CreateRace,
+    CreateTournament,
+    DoubleOrNaught,
+    Error,
+    ErrorCode,
+    FollowTournament,
+    GetRecord,
+    Hello,
+    JoinRace,
+    ListRaces,
+    ListTournaments,
+    MoveRequest,
+    MoveResult,
+    OpenDeal,
+    ProtocolError,
+    RegisterTournament,
+    Rematch,
+    Rename,
+    Replay,
+    Resign,
+    StartRace,
+    Sync,
+    Watch,
+    WithdrawTournament,
+    decode,
+    request_number,
+)
+from server.state import ServerState
+from server.store import StaleRace, StoreUnavailable
+from server.transport.session import Session
+
+__all__ = ["ROUTES", "Route", "Scope", "carry_out", "receive", "requests_in"]
+
+log = logging.getLogger("arena.server")
+_requests_log = logging.getLogger("arena.requests")  # refused requests (rate-limited per error code)
+
+
+class Scope(enum.Enum):
+    """Where a request is carried out among several nodes (`server.nodes`)."""
+
+    #: On the node the client is connected to.
+    HERE = "here"
+    #: On the node that owns the request's race (``race`` field).
+    RACE = "race"
+    #: On the leader, which runs every tournament.
+    TOURNAMENTS = "tournaments"
+
+
+Handler = Callable[..., Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A request type's handler, its `Scope`, and whether a server shutting down still carries it
+    out (``while_draining``: what a client needs to be itself again and read records)."""
+
+    handler: Handler
+    scope: Scope = Scope.HERE
+    while_draining: bool = False
+
+
+#: Every request a client may send, and where it goes.
+ROUTES: dict[type, Route] = {
+    Hello: Route(players.hello, while_draining=True),
+    Rename: Route(players.rename),
+    CreateRace: Route(races.create),
+    ListRaces: Route(races.list_races),
+    JoinRace: Route(races.join, Scope.RACE),
+    StartRace: Route(races.start, Scope.RACE),
+    MoveRequest: Route(races.move, Scope.RACE),
+    Resign: Route(races.resign, Scope.RACE),
+    Watch: Route(races.watch, Scope.RACE),
+    Sync: Route(races.sync, Scope.RACE, while_draining=True),
+    GetRecord: Route(races.get_record, Scope.RACE, while_draining=True),
+    Rematch: Route(races.rematch, Scope.RACE),
+    Replay: Route(races.replay, Scope.RACE, while_draining=True),
+    DoubleOrNaught: Route(bonus.double_or_naught, Scope.RACE),
+    BonusMove: Route(bonus.bonus_move, Scope.RACE),
+    CreateTournament: Route(tournaments.create, Scope.TOURNAMENTS),
+    CancelTournament: Route(tournaments.cancel, Scope.TOURNAMENTS),
+    ListTournaments: Route(tournaments.list_tournaments, Scope.TOURNAMENTS),
+    FollowTournament: Route(tournaments.follow, Scope.TOURNAMENTS),
+    RegisterTournament: Route(tournaments.register, Scope.TOURNAMENTS),
+    WithdrawTournament: Route(tournaments.withdraw, Scope.TOURNAMENTS),
+    OpenDeal: Route(tournaments.open_deal, Scope.TOURNAMENTS),
+}
+
+_DRAINING = "the server is shutting down: it answers only " + ", ".join(
+    t.__struct_config__.tag for t, r in ROUTES.items() if r.while_draining) + " until it closes the connection"
+
+
+def requests_in(scope: Scope) -> tuple[type, ...]:
+    """The request types carried out in ``scope``."""
+    return tuple(t for t, route in ROUTES.items() if route.scope is scope)
+
+
+async def carry_out(state: ServerState, session: Session, frame: bytes | str) -> None:
+    """Carry out one frame from ``session``'s client, unless the connection is closing (its
+    frames are read only so that its close is seen) or over its rate (a strike, and the
+    connection closed after ``max_strikes``)."""
+    if session.closing:
+        return
+    if not session.allow():
+        state.tally.refused[ErrorCode.RATE_LIMITED] += 1  # counted, not logged (the close is)
+        session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down",
+                            req=request_number(frame)))
+        if session.strikes > state.config.max_strikes:
+            log.warning("closing %s: rate limit exceeded", session.address,
+                        extra=fields("rate_limit_closed", remote=session.address,
+                                     player=session.player.id if session.player else None))
+            session.close(1008, "rate limit exceeded")
+        return
+    await receive(state, session, frame)
+
+
+async def receive(state: ServerState, session: Session, frame: bytes | str) -> None:
+    """Decode one frame and carry it out here or on the node that serves it; answer a refusal
+    with its code. A store that cannot be reached refuses the request with ``unavailable``."""
+    message: ClientMessage | None = None
+    state.busy += 1
+    try:
+        try:
+            message = decode(frame)
+            requests = state.tally.requests
+            kind = type(message)
+            requests[kind] = requests.get(kind, 0) + 1
+            link = state.link
+            if link is not None and not state.draining:
+                owner = await link.route(session, message)
+                if owner is not None:  # another node serves it: it answers the client through us
+                    await link.forward(owner, session, frame if isinstance(frame, bytes) else frame.encode(), message)
+                    return
+            route = ROUTES[kind]
+            if state.draining and not route.while_draining:
+                raise ProtocolError(ErrorCode.UNAVAILABLE, _DRAINING)
+            if kind is Hello:
+                await route.handler(state, session, message)
+                return
+            player = session.player
+            if player is None:
+                raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
+            await route.handler(state, session, player, message)
+        except StaleRace as exc:  # another node took the race over, or its log moved on: let it go
+            log.warning("%s: it leaves this node's memory", exc, extra=fields("race_lost", race=exc.code, reason=str(exc)))
+            await state.let_go(exc.code)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"race {exc.code} moved to another node: send it again") from exc
+        except StoreUnavailable as exc:
+            log.warning("store unavailable: %s", exc)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot reach its store: try again in a moment") from exc
+    except ProtocolError as exc:
+        _refused(state, session, message, exc)
+        if isinstance(message, MoveRequest):
+            session.reply(MoveResult(race=message.race, seq=message.seq, move=message.move, ok=False,
+                                     code=exc.code, reason=exc.reason))
+        else:
+            req = getattr(message, "req", None) if message is not None else exc.req
+            session.reply(Error(code=exc.code, reason=exc.reason, req=req))
+    finally:
+        state.busy -= 1
+
+
+def _refused(state: ServerState, session: Session, message: ClientMessage | None, exc: ProtocolError) -> None:
+    """Count a refusal by its code and log it (a line per code at most every ``log_repeat_s``).
+    A refused move counts among the moves refused; the others among the requests refused. The
+    reason never quotes a token."""
+    if isinstance(message, MoveRequest):
+        state.tally.moves_refused[exc.code] += 1
+    else:
+        state.tally.refused[exc.code] += 1
+    kind = type(message).__struct_config__.tag if message is not None else None
+    player = session.player
+    _requests_log.info("refused %s: %s", kind or "a frame", exc.reason,
+                       extra=fields("request_refused", code=exc.code, type=kind, remote=session.address,
+                                    player=player.id if player else None, race=getattr(message, "race", None)))
+

@@ -1,0 +1,436 @@
+"""What a server holds in memory, and the steps that every concern takes on it: `ServerState`.
+
+Races, players, tournaments and sessions by their keys; the lobby's index; the counters behind
+the limits; the queues of what is due to leave memory (`server.upkeep`). The request handlers
+(`server.handlers`), the node link (`server.nodes`) and the upkeep all work on one `ServerState`,
+which `server.app.ArenaServer` is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import time
+from collections import Counter, deque
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, Protocol
+
+from server.catalog import DealSource
+from server.config import ServerConfig
+from server.lobby import Lobby
+from server.limits import WindowCounter
+from server.logs import fields
+from server.metrics import Metrics, Tally
+from server.par import ParService
+from server.players import Player
+from server.protocol import ClientMessage, CreateTournament, ErrorCode, ProtocolError, RaceInfo
+from server.race import Clock, Race, RebuildError
+from server.replay import Replays
+from server.store import Store
+from server.tournament import Tournament
+from server.transport.fanout import Fanout, FanoutChannel
+from server.transport.keepalive import Keepalive
+from server.transport.session import Session
+from server.web import WebClient
+
+__all__ = ["Link", "ServerState"]
+
+log = logging.getLogger("arena.server")
+_races_log = logging.getLogger("arena.races")
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+_HOUR_S = 3600.0
+
+
+class Link(Protocol):
+    """This node among the others sharing its store, as the rest of the server sees it
+    (`server.nodes.NodeLink`)."""
+
+    leading: bool  # this node runs the tournaments
+
+    def listed(self, race: Race, listing: str | None) -> None:
+        """Show ``race`` in the shared lobby in ``listing`` ("open", "live", or None: not listed)."""
+
+    def lost(self, code: str) -> None:
+        """Race ``code`` is no longer this node's."""
+
+    def closed(self, session: Session) -> None:
+        """A connection of this node closed: tell the nodes it sent requests to."""
+
+    async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[RaceInfo], int | None]:
+        """One page of the shared lobby, newest first."""
+
+    async def route(self, session: Session, message: ClientMessage) -> str | None:
+        """The node that carries ``message`` out, or None for this one."""
+
+    async def forward(self, node: str, session: Session, frame: bytes, message: ClientMessage) -> None:
+        """Have ``node`` carry ``frame`` out for ``session``, and wait until it has."""
+
+    async def stop(self, *, release: bool) -> None:
+        """Stop, giving the lease up with ``release``."""
+
+
+class ServerState:
+    """A server's memory (see the module docstring) over ``store``, on ``clock``."""
+
+    def __init__(self, config: ServerConfig, store: Store, clock: Clock) -> None:
+        self.config = config
+        self.clock = clock
+        self.store = store
+        self.races: dict[str, Race] = {}
+        self.players: dict[str, Player] = {}  # by token
+        self.players_by_id: dict[str, Player] = {}
+        self.sessions: set[Session] = set()
+        self.sessions_by_conn: dict[int, Session] = {}
+        self.tournaments: dict[str, Tournament] = {}
+        self.schedules: dict[str, CreateTournament] = {}  # recurring: by schedule id
+        self.pending: dict[str, str] = {}  # schedule id -> its pending tournament's id
+        self.schedule_file: str | Path | None = None  # `serve`'s TOML schedule file, loaded by the leader
+        self.lobby = Lobby()
+        self.replays = Replays()
+        self.par = ParService(config.par_workers, config.par_nodes, config.par_seconds)
+        self.web = WebClient()
+        self.public_deals = DealSource(config.catalog_dir, private=False)
+        self.private_deals = DealSource(config.private_catalog_dir, private=True)
+        self.connections = 0  # accepted sockets, handshake or not
+        self.by_address: Counter[str] = Counter()
+        self.race_counts: Counter[str] = Counter()  # races in memory by status
+        self.created = WindowCounter(_HOUR_S)  # race creations: keys "p:<player id>", "a:<address>"
+        self.expiring: deque[tuple[float, str]] = deque()  # (when, race code): open-race time to live
+        self.retiring: deque[tuple[float, str, str]] = deque()  # (when, "race"/"tournament", id) to leave memory
+        self.leaving: deque[tuple[float, str]] = deque()  # (when, token) of a player who disconnected
+        self.resumed: dict[str, set[str]] = {}  # player id -> rebuilt races it entered or created, until its hello
+        self.freed = 0  # races and players that left memory since it was last given back (`server.upkeep`)
+        self.tasks: set[asyncio.Task[object]] = set()
+        self.tally = Tally()
+        self.fanout = Fanout(config.fanout_tick_ms, config.fanout_busy_share, config.standings_tick_ms, self.tally)
+        self.metrics = Metrics(self.tally, self.counts)
+        self.fanout.observe_delay = self.metrics.observe_fanout_delay
+        interval = config.ping_interval_s
+        self.keepalive = Keepalive(self.tally, interval, config.ping_timeout_s) if interval else None
+        self.draining = False  # shutting down: new requests are refused (`server.app.ArenaServer.shutdown`)
+        self.busy = 0  # requests being carried out now
+        self.conn_ids = itertools.count(1)
+        self.link: Link | None = None  # with a shared store: this node among the others (`server.nodes`)
+        self.node_id = ""
+
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
+        """Run ``coro`` in a task kept until it is done (cancelled at `server.app.ArenaServer.close`)."""
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def counts(self) -> dict[str, object]:
+        """The counts `server.metrics.Metrics` reads at each scrape (tournaments: a count by
+        status over the tournaments in memory, which their retention keeps few)."""
+        return {
+            "connections": self.connections,
+            "sessions": len(self.sessions),
+            "players": len(self.players),
+            "races": self.race_counts,
+            "tournaments": Counter(t.status for t in self.tournaments.values()),
+            "shutting_down": self.draining,
+            "fanout_tick_ms": self.fanout.tick_s * 1000,
+            "loop_busy_share": self.fanout.busy,
+        }
+
+    # ---------------------------------------------------------------------- connections
+
+    def admit(self, address: str, *, check_total: bool = True) -> bool:
+        """A socket from ``address`` was accepted: count it, or refuse it (False) when over a
+        limit. A trusted proxy's address has no limit of its own (its clients' addresses do)."""
+        cfg = self.config
+        if check_total and self.connections >= cfg.max_connections:
+            log.warning("refusing connections: %d open (max_connections)", self.connections)
+            return False
+        if address not in cfg.trusted_proxies and self.by_address[address] >= cfg.max_connections_per_ip:
+            log.warning("refusing connections from %s: %d open (max_connections_per_ip)", address,
+                        self.by_address[address])
+            return False
+        if check_total:
+            self.connections += 1
+        self.by_address[address] += 1
+        return True
+
+    def release(self, address: str, *, total: bool = True) -> None:
+        """A socket from ``address`` is gone (``total``: it counted towards the server's total)."""
+        if total:
+            self.connections -= 1
+        self.by_address[address] -= 1
+        if not self.by_address[address]:
+            del self.by_address[address]
+
+    def forget(self, session: Session) -> None:
+        """A connection ended (or was replaced by the same player's new one): stop sending it
+        anything. Costs what the session itself watched and followed, nothing more."""
+        for tournament_id in session.following:
+            tournament = self.tournaments.get(tournament_id)
+            if tournament is not None:
+                tournament.followers.discard(session)
+        session.following.clear()
+        for code in session.watching:
+            race = self.races.get(code)
+            if race is not None:
+                race.unwatch(session)
+        session.watching.clear()
+        player = session.player
+        if player is not None and player.session is session:
+            player.session = None
+            player.left_at = self.clock.monotonic()
+            self.leaving.append((player.left_at + self.config.player_retention_s, player.token))
+            self.listen(player, None)
+
+    def listen(self, player: Player, listener: Player | None) -> None:
+        """Point the player's entries in its races at ``listener`` (None: disconnected)."""
+        for code in player.races:
+            race = self.races.get(code)
+            entrant = race.entrants.get(player.id) if race is not None else None
+            if entrant is not None:
+                entrant.listener = listener
+
+    # -------------------------------------------------------------------------- players
+
+    def player_by_id(self, player_id: str, name: str) -> Player:
+        """The player ``player_id`` for a rebuilt tournament's entrant
+        (`server.tournament.TournamentHost`): the one in memory, else a new disconnected one
+        without a token, which a later hello with that player's token becomes, so that the
+        tournament's frames reach it from then on. Until then nothing is sent to it; it leaves
+        memory with its tournaments if it never comes back."""
+        player = self.players_by_id.get(player_id)
+        if player is None:
+            player = Player(id=player_id, name=name, token="")
+            player.left_at = self.clock.monotonic()
+            self.players_by_id[player_id] = player
+        return player
+
+    def player_back(self, token: str, player_id: str, name: str) -> Player:
+        """Player ``player_id``, whose ``token`` was checked, in memory again: the `Player` a
+        rebuilt tournament holds for it if there is one (`player_by_id`: it gets its token), else
+        a new one; either way with the rebuilt races it entered or created."""
+        player = self.players_by_id.get(player_id)
+        if player is not None and not player.token:  # awaited by a rebuilt tournament
+            player.token = token
+        else:
+            player = Player(id=player_id, name=name, token=token)
+        for code in self.resumed.pop(player.id, ()):
+            race = self.races.get(code)
+            if race is None:
+                continue
+            if player.id in race.entrants:
+                player.races.add(code)
+            if race.creator == player.id and race.status == "open":
+                player.open_races.add(code)
+        self.players[token] = player
+        self.players_by_id[player.id] = player
+        return player
+
+    def remote_player(self, token: str, player_id: str, name: str) -> Player:
+        """The player of a request forwarded by another node, which checked its token: the one in
+        memory, else the one a rebuilt tournament awaits, else a new one (`player_back`), with
+        the races it entered that this node rebuilt. Its name is the one the request carries (the
+        player may have renamed itself on its own node)."""
+        player = self.players.get(token)
+        if player is not None:
+            player.name = name
+            return player
+        return self.player_back(token, player_id, name)
+
+    # ----------------------------------------------------------------- races in memory
+
+    def race(self, code: str) -> Race:
+        """The race ``code`` (any case); raises ProtocolError ``unknown_race``."""
+        race = self.races.get(code.upper())
+        if race is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_RACE, f"no race with code {code!r}")
+        return race
+
+    def tournament(self, tournament_id: str) -> Tournament:
+        """The tournament ``tournament_id`` (any case); raises ProtocolError ``unknown_tournament``."""
+        tournament = self.tournaments.get(tournament_id.upper())
+        if tournament is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tournament_id!r}")
+        return tournament
+
+    def new_race_code(self) -> str:
+        """A six-character race code that no race has."""
+        while True:
+            code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+            if code not in self.races:
+                return code
+
+    def add_race(self, race: Race, *, resumed: bool = False) -> None:
+        """Make ``race`` reachable by its code, under the server's limits: idle timeout, move cap,
+        time to live while open, and retention once finished. ``resumed``: a race rebuilt from
+        the store after a restart, in whatever status it had: an open one keeps what was left of
+        its time to live, a finished one its retention from now."""
+        race.idle_timeout_s = self.config.idle_timeout_s
+        race.max_moves = self.config.max_moves
+        race.on_status = self.race_status
+        race.tally = self.tally
+        race.entrant_channel = FanoutChannel(self.fanout, race.listeners)
+        race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
+        self.races[race.code] = race
+        if resumed:
+            _races_log.info("race %s resumed (%s, %d entrants, event %d)", race.code, race.status, len(race.entrants),
+                            race.version,
+                            extra=fields("race_resumed", race=race.code, game=race.game_cls.key, status=race.status,
+                                         entrants=len(race.entrants), version=race.version,
+                                         moves=sum(e.moves for e in race.entrants.values())))
+        else:
+            _races_log.info("race %s created", race.code,
+                            extra=fields("race_created", race=race.code, game=race.game_cls.key,
+                                         creator=race.creator if race.casual else None,
+                                         tournament=None if race.casual else race.creator,
+                                         seed=race.seed if race.seed_public else None, seed_public=race.seed_public,
+                                         max_entrants=race.max_entrants, time_limit_s=race.time_limit_s))
+        self.race_counts[race.status] += 1
+        listing = {"open": "open", "starting": "live", "running": "live"}.get(race.status) if race.casual else None
+        self.lobby.add(race.code, listing)
+        if self.link is not None and listing is not None:
+            self.link.listed(race, listing)
+        now = self.clock.monotonic()
+        if race.casual and race.status == "open":
+            ttl_s = self.config.open_race_ttl_s
+            if resumed:
+                ttl_s = max(0.0, ttl_s - (self.clock.wall_ms() - race.created_ms) / 1000)
+            self.expiring.append((now + ttl_s, race.code))
+        elif resumed and race.status == "finished":
+            self.retiring.append((now + self.config.race_retention_s, "race", race.code))
+
+    async def adopt_race(self, code: str) -> bool:
+        """Bring race ``code``, which this node owns now (taken over from a dead node, or its own
+        before a restart), into memory from the store, as a restarted server does, and restart
+        its timers; its players already here get it back at once, the others at their hello.
+        False if the store has no such race or it cannot be rebuilt (logged). Raises
+        `server.store.StoreUnavailable`."""
+        if code in self.races:
+            return True
+        meta = await self.store.load_race(code)
+        if meta is None:
+            return False
+        try:
+            race = await Race.rebuild(code, meta, store=self.store, clock=self.clock)
+        except RebuildError as exc:
+            log.error("race %s not taken over: %s", code, exc, extra=fields("race_not_resumed", race=code,
+                                                                             reason=str(exc)))
+            return False
+        if code in self.races:  # rebuilt meanwhile by another request
+            return True
+        self.add_race(race, resumed=True)
+        for player_id in {race.creator, *race.entrants}:
+            player = self.players_by_id.get(player_id)
+            if player is None:
+                self.resumed.setdefault(player_id, set()).add(code)
+                continue
+            if player_id in race.entrants:
+                player.races.add(code)
+                race.entrants[player_id].listener = player
+            if race.creator == player_id and race.status == "open":
+                player.open_races.add(code)
+        await race.resume()
+        return True
+
+    async def let_go(self, code: str) -> None:
+        """Race ``code`` is no longer this node's (`server.store.StaleRace`): drop it from
+        memory, and close its spectators' connections here with 1012 so that they reconnect and
+        watch it where it is served now (its entrants reach it with their next request)."""
+        if self.link is not None:
+            self.link.lost(code)
+        race = self.races.get(code)
+        if race is None:
+            return
+        for spectator in list(race.spectators):
+            if isinstance(spectator, Session) and not spectator.remote and not spectator.closing:
+                spectator.close(1012, f"race {code} moved to another node: reconnect")
+        await self.drop_race(race)
+
+    async def drop_race(self, race: Race) -> None:
+        """Take ``race`` out of this node's memory (its timers stop), and out of its players' and
+        spectators' lists; the store keeps whatever it has of it."""
+        code = race.code
+        del self.races[code]
+        self.race_counts[race.status] -= 1
+        if not self.race_counts[race.status]:
+            del self.race_counts[race.status]
+        self.lobby.forget(code)
+        for entrant in race.entrants.values():
+            player = self.players_by_id.get(entrant.player)
+            if player is not None:
+                player.races.discard(code)
+        for player_id in {race.creator, *race.entrants}:
+            waiting = self.resumed.get(player_id)
+            if waiting is not None:
+                waiting.discard(code)
+                if not waiting:
+                    del self.resumed[player_id]
+        for spectator in list(race.spectators):
+            if isinstance(spectator, Session):
+                spectator.watching.discard(code)
+        race.spectators.clear()
+        await race.close()
+
+    def race_status(self, race: Race, old: str) -> None:
+        """Keep the lobby, the counts and the creator's open races in step with a race's status."""
+        self.race_counts[old] -= 1
+        if not self.race_counts[old]:
+            del self.race_counts[old]
+        self.race_counts[race.status] += 1
+        listing = "live" if race.status in ("starting", "running") else None
+        self.lobby.move(race.code, listing)
+        if self.link is not None:
+            self.link.listed(race, listing)
+        if old == "open":
+            creator = self.players_by_id.get(race.creator)
+            if creator is not None:
+                creator.open_races.discard(race.code)
+        if race.status == "finished":
+            self.retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
+            if self.par.workers and race.revealed and race.entrants and not self.draining:
+                self.spawn(self._work_out_par(race))
+
+    async def _work_out_par(self, race: Race) -> None:
+        """Ask the solver, in a worker process, what the finished race's deal allowed."""
+        par = await self.par.compute(race.game_cls.key, race.seed, race.options)
+        if par is not None:
+            await race.set_par(par)
+
+    def tournament_ended(self, tournament: Tournament) -> None:
+        """A tournament finished or was cancelled: it leaves memory after ``race_retention_s``."""
+        self.retiring.append((self.clock.monotonic() + self.config.race_retention_s, "tournament", tournament.id))
+
+    async def resume_races(self) -> list[Race]:
+        """Rebuild every race the durable store lists as still in play (`Race.rebuild`), oldest
+        first, and restart its timers; a race that cannot be rebuilt is logged and left in the
+        store. Its players get their races back at their hello (their tokens are in the store).
+        A race in memory already is left as it is, so that calling this again is harmless.
+        Returns the races rebuilt."""
+        began = time.perf_counter()
+        codes = await self.store.live_races()
+        races, skipped = [], 0
+        for code in codes:
+            if code in self.races:
+                continue
+            meta = await self.store.load_race(code)
+            if meta is None:
+                continue  # archived since it was listed
+            try:
+                races.append(await Race.rebuild(code, meta, store=self.store, clock=self.clock))
+            except RebuildError as exc:
+                skipped += 1
+                log.error("race %s not resumed: %s", code, exc,
+                          extra=fields("race_not_resumed", race=code, reason=str(exc)))
+        for race in sorted(races, key=lambda r: (r.created_ms, r.code)):
+            self.add_race(race, resumed=True)
+            players = {race.creator, *race.entrants} if race.casual else set(race.entrants)  # (not a tournament)
+            for player in players:
+                self.resumed.setdefault(player, set()).add(race.code)
+        for race in races:
+            await race.resume()
+        took_ms = (time.perf_counter() - began) * 1000
+        if codes:
+            log.info("resumed %d races from the store in %.0f ms (%d left as they are)", len(races), took_ms, skipped,
+                     extra=fields("races_resumed", races=len(races), skipped=skipped, took_ms=round(took_ms, 1)))
+        return races
