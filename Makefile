@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test test-all setup browser redis nginx clean
+.PHONY: run test test-all lint setup browser redis nginx clean
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,15 +30,25 @@ PARALLEL := -n $(PYTEST_WORKERS) --maxprocesses 4 --dist worksteal
 # tour, the tests that need redis-server (and nginx: deploy/local-cluster's) and those marked slow
 # (longer end-to-end runs).
 test: setup
-	ARENA_PLAYOUTS=20 $(BIN)/pytest -q $(PARALLEL) --ignore=tests/web --ignore=tests/solver --ignore=tests/client/test_bench.py \
+	ARENA_PLAYOUTS=20 $(BIN)/pytest -q $(PARALLEL) --ignore=tests/web --ignore=tests/solver --ignore=tests/tooling/test_bench.py \
 	  --ignore=tests/test_readme_tour.py --ignore=tests/server/test_restart.py --ignore=tests/test_local_cluster.py \
 	  --ignore=tests/server/test_nodes.py --ignore=tests/server/test_tournament_restart.py \
 	  -m "not slow" \
 	  -k "not campaign and not redis"
 
-# Every test, as CI runs it (about 6 minutes on two cores).
-test-all: setup browser redis nginx
+# Every test and the lint, as CI runs them (about 7 minutes on two cores).
+test-all: setup browser redis nginx lint
 	$(BIN)/pytest -q $(PARALLEL)
+
+# ruff (lint, and the format check), mypy (strict for the engine and the protocol), and
+# import-linter (the layers of docs/design.md, and no import circles): pyproject.toml has each
+# one's settings.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy --strict engine server/protocol.py
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # The browser tests drive Debian's chromium (Playwright's own browser download is not used);
 # as root, install it when it is missing.

@@ -20,8 +20,14 @@ from collections.abc import Callable
 __all__ = ["bounded"]
 
 
-def bounded(kind: type[int] | type[float], *, low: float | None = None, high: float | None = None,
-           above: float | None = None, nullable: bool = False) -> Callable[[str], int | float | None]:
+def bounded(
+    kind: type[int] | type[float],
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    above: float | None = None,
+    nullable: bool = False,
+) -> Callable[[str], int | float | None]:
     """An argparse ``type`` that reads ``kind`` (int or float; ``_`` between digits allowed) and
     checks ``low <= value <= high`` and ``value > above`` (None: no bound); with ``nullable``,
     "none" or "off" give None. It raises `argparse.ArgumentTypeError` saying what was expected."""
@@ -43,8 +49,11 @@ def bounded(kind: type[int] | type[float], *, low: float | None = None, high: fl
             value = kind(text.strip())
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}") from None
-        if ((low is not None and value < low) or (high is not None and value > high)
-                or (above is not None and value <= above)):
+        if (
+            (low is not None and value < low)
+            or (high is not None and value > high)
+            or (above is not None and value <= above)
+        ):
             raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}")
         return value
 

@@ -714,8 +714,10 @@ async def run_tournament_bot(client: ArenaClient, tournament: str, *, delay_ms: 
         return results
     for deal in range(info.deals):
         await client.wait_for(
-            lambda deal=deal: len(client.tournaments[tournament].races) > deal
-            or client.tournaments[tournament].status in ("finished", "cancelled")
+            lambda deal=deal: (
+                len(client.tournaments[tournament].races) > deal
+                or client.tournaments[tournament].status in ("finished", "cancelled")
+            )
         )
         current = client.tournaments[tournament]
         if len(current.races) <= deal:

@@ -113,15 +113,19 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
         console.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
     except StoreUnavailable as exc:  # --redis: nothing answers there
-        console.print(f"[red]error:[/] {escape(str(exc))} (check --redis / ARENA_REDIS_URL)", highlight=False,
-                      soft_wrap=True)
+        console.print(
+            f"[red]error:[/] {escape(str(exc))} (check --redis / ARENA_REDIS_URL)", highlight=False, soft_wrap=True
+        )
         return 2
     except OSError as exc:  # the address is taken, or not this machine's: one line, no traceback
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         if exc.errno == errno.EADDRINUSE:
             why += " (is another server running there? pick another --port)"
-        console.print(f"[red]error:[/] cannot listen on {escape(args.host)}:{args.port}: {escape(why)}", highlight=False,
-                      soft_wrap=True)
+        console.print(
+            f"[red]error:[/] cannot listen on {escape(args.host)}:{args.port}: {escape(why)}",
+            highlight=False,
+            soft_wrap=True,
+        )
         return 2
     log.info("stopped")
     return 0
@@ -132,10 +136,21 @@ def _cmd_games(args: argparse.Namespace, console: Console) -> int:
     from engine.games import GAMES
 
     rows = [[game.key, game.name, game.summary] for game in GAMES]
-    data = [{"key": g.key, "name": g.name, "aliases": list(g.aliases), "summary": g.summary, "packs": g.packs,
-             "cards": g.total, "rules_version": g.rules_version, "rules_text": g.rules_text,
-             "options": {name: option.default for name, option in g.options.items()},
-             "quoted_odds": g.quoted_odds or None} for g in GAMES]
+    data = [
+        {
+            "key": g.key,
+            "name": g.name,
+            "aliases": list(g.aliases),
+            "summary": g.summary,
+            "packs": g.packs,
+            "cards": g.total,
+            "rules_version": g.rules_version,
+            "rules_text": g.rules_text,
+            "options": {name: option.default for name, option in g.options.items()},
+            "quoted_odds": g.quoted_odds or None,
+        }
+        for g in GAMES
+    ]
     show(Listing("Games", ["key", "name", "summary"], rows, data), console, as_json=args.json)
     return 0
 
@@ -147,17 +162,30 @@ async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
     status = "live" if args.live else "open"
     async with await ArenaClient.connect(args.server, args.name) as client:
         page = await client.list_races(status, before=args.before, limit=args.limit)
-    rows = [[info.code, info.game, f"{len(info.entrants)}/{info.max_entrants}",
-             "secret" if info.seed is None else str(info.seed), f"{info.countdown_s} s", f"{info.time_limit_s} s",
-             info.status] for info in page.races]
+    rows = [
+        [
+            info.code,
+            info.game,
+            f"{len(info.entrants)}/{info.max_entrants}",
+            "secret" if info.seed is None else str(info.seed),
+            f"{info.countdown_s} s",
+            f"{info.time_limit_s} s",
+            info.status,
+        ]
+        for info in page.races
+    ]
     notes = []
     if not page.races:
         notes.append("No race is open to join." if status == "open" else "No race is running.")
     if page.cursor is not None:
         notes.append(f"More: arena races{' --live' if args.live else ''} --before {page.cursor}")
-    listing = Listing("Open races" if status == "open" else "Live races",
-                      ["code", "game", "entrants", "seed", "countdown", "time limit", "status"], rows,
-                      data={"races": page.races, "cursor": page.cursor}, notes=notes)
+    listing = Listing(
+        "Open races" if status == "open" else "Live races",
+        ["code", "game", "entrants", "seed", "countdown", "time limit", "status"],
+        rows,
+        data={"races": page.races, "cursor": page.cursor},
+        notes=notes,
+    )
     if not page.races and console.is_terminal and not args.json:
         console.print(notes[0], highlight=False)  # a sentence, not an empty table
         return 0
@@ -183,13 +211,17 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
             spectator_delay_s=args.spectator_delay,
         )
         token = client.token
-    console.print(f"Race [bold]{info.code}[/] created: {info.game}, "
-                  f"seed {'secret' if info.seed is None else info.seed}"
-                  f"{', you are entrant 1' if args.join else ''}.")
+    console.print(
+        f"Race [bold]{info.code}[/] created: {info.game}, "
+        f"seed {'secret' if info.seed is None else info.seed}"
+        f"{', you are entrant 1' if args.join else ''}."
+    )
     console.print(f"Join it:   arena bot --race {info.code} --server {args.server}")
     if args.join:
-        console.print(f"Play it and start it when the others are in:\n"
-                      f"           arena bot --race {info.code} --token={token} --start --server {args.server}")
+        console.print(
+            f"Play it and start it when the others are in:\n"
+            f"           arena bot --race {info.code} --token={token} --start --server {args.server}"
+        )
     else:
         console.print(f"Start it:  arena start {info.code} --token={token} --server {args.server}")
     console.print(f"Watch it:  arena watch {info.code} --server {args.server}")
@@ -236,9 +268,12 @@ async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
         result = await run_bot(client, code, delay_ms=args.delay_ms)
         console.print(f"{client.name}: {result.end}, {result.cleared}/{result.total} cleared in {result.moves} moves")
         if code in client.commitments:
-            console.print(f"Commitment published at the start: {client.commitments[code]}\n"
-                          f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
-                          highlight=False, soft_wrap=True)
+            console.print(
+                f"Commitment published at the start: {client.commitments[code]}\n"
+                f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}",
+                highlight=False,
+                soft_wrap=True,
+            )
         if args.double and result.won:
             await client.wait_for(lambda: code in client.finished, timeout_s=None)
             if client.player in client.finished[code].double_or_naught:
@@ -264,19 +299,25 @@ async def _cmd_watch(args: argparse.Namespace, console: Console) -> int:
             return 0
         finished = await follow_race(client, snapshot, console)
     standings = finished.standings if finished else snapshot.standings
-    caption = (f"seed {finished.seed} revealed; {finished.reason}" if finished
-               else f"race {code} is {snapshot.race.status}")
+    caption = (
+        f"seed {finished.seed} revealed; {finished.reason}" if finished else f"race {code} is {snapshot.race.status}"
+    )
     notes = []
     if code in client.commitments:
-        notes.append(f"Commitment published at the start: {client.commitments[code]}\n"
-                     f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}")
+        notes.append(
+            f"Commitment published at the start: {client.commitments[code]}\n"
+            f"Check the deal against it: arena verify {code} --commitment {client.commitments[code]}"
+        )
     if console.is_terminal:
         console.print(standings_table(standings, title=f"Race {code}: final standings", caption=caption))
         for note in notes:
             console.print(note, highlight=False, soft_wrap=True)
     else:
-        show(standings_listing(standings, title=f"Race {code}: final standings; {caption}", notes=notes),
-             console, as_json=False)
+        show(
+            standings_listing(standings, title=f"Race {code}: final standings; {caption}", notes=notes),
+            console,
+            as_json=False,
+        )
     return 0
 
 
@@ -291,9 +332,13 @@ async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
     report = verify_record(record, args.commitment)
     console.print(report_table(report))
     if args.commitment is None:
-        console.print("The commitment came from the server's own record. To check the deal against the one "
-                      "published at the start, pass it: arena verify CODE --commitment HEX "
-                      "(`arena bot` and `arena watch` print it).", highlight=False, soft_wrap=True)
+        console.print(
+            "The commitment came from the server's own record. To check the deal against the one "
+            "published at the start, pass it: arena verify CODE --commitment HEX "
+            "(`arena bot` and `arena watch` print it).",
+            highlight=False,
+            soft_wrap=True,
+        )
     return 0 if report.ok else 1
 
 
@@ -322,19 +367,49 @@ def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
         for key in keys:
             game_cls = find_game(key)
             task = progress.add_task(key, total=args.deals)
-            result = simulate(key, args.deals, first_seed=args.first_seed, workers=args.workers or None,
-                              progress=lambda n, task=task: progress.advance(task, n))
+            result = simulate(
+                key,
+                args.deals,
+                first_seed=args.first_seed,
+                workers=args.workers or None,
+                progress=lambda n, task=task: progress.advance(task, n),
+            )
             share = odds_share(game_cls.quoted_odds)
-            rows.append([key, game_cls.rules_text, f"{result.wins}/{args.deals}", f"{result.win_share:.1%}",
-                         f"{result.mean_cleared:.1f}/{result.total}", game_cls.quoted_odds or "-",
-                         f"{share:.1%}" if share is not None else "-"])
-            data.append({"game": key, "deals": args.deals, "first_seed": args.first_seed, "wins": result.wins,
-                         "win_share": result.win_share, "mean_cleared": result.mean_cleared, "cards": result.total,
-                         "quoted_odds": game_cls.quoted_odds or None, "quoted_share": share})
-    show(Listing(f"The bot over {args.deals} seeded deals (seeds {args.first_seed}..)",
-                 ["game", "rules text", "won", "share", "cleared", "text's odds", "as share"], rows, data,
-                 right=frozenset({"won", "share", "cleared", "text's odds", "as share"})),
-         console, as_json=args.json)
+            rows.append(
+                [
+                    key,
+                    game_cls.rules_text,
+                    f"{result.wins}/{args.deals}",
+                    f"{result.win_share:.1%}",
+                    f"{result.mean_cleared:.1f}/{result.total}",
+                    game_cls.quoted_odds or "-",
+                    f"{share:.1%}" if share is not None else "-",
+                ]
+            )
+            data.append(
+                {
+                    "game": key,
+                    "deals": args.deals,
+                    "first_seed": args.first_seed,
+                    "wins": result.wins,
+                    "win_share": result.win_share,
+                    "mean_cleared": result.mean_cleared,
+                    "cards": result.total,
+                    "quoted_odds": game_cls.quoted_odds or None,
+                    "quoted_share": share,
+                }
+            )
+    show(
+        Listing(
+            f"The bot over {args.deals} seeded deals (seeds {args.first_seed}..)",
+            ["game", "rules text", "won", "share", "cleared", "text's odds", "as share"],
+            rows,
+            data,
+            right=frozenset({"won", "share", "cleared", "text's odds", "as share"}),
+        ),
+        console,
+        as_json=args.json,
+    )
     return 0
 
 
@@ -361,10 +436,12 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
         entries = {e.seed: e for e in load_catalog(folder, key)}
         seeds = iter(random_seed, None)  # fresh secret seeds, never a public one
         where = "fresh secret seeds"
-        note = (f"Found by `arena catalog {key} --private`: the bot played fresh secret seeds and kept those "
-                "it won.\nPRIVATE: keep this folder secret and out of any repository; serve it with "
-                "`arena serve --private-catalog DIR`.\nThe server records each seed it draws in "
-                f"{key}.used and never draws it again.")
+        note = (
+            f"Found by `arena catalog {key} --private`: the bot played fresh secret seeds and kept those "
+            "it won.\nPRIVATE: keep this folder secret and out of any repository; serve it with "
+            "`arena serve --private-catalog DIR`.\nThe server records each seed it draws in "
+            f"{key}.used and never draws it again."
+        )
     else:
         try:
             folder = Path(args.dir) if args.dir else public_catalogs_to_write()
@@ -377,17 +454,21 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
         first = max(args.first_seed, max(entries, default=-1) + 1)
         seeds = itertools.count(first)
         where = f"seeds from {first}"
-        note = (f"Found by `arena catalog {key}`: the bot played seeds in order and kept those it won.\n"
-                "Public: every deal here is known to anyone, so it serves only races whose seed is public "
-                "(practice deals).\nSecret winnable deals come from a private catalog "
-                "(`arena catalog GAME --private DIR`).")
+        note = (
+            f"Found by `arena catalog {key}`: the bot played seeds in order and kept those it won.\n"
+            "Public: every deal here is known to anyone, so it serves only races whose seed is public "
+            "(practice deals).\nSecret winnable deals come from a private catalog "
+            "(`arena catalog GAME --private DIR`)."
+        )
     if args.solver:
         from client.solve import solver_deals
         from solver import Budget
 
-        note = note.replace(f"`arena catalog {key}", f"`arena catalog {key} --solver").replace(
-            "the bot played", "the solver (full knowledge of each deal) searched").replace(
-            "kept those it won", "kept those it won, with its solution")
+        note = (
+            note.replace(f"`arena catalog {key}", f"`arena catalog {key} --solver")
+            .replace("the bot played", "the solver (full knowledge of each deal) searched")
+            .replace("kept those it won", "kept those it won, with its solution")
+        )
         budget = Budget(nodes=args.nodes, seconds=args.seconds)
         with console.status(f"the solver looks for {args.count} winnable {key} deals among {where}..."):
             solved = solver_deals(key, args.count, seeds, budget, jobs=args.jobs)
@@ -408,12 +489,29 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
         data = {"game": key, "path": str(path), "private": True, "added": len(added), "deals": len(entries)}
     else:
         rows = [[str(e.seed), str(len(e.moves))] for e in added]
-        data = {"game": key, "path": str(path), "private": False, "added": len(added), "deals": len(entries),
-                "seeds": [e.seed for e in added]}
-    show(Listing(f"{key}: deals added to {path}", ["seed", "moves"], rows, data, right=frozenset({"moves"}),
-                 notes=[f"{key}: {len(added)} deals added, {len(entries)} in {path}"
-                        + (" (private: keep it secret)" if args.private else "")]),
-         console, as_json=args.json)
+        data = {
+            "game": key,
+            "path": str(path),
+            "private": False,
+            "added": len(added),
+            "deals": len(entries),
+            "seeds": [e.seed for e in added],
+        }
+    show(
+        Listing(
+            f"{key}: deals added to {path}",
+            ["seed", "moves"],
+            rows,
+            data,
+            right=frozenset({"moves"}),
+            notes=[
+                f"{key}: {len(added)} deals added, {len(entries)} in {path}"
+                + (" (private: keep it secret)" if args.private else "")
+            ],
+        ),
+        console,
+        as_json=args.json,
+    )
     return 0
 
 
@@ -479,12 +577,22 @@ class _Version(argparse.Action):
     """``--version``: print ``arena VERSION`` and exit. The version is looked up only then
     (`importlib.metadata` costs about as much as the rest of ``arena --help``)."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str = "show program's version number and exit",
+    ) -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
         print(f"arena {_version()}")
         parser.exit()
 
@@ -499,8 +607,9 @@ class _Command(argparse.ArgumentParser):
     only when that command runs or shows its own help.
     """
 
-    def __init__(self, *args: object, arguments: Callable[[argparse.ArgumentParser], None] | None = None,
-                 **kwargs: object) -> None:
+    def __init__(
+        self, *args: object, arguments: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs: object
+    ) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._arguments = arguments
 
@@ -509,8 +618,11 @@ class _Command(argparse.ArgumentParser):
         if arguments is not None:
             arguments(self)
 
-    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
-                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+    def parse_known_args(
+        self,
+        args: Sequence[str] | None = None,  # type: ignore[override]
+        namespace: argparse.Namespace | None = None,
+    ) -> tuple[argparse.Namespace, list[str]]:
         self._add_arguments()
         return super().parse_known_args(args, namespace)
 
@@ -525,20 +637,32 @@ class _Command(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="arena", description="Patience Arena: race friends on the same deal.",
+        prog="arena",
+        description="Patience Arena: race friends on the same deal.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="output: a table on a terminal, one tab-separated line per row when piped, JSON with --json\n"
-               "exit codes:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_CODES.items()))
+        "exit codes:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_CODES.items()),
+    )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Command)
     default_server = os.environ.get("ARENA_URL") or DEFAULT_SERVER
 
-    def command(name: str, help_text: str, arguments: Callable[[argparse.ArgumentParser], None], *,
-                server: bool = True, name_default: str = "", description: str = "") -> None:
+    def command(
+        name: str,
+        help_text: str,
+        arguments: Callable[[argparse.ArgumentParser], None],
+        *,
+        server: bool = True,
+        name_default: str = "",
+        description: str = "",
+    ) -> None:
         def add_arguments(sub: argparse.ArgumentParser) -> None:
             if server:
-                sub.add_argument("--server", default=default_server,
-                                 help=f"server URL (default {default_server}: $ARENA_URL, else {DEFAULT_SERVER})")
+                sub.add_argument(
+                    "--server",
+                    default=default_server,
+                    help=f"server URL (default {default_server}: $ARENA_URL, else {DEFAULT_SERVER})",
+                )
             if name_default:
                 sub.add_argument("--name", default=name_default, help=f"display name (default {name_default})")
             arguments(sub)
@@ -547,30 +671,61 @@ def _parser() -> argparse.ArgumentParser:
 
     command("serve", "run a server (memory store) until interrupted", _serve_arguments, server=False)
     command("games", "list every game the engine knows", _json_flag, server=False)
-    command("races", "list the races open to join (or, with --live, running)", _races_arguments,
-            name_default="lister")
+    command("races", "list the races open to join (or, with --live, running)", _races_arguments, name_default="lister")
     command("create", "create a race and print its code", _create_arguments, name_default="host")
     command("start", "start the countdown of a race you created", _start_arguments)
     command("bot", "join a race and let a bot play it", _bot_arguments, name_default="bot")
     command("play", "join a race and play it yourself at a prompt", _play_arguments, name_default="player")
-    command("watch", "show a race's live standings until it ends (piped: one line per event)", _watch_arguments,
-            name_default="spectator")
-    command("verify", "check a finished race from its record (exit 1 if a check fails)", _verify_arguments,
-            name_default="verifier")
-    command("simulate", "the bot plays many seeded deals offline and reports how often it wins",
-            _simulate_arguments, server=False)
-    command("catalog", "build or extend a game's catalog of winnable deals (the bot, or --solver, finds them)",
-            _catalog_arguments, server=False)
-    command("solve", "the solver: one deal's verdict and solution, or a win rate over many deals",
-            _solve_arguments, server=False)
-    command("demo", "a server, bots and a spectator in this process: one whole race (or, with --url, on a running "
-                    "server)", _demo_arguments, server=False)
-    command("fuzz", "send random, mutated and hostile frames to a server and check every answer", _fuzz_arguments,
-            server=False)
+    command(
+        "watch",
+        "show a race's live standings until it ends (piped: one line per event)",
+        _watch_arguments,
+        name_default="spectator",
+    )
+    command(
+        "verify",
+        "check a finished race from its record (exit 1 if a check fails)",
+        _verify_arguments,
+        name_default="verifier",
+    )
+    command(
+        "simulate",
+        "the bot plays many seeded deals offline and reports how often it wins",
+        _simulate_arguments,
+        server=False,
+    )
+    command(
+        "catalog",
+        "build or extend a game's catalog of winnable deals (the bot, or --solver, finds them)",
+        _catalog_arguments,
+        server=False,
+    )
+    command(
+        "solve",
+        "the solver: one deal's verdict and solution, or a win rate over many deals",
+        _solve_arguments,
+        server=False,
+    )
+    command(
+        "demo",
+        "a server, bots and a spectator in this process: one whole race (or, with --url, on a running server)",
+        _demo_arguments,
+        server=False,
+    )
+    command(
+        "fuzz",
+        "send random, mutated and hostile frames to a server and check every answer",
+        _fuzz_arguments,
+        server=False,
+    )
     command("bench", "benchmarks, each against a server process of its own", _bench_arguments, server=False)
-    command("tournament", "create, list, show, register for or cancel tournaments",
-            lambda sub: _tournament_arguments(sub, default_server), server=False,
-            description="Tournaments: many entrants, several deals, live standings.")
+    command(
+        "tournament",
+        "create, list, show, register for or cancel tournaments",
+        lambda sub: _tournament_arguments(sub, default_server),
+        server=False,
+        description="Tournaments: many entrants, several deals, live standings.",
+    )
     return parser
 
 
@@ -608,14 +763,23 @@ def _create_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--countdown", type=int, default=3, help="countdown before the deal, seconds (default 3)")
     sub.add_argument("--time-limit", type=int, default=900, help="race time limit, seconds (default 900)")
     sub.add_argument("--join", action="store_true", help="enter the race too (keep the token to play it)")
-    sub.add_argument("--winnable", action="store_true",
-                     help="a deal known to be winnable: a fresh secret one the server's solver proves winnable "
-                          "(or one from its private catalog), or with --public-seed a practice deal from the public "
-                          "catalog")
-    sub.add_argument("--public-seed", action="store_true",
-                     help="the drawn seed is public from the start (a practice deal)")
-    sub.add_argument("--spectator-delay", type=int, default=0, metavar="S",
-                     help="spectators see the boards this many seconds late (default 0)")
+    sub.add_argument(
+        "--winnable",
+        action="store_true",
+        help="a deal known to be winnable: a fresh secret one the server's solver proves winnable "
+        "(or one from its private catalog), or with --public-seed a practice deal from the public "
+        "catalog",
+    )
+    sub.add_argument(
+        "--public-seed", action="store_true", help="the drawn seed is public from the start (a practice deal)"
+    )
+    sub.add_argument(
+        "--spectator-delay",
+        type=int,
+        default=0,
+        metavar="S",
+        help="spectators see the boards this many seconds late (default 0)",
+    )
 
 
 def _start_arguments(sub: argparse.ArgumentParser) -> None:
@@ -628,8 +792,9 @@ def _bot_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--token", help="play as the player of this token (e.g. a creator who joined)")
     sub.add_argument("--delay-ms", type=int, default=0, help="pause between moves, milliseconds (default 0)")
     sub.add_argument("--start", action="store_true", help="start the race once joined (its creator only)")
-    sub.add_argument("--double", action="store_true",
-                     help="after a win, stake the points on one round of Double or Naught")
+    sub.add_argument(
+        "--double", action="store_true", help="after a win, stake the points on one round of Double or Naught"
+    )
 
 
 def _play_arguments(sub: argparse.ArgumentParser) -> None:
@@ -645,9 +810,13 @@ def _watch_arguments(sub: argparse.ArgumentParser) -> None:
 
 def _verify_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("code", help="race code")
-    sub.add_argument("--commitment", metavar="HEX", type=_hex_commitment,
-                     help="the commitment published at the race's start (`arena bot` and `arena watch` print it); "
-                          "without it the record's own is used")
+    sub.add_argument(
+        "--commitment",
+        metavar="HEX",
+        type=_hex_commitment,
+        help="the commitment published at the race's start (`arena bot` and `arena watch` print it); "
+        "without it the record's own is used",
+    )
 
 
 def _simulate_arguments(sub: argparse.ArgumentParser) -> None:
@@ -662,17 +831,27 @@ def _catalog_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("game", help="game key or alias")
     sub.add_argument("--count", type=int, default=20, help="winnable deals to add (default 20)")
     sub.add_argument("--first-seed", type=int, default=0, help="first seed to try (default 0)")
-    sub.add_argument("--dir", help="public catalog folder (default: the checkout's seeds/; an installed package "
-                                   "needs a folder of its own, served with `arena serve --catalog DIR`)")
-    sub.add_argument("--private", metavar="DIR",
-                     help="build a private catalog in DIR instead, from fresh secret seeds (for tournaments and "
-                          "secret winnable races: `arena serve --private-catalog DIR`)")
-    sub.add_argument("--solver", action="store_true",
-                     help="find the deals with the solver (full knowledge of the deal) instead of the bot")
+    sub.add_argument(
+        "--dir",
+        help="public catalog folder (default: the checkout's seeds/; an installed package "
+        "needs a folder of its own, served with `arena serve --catalog DIR`)",
+    )
+    sub.add_argument(
+        "--private",
+        metavar="DIR",
+        help="build a private catalog in DIR instead, from fresh secret seeds (for tournaments and "
+        "secret winnable races: `arena serve --private-catalog DIR`)",
+    )
+    sub.add_argument(
+        "--solver",
+        action="store_true",
+        help="find the deals with the solver (full knowledge of the deal) instead of the bot",
+    )
     sub.add_argument("--nodes", type=int, default=4000, help="with --solver: moves tried per deal (default 4000)")
     sub.add_argument("--seconds", type=float, default=10.0, help="with --solver: seconds per deal (default 10)")
-    sub.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                     help="with --solver: worker processes (default: one per core)")
+    sub.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="with --solver: worker processes (default: one per core)"
+    )
     _json_flag(sub)
 
 
@@ -685,16 +864,23 @@ def _solve_arguments(sub: argparse.ArgumentParser) -> None:
 def _demo_arguments(sub: argparse.ArgumentParser) -> None:
     # No default from $ARENA_URL, unlike the other commands: without --url the demo is the whole race
     # in this process, as the README's tour (which exports ARENA_URL) runs it.
-    sub.add_argument("--url", "--server", dest="url", metavar="URL", default=None,
-                     help="play the race on this running server (ws://HOST:PORT; e.g. a load balancer over several "
-                          "nodes) instead of one started in this process; each bot and the spectator connect on "
-                          "their own")
+    sub.add_argument(
+        "--url",
+        "--server",
+        dest="url",
+        metavar="URL",
+        default=None,
+        help="play the race on this running server (ws://HOST:PORT; e.g. a load balancer over several "
+        "nodes) instead of one started in this process; each bot and the spectator connect on "
+        "their own",
+    )
     sub.add_argument("--game", default="klondike", help="game key or alias (default klondike)")
     sub.add_argument("--seed", type=int, default=42, help="the deal's public seed (default 42)")
     sub.add_argument("--bots", type=int, default=3, help="number of bots, 1 to 8 (default 3)")
     sub.add_argument("--delay-ms", type=int, default=20, help="pause between a bot's moves, ms (default 20)")
-    sub.add_argument("--tournament", action="store_true",
-                     help="a three-deal tournament of eight bots instead (uses --game)")
+    sub.add_argument(
+        "--tournament", action="store_true", help="a three-deal tournament of eight bots instead (uses --game)"
+    )
 
 
 def _fuzz_arguments(sub: argparse.ArgumentParser) -> None:
@@ -739,8 +925,10 @@ def _refusals() -> tuple[type[Exception], ...]:
     """The errors `main` prints in one line (exit 2): a request the server refused
     (`client.connection.ArenaError`) and an unknown game (`engine.games.UnknownGame`), among the
     modules the command loaded: a command that never loaded one cannot have raised its error."""
-    found = (getattr(sys.modules.get(module), name, None)
-             for module, name in (("client.connection", "ArenaError"), ("engine.games", "UnknownGame")))
+    found = (
+        getattr(sys.modules.get(module), name, None)
+        for module, name in (("client.connection", "ArenaError"), ("engine.games", "UnknownGame"))
+    )
     return tuple(error for error in found if error is not None)
 
 
@@ -769,14 +957,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except argparse.ArgumentTypeError as exc:
                     parser.error(str(exc))
         if args.command == "demo" and args.tournament and args.url:
-            parser.error("--url plays the race demo on a running server; the --tournament demo runs in this "
-                         "process only")
+            parser.error(
+                "--url plays the race demo on a running server; the --tournament demo runs in this process only"
+            )
         import asyncio
 
         return asyncio.run(handler(args, console))  # type: ignore[arg-type]
     except _refusals() as exc:
-        console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False,
-                      soft_wrap=True)
+        console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 130

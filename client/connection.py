@@ -40,16 +40,24 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from server.protocol import (
+    Bonus,
+    BonusMove,
+    CancelTournament,
     CreateRace,
+    CreateTournament,
     DelayedBoard,
+    DoubleOrNaught,
     EntrantJoined,
     Error,
+    FollowTournament,
     GetRecord,
     Hello,
     JoinRace,
     ListRaces,
+    ListTournaments,
     MoveRequest,
     MoveResult,
+    OpenDeal,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -58,37 +66,27 @@ from server.protocol import (
     Races,
     RaceStarted,
     RaceStarting,
-    Resign,
-    Snapshot,
-    StartRace,
-    Sync,
-    SyncPage,
-    Watch,
-    Welcome,
-    decode_server,
-    encode,
-)
-from server.protocol import (
-    Bonus,
-    BonusMove,
-    CancelTournament,
-    DoubleOrNaught,
-    CreateTournament,
-    FollowTournament,
-    ListTournaments,
-    OpenDeal,
     RegisterTournament,
     Rematch,
     Rename,
     Renamed,
     Replay,
     ReplayStep,
+    Resign,
+    Snapshot,
+    StartRace,
+    Sync,
+    SyncPage,
     TournamentEvent,
     TournamentInfo,
-    Tournaments,
     TournamentReply,
+    Tournaments,
     TournamentSnapshot,
+    Watch,
+    Welcome,
     WithdrawTournament,
+    decode_server,
+    encode,
 )
 
 __all__ = [
@@ -104,12 +102,24 @@ log = logging.getLogger(__name__)
 #: What `ArenaClient.events` yields: the race events, plus the `Snapshot` that
 #: `ArenaClient.reconnect` gets for each race (it stands for whatever was missed).
 #: `TournamentEvent`s of the tournaments we entered or follow come through the same queue.
-RaceEvent = (EntrantJoined | RaceStarting | RaceStarted | Progress | DelayedBoard | RaceFinished | Snapshot
-             | TournamentEvent)
+RaceEvent = (
+    EntrantJoined | RaceStarting | RaceStarted | Progress | DelayedBoard | RaceFinished | Snapshot | TournamentEvent
+)
 
 _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished)
-_REPLY_TYPES = (RaceReply, Races, Snapshot, SyncPage, RaceRecord, TournamentReply, Tournaments, TournamentSnapshot,
-                Bonus, ReplayStep, Renamed)
+_REPLY_TYPES = (
+    RaceReply,
+    Races,
+    Snapshot,
+    SyncPage,
+    RaceRecord,
+    TournamentReply,
+    Tournaments,
+    TournamentSnapshot,
+    Bonus,
+    ReplayStep,
+    Renamed,
+)
 _T = TypeVar("_T")
 
 #: Largest frame the client accepts from the server, in bytes (a race record can be long).
@@ -206,9 +216,7 @@ class ArenaClient:
     # ----------------------------------------------------------------------- connecting
 
     @classmethod
-    async def connect(
-        cls, url: str, name: str, token: str | None = None, *, timeout_s: float = 10.0
-    ) -> ArenaClient:
+    async def connect(cls, url: str, name: str, token: str | None = None, *, timeout_s: float = 10.0) -> ArenaClient:
         """Connect to ``url`` (``ws://host:port``) and say hello as ``name`` (1-32 characters).
 
         ``token``: a token from an earlier session, to be the same player again (with the same
@@ -474,7 +482,9 @@ class ArenaClient:
 
     # ---------------------------------------------------------------------- tournaments
 
-    async def create_tournament(self, admin_token: str, name: str, game: str, deals: int, **fields: Any) -> TournamentInfo:
+    async def create_tournament(
+        self, admin_token: str, name: str, game: str, deals: int, **fields: Any
+    ) -> TournamentInfo:
         """Create a tournament (organisers: ``admin_token``). ``fields`` are the other fields of
         `server.protocol.CreateTournament` (``starts_at`` or ``cron``, ``format``, ``seeds``...).
         Raises `ArenaError` (``not_organiser``, ``bad_schedule``, ``bad_tournament``,
@@ -503,12 +513,16 @@ class ArenaClient:
         """Enter a tournament; its events arrive through `events`. Raises `ArenaError`
         (``registration_closed``, ``tournament_full``, ``already_joined``)."""
         req = self._new_req()
-        return (await self._request(req, RegisterTournament(req=req, tournament=tournament), TournamentReply)).tournament
+        return (
+            await self._request(req, RegisterTournament(req=req, tournament=tournament), TournamentReply)
+        ).tournament
 
     async def withdraw_tournament(self, tournament: str) -> TournamentInfo:
         """Leave a tournament (see docs/tournaments.md for what happens to a deal in play)."""
         req = self._new_req()
-        return (await self._request(req, WithdrawTournament(req=req, tournament=tournament), TournamentReply)).tournament
+        return (
+            await self._request(req, WithdrawTournament(req=req, tournament=tournament), TournamentReply)
+        ).tournament
 
     async def open_deal(self, tournament: str) -> RaceInfo:
         """Arena format: open our next deal now; returns its race (we are its only entrant)."""
@@ -640,9 +654,7 @@ class ArenaClient:
                 await self._send(encode(message))
                 reply = await future
         except TimeoutError:
-            raise ArenaTimeout(
-                f"no answer to {type(message).__name__} (req {req}) within {self.timeout_s} s"
-            ) from None
+            raise ArenaTimeout(f"no answer to {type(message).__name__} (req {req}) within {self.timeout_s} s") from None
         finally:
             self._replies.pop(req, None)
         if not isinstance(reply, kind):
@@ -698,9 +710,11 @@ class ArenaClient:
             self._on_event(message)
         elif isinstance(message, TournamentEvent):
             self._note_tournament(message.tournament)
-            if message.kind == "deal_started" and message.race and self.player in {
-                s.player for s in message.standings if s.status == "playing"
-            }:
+            if (
+                message.kind == "deal_started"
+                and message.race
+                and self.player in {s.player for s in message.standings if s.status == "playing"}
+            ):
                 self._entered.add(message.race)  # the tournament entered us in that deal's race
             self._events.put_nowait(message)
         elif isinstance(message, DelayedBoard):

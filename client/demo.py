@@ -81,18 +81,17 @@ async def run_demo(
     began = time.monotonic()
     if url is not None:
         console.print(f"Server: {url}", highlight=False)
-        return await _demo_race(url, game, seed=seed, bots=bots, delay_ms=delay_ms, console=console,
-                                began=began)
+        return await _demo_race(url, game, seed=seed, bots=bots, delay_ms=delay_ms, console=console, began=began)
     from server.app import ArenaServer  # the server is only needed here, not by the client
 
     async with ArenaServer() as server:
         console.print(f"Server listening on {server.url}")
-        return await _demo_race(server.url, game, seed=seed, bots=bots, delay_ms=delay_ms, console=console,
-                                began=began)
+        return await _demo_race(server.url, game, seed=seed, bots=bots, delay_ms=delay_ms, console=console, began=began)
 
 
-async def _demo_race(url: str, game: str, *, seed: int, bots: int, delay_ms: int, console: Console,
-                     began: float) -> int:
+async def _demo_race(
+    url: str, game: str, *, seed: int, bots: int, delay_ms: int, console: Console, began: float
+) -> int:
     """The demo's race on the server at ``url``: ``bots`` bots and a spectator, each on a
     connection of its own; print it and return the exit code as `run_demo` does."""
     clients: list[ArenaClient] = []
@@ -111,11 +110,15 @@ async def _demo_race(url: str, game: str, *, seed: int, bots: int, delay_ms: int
         if (nodes := landed_on(clients)) is not None:
             console.print(nodes, highlight=False)
         snapshot = await spectator.watch(code)
-        console.print(f"Race [bold]{code}[/]: {info.game}, public seed {seed}, "
-                      f"{bots} bot{'s' if bots > 1 else ''}; starting in 1 s")
+        console.print(
+            f"Race [bold]{code}[/]: {info.game}, public seed {seed}, "
+            f"{bots} bot{'s' if bots > 1 else ''}; starting in 1 s"
+        )
         await creator.start_race(code)
-        players = [asyncio.create_task(run_bot(c, code, delay_ms=delay_ms, variety=i), name=c.name)
-                   for i, c in enumerate(clients[:-1])]
+        players = [
+            asyncio.create_task(run_bot(c, code, delay_ms=delay_ms, variety=i), name=c.name)
+            for i, c in enumerate(clients[:-1])
+        ]
         try:
             async with asyncio.timeout(DEMO_TIME_LIMIT_S + 30):
                 finished = await follow_race(spectator, snapshot, console)
@@ -131,12 +134,19 @@ async def _demo_race(url: str, game: str, *, seed: int, bots: int, delay_ms: int
             await client.close()
 
     standings = finished.standings if isinstance(finished, RaceFinished) else record.standings
-    console.print(standings_table(standings, title=f"Race {code}: final ranking",
-                                  caption=f"ended: {finished.reason if finished else 'finished'}"))
+    console.print(
+        standings_table(
+            standings,
+            title=f"Race {code}: final ranking",
+            caption=f"ended: {finished.reason if finished else 'finished'}",
+        )
+    )
     for client, result in zip(clients, results):
         if isinstance(result, BotResult):
-            console.print(f"  {client.name}: {result.end}, {result.cleared}/{result.total} cleared, "
-                          f"{result.moves} moves", highlight=False)
+            console.print(
+                f"  {client.name}: {result.end}, {result.cleared}/{result.total} cleared, {result.moves} moves",
+                highlight=False,
+            )
         else:
             console.print(f"  {client.name}: [red]failed[/]: {escape(repr(result))}")
     start_board = creator.started[code].board if code in creator.started else None

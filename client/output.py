@@ -60,8 +60,9 @@ class Listing:
 
 def add_json_flag(parser: argparse.ArgumentParser, help_text: str = "") -> None:
     """Give a command ``--json`` (stored as ``args.json``)."""
-    parser.add_argument("--json", action="store_true",
-                        help=help_text or "print one JSON document instead of a table (for programs)")
+    parser.add_argument(
+        "--json", action="store_true", help=help_text or "print one JSON document instead of a table (for programs)"
+    )
 
 
 def to_json(value: Any) -> Any:
@@ -75,8 +76,15 @@ def plain_cell(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def show(listing: Listing, console: Console, *, as_json: bool, terminal: bool | None = None,
-         out: TextIO | None = None, err: TextIO | None = None) -> None:
+def show(
+    listing: Listing,
+    console: Console,
+    *,
+    as_json: bool,
+    terminal: bool | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> None:
     """Print ``listing`` as a table (``terminal``: default, whether ``console`` writes to one),
     as tab-separated lines, or as JSON (``as_json``); see the module docstring. ``out``: where
     rows go (default: the console's file); ``err``: where titles and notes go when the rows are
@@ -117,4 +125,3 @@ def json_line(value: Any, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     out.write(json.dumps(to_json(value), ensure_ascii=False) + "\n")
     out.flush()
-

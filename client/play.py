@@ -108,8 +108,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``arena play``'s own arguments; ``--server`` and ``--name`` come from ``client.cli``."""
     parser.add_argument("code", help="race code")
     parser.add_argument("--token", help="play as the player of this token (resume an earlier session)")
-    parser.add_argument("--double", action="store_true",
-                        help="after a win, stake the points on Double or Naught (you pick the cards)")
+    parser.add_argument(
+        "--double", action="store_true", help="after a win, stake the points on Double or Naught (you pick the cards)"
+    )
 
 
 # ------------------------------------------------------------------------------ commands
@@ -126,12 +127,19 @@ class Command:
 
 
 _WORDS = {
-    "?": "legal", "moves": "legal", "legal": "legal",
-    "help": "help", "h": "help",
-    "board": "board", "b": "board",
-    "standings": "standings", "st": "standings",
+    "?": "legal",
+    "moves": "legal",
+    "legal": "legal",
+    "help": "help",
+    "h": "help",
+    "board": "board",
+    "b": "board",
+    "standings": "standings",
+    "st": "standings",
     "resign": "resign",
-    "quit": "quit", "q": "quit", "exit": "quit",
+    "quit": "quit",
+    "q": "quit",
+    "exit": "quit",
 }
 _PILE = r"[a-z]\d{0,2}"
 _LOOSE_TRANSFER = re.compile(rf"({_PILE})\s*(?:-|>|\s)\s*({_PILE})(x\d{{1,3}})?")
@@ -140,8 +148,10 @@ _LOOSE_TRANSFER = re.compile(rf"({_PILE})\s*(?:-|>|\s)\s*({_PILE})(x\d{{1,3}})?"
 def parse_command(text: str, listed: Sequence[str] = ()) -> Command:
     """Read one typed line. ``listed``: the moves of the last ``?`` listing, for ``N``.
 
-    >>> parse_command(" T3-F0 "), parse_command("t3 t5x3"), parse_command("exchange t4.2")
-    (Command(kind='move', move='t3>f0'), Command(kind='move', move='t3>t5x3'), Command(kind='move', move='exchange t4.2'))
+    >>> parse_command(" T3-F0 "), parse_command("t3 t5x3")
+    (Command(kind='move', move='t3>f0'), Command(kind='move', move='t3>t5x3'))
+    >>> parse_command("exchange t4.2")
+    Command(kind='move', move='exchange t4.2')
     >>> parse_command("?"), parse_command("2", ["r4>f0", "deal"]), parse_command("3", ["deal"]).kind
     (Command(kind='legal', move=''), Command(kind='move', move='deal'), 'bad')
     """
@@ -297,8 +307,9 @@ def legal_view(legal: Sequence[str]) -> Text:
     return Text("   ").join(Text.assemble((str(i), "dim"), " ", (m, "bold")) for i, m in enumerate(legal, 1))
 
 
-def standings_line(standings: Sequence[Standing], me: str, elapsed_s: float, *, limit_s: float | None = None,
-                   others_only: bool = False) -> str:
+def standings_line(
+    standings: Sequence[Standing], me: str, elapsed_s: float, *, limit_s: float | None = None, others_only: bool = False
+) -> str:
     """One line of standings: the race clock (seconds), then each entrant's place, name,
     cards cleared, moves and status; ``me`` (a player id) is marked "(you)", or left out with
     ``others_only``.
@@ -318,8 +329,10 @@ def standings_line(standings: Sequence[Standing], me: str, elapsed_s: float, *, 
         if others_only and s.player == me:
             continue
         you = " (you)" if s.player == me else ""
-        parts.append(f"{s.place}. {s.name}{you} {s.cleared}/{s.total} cleared, {s.moves} "
-                     f"move{'s' if s.moves != 1 else ''}, {s.status.replace('_', ' ')}")
+        parts.append(
+            f"{s.place}. {s.name}{you} {s.cleared}/{s.total} cleared, {s.moves} "
+            f"move{'s' if s.moves != 1 else ''}, {s.status.replace('_', ' ')}"
+        )
     return " | ".join(parts)
 
 
@@ -409,8 +422,9 @@ class _LineTerminal:
 
     async def read(self, message: Callable[[], str]) -> str | None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._pump, args=(asyncio.get_running_loop(),),
-                                            name="arena-play-stdin", daemon=True)
+            self._thread = threading.Thread(
+                target=self._pump, args=(asyncio.get_running_loop(),), name="arena-play-stdin", daemon=True
+            )
             self._thread.start()
         self.console.print(message(), end="", markup=False, highlight=False)
         self.console.file.flush()
@@ -471,8 +485,9 @@ class _Play:
         self._generation = 0  # connections opened so far, for one reconnect per loss
         self._reconnecting = asyncio.Lock()
         if tty:
-            self.term: _Terminal = _PromptTerminal(console, lambda: self.board.legal if self.board else (),
-                                                   self.toolbar)
+            self.term: _Terminal = _PromptTerminal(
+                console, lambda: self.board.legal if self.board else (), self.toolbar
+            )
         else:
             self.term = _LineTerminal(console)
 
@@ -588,8 +603,12 @@ class _Play:
             others = [s for s in self.standings if s.player != self.client.player]
             self._shown = {s.player: (s.cleared, s.status) for s in others}
             if others:
-                await self.term.show(Text(standings_line(self.standings, self.client.player, self.elapsed_s(),
-                                                         others_only=True), style="cyan"))
+                await self.term.show(
+                    Text(
+                        standings_line(self.standings, self.client.player, self.elapsed_s(), others_only=True),
+                        style="cyan",
+                    )
+                )
             await asyncio.sleep(_ANNOUNCE_EVERY_S)
 
     async def reconnect(self, generation: int) -> None:
@@ -688,17 +707,25 @@ class _Play:
         except ArenaConnectionError as exc:
             await self.reconnect(generation)
             if exc.seq is None or exc.race != self.code:
-                await self.term.show(Text(f"{notation}: not sent (the connection was lost); type it again",
-                                          style="yellow"))
+                await self.term.show(
+                    Text(f"{notation}: not sent (the connection was lost); type it again", style="yellow")
+                )
                 return
             result = await self.client.move_result(self.code, exc.seq)
         except ArenaTimeout as exc:
-            await self.term.show(Text(f"{notation}: {exc.reason}; look at the board before you type it again",
-                                      style="yellow"))
+            await self.term.show(
+                Text(f"{notation}: {exc.reason}; look at the board before you type it again", style="yellow")
+            )
             return
         if not result.ok:
-            await self.term.show(Text.assemble(("refused ", "bold red"), f"{result.move or notation}: ",
-                                               result.reason, (f" [{result.code}]", "red")))
+            await self.term.show(
+                Text.assemble(
+                    ("refused ", "bold red"),
+                    f"{result.move or notation}: ",
+                    result.reason,
+                    (f" [{result.code}]", "red"),
+                )
+            )
             return
         self.listed = []
         if result.board is not None:
@@ -716,10 +743,19 @@ class _Play:
             return
         self._said_over = True
         status = status or (mine.status if mine else "done")
-        text = {"won": "You won!", "stuck": "No legal move left: your game is over.",
-                "resigned": "You resigned.", "out_of_time": "You made no move for too long: out of time."}
-        await self.term.show(Text(f"{text.get(status, 'Your game is over.')} The race goes on until the others "
-                                  "finish; quit leaves (your result stands).", style="bold"))
+        text = {
+            "won": "You won!",
+            "stuck": "No legal move left: your game is over.",
+            "resigned": "You resigned.",
+            "out_of_time": "You made no move for too long: out of time.",
+        }
+        await self.term.show(
+            Text(
+                f"{text.get(status, 'Your game is over.')} The race goes on until the others "
+                "finish; quit leaves (your result stands).",
+                style="bold",
+            )
+        )
 
     async def resign(self) -> None:
         """Ask to confirm, then resign."""
@@ -735,8 +771,9 @@ class _Play:
         try:
             await self.client.resign(self.code)
         except ArenaError as exc:
-            await self.term.show(Text.assemble(("refused ", "bold red"), "resign: ", exc.reason,
-                                               (f" [{exc.code}]", "red")))
+            await self.term.show(
+                Text.assemble(("refused ", "bold red"), "resign: ", exc.reason, (f" [{exc.code}]", "red"))
+            )
             return
         await self.say_over(None, "resigned")
 
@@ -755,8 +792,11 @@ async def run_play(args: argparse.Namespace, console: Console) -> int:
         try:
             return await _session(session, args)
         except (_CtrlC, KeyboardInterrupt, asyncio.CancelledError) as exc:
-            console.print(f"\nInterrupted; the race goes on. Resume with: {session.resume_hint()}", highlight=False,
-                          soft_wrap=True)
+            console.print(
+                f"\nInterrupted; the race goes on. Resume with: {session.resume_hint()}",
+                highlight=False,
+                soft_wrap=True,
+            )
             if isinstance(exc, asyncio.CancelledError):
                 raise  # asyncio.run turns the cancellation of Ctrl-C into KeyboardInterrupt: 130
             return 130
@@ -769,8 +809,10 @@ async def _session(session: _Play, args: argparse.Namespace) -> int:
     client, code, console = session.client, session.code, session.console
     try:
         info = await client.join_race(code)
-        console.print(f"{escape(client.name)} joined race [bold]{code}[/] ({info.game}, "
-                      f"seed {'secret' if info.seed is None else info.seed}).")
+        console.print(
+            f"{escape(client.name)} joined race [bold]{code}[/] ({info.game}, "
+            f"seed {'secret' if info.seed is None else info.seed})."
+        )
     except ArenaError as exc:
         if exc.code != "already_joined":
             raise
@@ -788,8 +830,10 @@ async def _session(session: _Play, args: argparse.Namespace) -> int:
     try:
         if not session.started.is_set() and not session.done.is_set():
             entrants = ", ".join(snapshot.race.entrants)
-            console.print(f"Waiting for the start ({len(snapshot.race.entrants)} in: {escape(entrants)}); "
-                          "Ctrl-C leaves.", highlight=False)
+            console.print(
+                f"Waiting for the start ({len(snapshot.race.entrants)} in: {escape(entrants)}); Ctrl-C leaves.",
+                highlight=False,
+            )
             waits = [asyncio.ensure_future(session.started.wait()), asyncio.ensure_future(session.done.wait())]
             try:
                 await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -804,8 +848,11 @@ async def _session(session: _Play, args: argparse.Namespace) -> int:
             try:
                 await session.play()
             except _Leave:
-                console.print(f"You left race {code}; it goes on without you. Resume with: {session.resume_hint()}",
-                              highlight=False, soft_wrap=True)
+                console.print(
+                    f"You left race {code}; it goes on without you. Resume with: {session.resume_hint()}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
                 return 0
         if session.fatal is not None:
             raise session.fatal
@@ -824,7 +871,9 @@ async def _the_end(session: _Play, args: argparse.Namespace) -> int:
     client, code, console = session.client, session.code, session.console
     finished = session.finished
     if finished is not None:
-        caption = f"{finished.reason.replace('_', ' ')}; seed {finished.seed if finished.seed is not None else 'secret'}"
+        caption = (
+            f"{finished.reason.replace('_', ' ')}; seed {finished.seed if finished.seed is not None else 'secret'}"
+        )
     elif session.info is not None and session.info.seed is not None:
         caption = f"seed {session.info.seed}"
     else:
@@ -832,15 +881,22 @@ async def _the_end(session: _Play, args: argparse.Namespace) -> int:
     console.print(standings_table(session.standings, title=f"Race {code}: final standings", caption=caption))
     commitment = client.commitments.get(code)
     if commitment:
-        console.print(f"Commitment published at the start: {commitment}\n"
-                      f"Check the deal against it: arena verify {code} --commitment {commitment} "
-                      f"--server {session.server}", highlight=False, soft_wrap=True)
+        console.print(
+            f"Commitment published at the start: {commitment}\n"
+            f"Check the deal against it: arena verify {code} --commitment {commitment} "
+            f"--server {session.server}",
+            highlight=False,
+            soft_wrap=True,
+        )
     offered = finished is not None and client.player in finished.double_or_naught
     if offered and not args.double:
         mine = session.me()
-        console.print(f"You may stake your {mine.points if mine else ''} points on Double or Naught: "
-                      f"arena play {code} --double --token={client.token} --server {session.server}",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"You may stake your {mine.points if mine else ''} points on Double or Naught: "
+            f"arena play {code} --double --token={client.token} --server {session.server}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if args.double and (offered or finished is None):
         return await _double_or_naught(session)
     return 0
@@ -875,8 +931,9 @@ async def _double_or_naught(session: _Play) -> int:
         try:
             bonus = await client.bonus_move(code, command.move)
         except ArenaError as exc:
-            await term.show(Text.assemble(("refused ", "bold red"), f"{command.move}: ", exc.reason,
-                                          (f" [{exc.code}]", "red")))
+            await term.show(
+                Text.assemble(("refused ", "bold red"), f"{command.move}: ", exc.reason, (f" [{exc.code}]", "red"))
+            )
 
 
 async def _ask(term: _Terminal, question: str) -> str:
@@ -889,10 +946,14 @@ async def _ask(term: _Terminal, question: str) -> str:
 
 def _bonus_view(bonus: Bonus) -> RenderableType:
     said = {"win": "you won: points doubled", "loss": "you lost: no points", "tie": "a tie: deal again"}
-    head = Text(f"Double or Naught, round {bonus.round}: stake {bonus.stake}, points now {bonus.points}; "
-                f"{said.get(bonus.outcome, 'guess a card')}", style="bold")
+    head = Text(
+        f"Double or Naught, round {bonus.round}: stake {bonus.stake}, points now {bonus.points}; "
+        f"{said.get(bonus.outcome, 'guess a card')}",
+        style="bold",
+    )
     parts: list[RenderableType] = [head, board_view(bonus.board, title="double_or_naught")]
     if bonus.decided and bonus.seed is not None:
-        parts.append(Text(f"The round's seed {bonus.seed} and salt {bonus.salt} (commitment {bonus.commitment})",
-                          style="dim"))
+        parts.append(
+            Text(f"The round's seed {bonus.seed} and salt {bonus.salt} (commitment {bonus.commitment})", style="dim")
+        )
     return Group(*parts)

@@ -67,10 +67,18 @@ def standings_table(standings: Sequence[Standing], *, title: str = "", caption: 
 
 def standings_listing(standings: Sequence[Standing], *, title: str = "", notes: Sequence[str] = ()) -> Listing:
     """Standings as a `client.output.Listing` (the columns of `standings_table`)."""
-    rows = [[str(s.place), s.name, s.status, f"{s.cleared}/{s.total}", f"{s.time_ms / 1000:.3f} s", str(s.moves)]
-            for s in standings]
-    return Listing(title, ["#", "player", "status", "cleared", "time", "moves"], rows, list(standings),
-                   notes=list(notes), right=frozenset({"#", "cleared", "time", "moves"}))
+    rows = [
+        [str(s.place), s.name, s.status, f"{s.cleared}/{s.total}", f"{s.time_ms / 1000:.3f} s", str(s.moves)]
+        for s in standings
+    ]
+    return Listing(
+        title,
+        ["#", "player", "status", "cleared", "time", "moves"],
+        rows,
+        list(standings),
+        notes=list(notes),
+        right=frozenset({"#", "cleared", "time", "moves"}),
+    )
 
 
 def report_table(report: VerifyReport) -> Table:
@@ -125,8 +133,10 @@ def event_line(event: RaceEvent, standings: Sequence[Standing], snapshot: Snapsh
             text += f"  ({s.cleared}/{s.total} cleared, {s.moves} moves, {s.status})"
         return text
     if isinstance(event, DelayedBoard):
-        return (f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move} "
-                f"(shown {snapshot.race.spectator_delay_s} s late)")
+        return (
+            f"{event.elapsed_ms / 1000:7.3f} s  {_name_of(standings, event.player)}: {event.move} "
+            f"(shown {snapshot.race.spectator_delay_s} s late)"
+        )
     if isinstance(event, RaceFinished):
         return f"finished: {event.reason}; seed {event.seed} revealed"
     return event.__struct_config__.tag  # type: ignore[attr-defined]  # an event this client does not describe

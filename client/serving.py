@@ -8,9 +8,10 @@ wins over the variable, and the variable over the default. Limits that can be sw
 ``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``,
 ``--node-id``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster)
 and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
-``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``); so do the log's level and format (``--log-level``, ``--log-format``;
-``ARENA_LOG_LEVEL``, ``ARENA_LOG_FORMAT``: `log_settings`) and the event loop (``--event-loop``,
-``ARENA_EVENT_LOOP``: `event_loop_factory`).
+``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``); so do
+the log's level and format (``--log-level``, ``--log-format``; ``ARENA_LOG_LEVEL``,
+``ARENA_LOG_FORMAT``: `log_settings`) and the event loop (``--event-loop``, ``ARENA_EVENT_LOOP``:
+`event_loop_factory`).
 
 >>> parser = argparse.ArgumentParser()
 >>> add_server_arguments(parser)
@@ -30,8 +31,8 @@ from pathlib import Path
 
 from client.arguments import bounded
 from server.catalog import public_catalogs
-from server.logs import LOG_FORMATS, LOG_LEVELS
 from server.config import ServerConfig
+from server.logs import LOG_FORMATS, LOG_LEVELS
 from server.store.redis import CLUSTER_SCHEMES, cluster_seeds
 
 __all__ = ["EVENT_LOOPS", "add_server_arguments", "event_loop_factory", "log_settings", "server_config"]
@@ -55,35 +56,76 @@ def _parser_of(limit: dataclasses.Field) -> Callable[[str], object]:
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add a flag for every `ServerConfig` limit, plus the catalog folders, the admin token and
     the Redis URL."""
-    parser.add_argument("--admin-token", default=None,
-                        help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)")
-    parser.add_argument("--redis", metavar="URL", default=None,
-                        help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0, or in this Redis Cluster, "
-                             "redis+cluster://HOST:PORT[,HOST:PORT...] (default: $ARENA_REDIS_URL; none: in memory)")
-    parser.add_argument("--node-id", metavar="NAME", default=None,
-                        help="with --redis: this node's name among the nodes sharing that Redis (default: "
-                             "$ARENA_NODE_ID, else HOSTNAME:PORT); a node restarted under the same name resumes "
-                             "its own races")
-    parser.add_argument("--catalog", metavar="DIR",
-                        help="public catalogs of winnable deals, for practice races (default: those installed with the "
-                             "package, seeds/ in a checkout; $ARENA_CATALOG)")
-    parser.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDR", dest="trusted_proxies",
-                        help="a reverse proxy's address: its connections count against the client address it "
-                             "forwards in X-Forwarded-For (repeatable; $ARENA_TRUSTED_PROXIES, comma-separated)")
-    parser.add_argument("--private-catalog", metavar="DIR",
-                        help="private catalog of winnable deals, for secret ones: tournaments and races "
-                             "(default: none; $ARENA_PRIVATE_CATALOG)")
-    parser.add_argument("--metrics-from", action="append", default=None, metavar="ADDR", dest="metrics_from",
-                        help="an address or network (10.0.0.0/8) that may GET /metrics (repeatable; default "
-                             "127.0.0.1 and ::1; 'none': nobody; $ARENA_METRICS_FROM, comma-separated)")
-    parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
-                        help="least severe log lines written (default info; $ARENA_LOG_LEVEL)")
-    parser.add_argument("--log-format", choices=LOG_FORMATS, default=None,
-                        help="text lines, or one JSON object per line (default text; $ARENA_LOG_FORMAT)")
-    parser.add_argument("--event-loop", choices=EVENT_LOOPS, default=None,
-                        help="the asyncio event loop to serve on: uvloop (about 3%% less CPU per move with a large "
-                             "audience, docs/performance.md §3.14), asyncio's own, or auto: uvloop where it is installed "
-                             "(default auto; $ARENA_EVENT_LOOP)")
+    parser.add_argument(
+        "--admin-token",
+        default=None,
+        help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)",
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        default=None,
+        help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0, or in this Redis Cluster, "
+        "redis+cluster://HOST:PORT[,HOST:PORT...] (default: $ARENA_REDIS_URL; none: in memory)",
+    )
+    parser.add_argument(
+        "--node-id",
+        metavar="NAME",
+        default=None,
+        help="with --redis: this node's name among the nodes sharing that Redis (default: "
+        "$ARENA_NODE_ID, else HOSTNAME:PORT); a node restarted under the same name resumes "
+        "its own races",
+    )
+    parser.add_argument(
+        "--catalog",
+        metavar="DIR",
+        help="public catalogs of winnable deals, for practice races (default: those installed with the "
+        "package, seeds/ in a checkout; $ARENA_CATALOG)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=None,
+        metavar="ADDR",
+        dest="trusted_proxies",
+        help="a reverse proxy's address: its connections count against the client address it "
+        "forwards in X-Forwarded-For (repeatable; $ARENA_TRUSTED_PROXIES, comma-separated)",
+    )
+    parser.add_argument(
+        "--private-catalog",
+        metavar="DIR",
+        help="private catalog of winnable deals, for secret ones: tournaments and races "
+        "(default: none; $ARENA_PRIVATE_CATALOG)",
+    )
+    parser.add_argument(
+        "--metrics-from",
+        action="append",
+        default=None,
+        metavar="ADDR",
+        dest="metrics_from",
+        help="an address or network (10.0.0.0/8) that may GET /metrics (repeatable; default "
+        "127.0.0.1 and ::1; 'none': nobody; $ARENA_METRICS_FROM, comma-separated)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default=None,
+        help="least severe log lines written (default info; $ARENA_LOG_LEVEL)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default=None,
+        help="text lines, or one JSON object per line (default text; $ARENA_LOG_FORMAT)",
+    )
+    parser.add_argument(
+        "--event-loop",
+        choices=EVENT_LOOPS,
+        default=None,
+        help="the asyncio event loop to serve on: uvloop (about 3%% less CPU per move with a large "
+        "audience, docs/performance.md §3.14), asyncio's own, or auto: uvloop where it is installed "
+        "(default auto; $ARENA_EVENT_LOOP)",
+    )
     limits = parser.add_argument_group("limits", "Every limit also reads ARENA_<NAME> from the environment.")
     for limit in ServerConfig.limits():
         limits.add_argument(
@@ -93,7 +135,7 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
             default=argparse.SUPPRESS,  # absent unless given: None may be a value ('none')
             metavar="N",
             help=f"{limit.metadata['help']} (default {limit.metadata.get('serve', limit.default)}; "
-                 f"${_env_name(limit.name)})",
+            f"${_env_name(limit.name)})",
         )
 
 
@@ -129,15 +171,18 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
     config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
     if config.redis_url is not None:
         if config.redis_url.split("://", 1)[0].lower() not in ("redis", "rediss", "unix", *CLUSTER_SCHEMES):
-            raise ValueError(f"--redis / ARENA_REDIS_URL: not a redis://, rediss://, unix:// or (a Redis Cluster) "
-                             f"redis+cluster:// or rediss+cluster:// URL: {config.redis_url!r}")
+            raise ValueError(
+                f"--redis / ARENA_REDIS_URL: not a redis://, rediss://, unix:// or (a Redis Cluster) "
+                f"redis+cluster:// or rediss+cluster:// URL: {config.redis_url!r}"
+            )
         try:
             cluster_seeds(config.redis_url)
         except ValueError as exc:
             raise ValueError(f"--redis / ARENA_REDIS_URL: {exc}") from None
     config.node_id = getattr(args, "node_id", None) or environ.get("ARENA_NODE_ID") or None
-    if config.node_id is not None and not (0 < len(config.node_id) <= 64 and config.node_id.isprintable()
-                                           and " " not in config.node_id):
+    if config.node_id is not None and not (
+        0 < len(config.node_id) <= 64 and config.node_id.isprintable() and " " not in config.node_id
+    ):
         raise ValueError(f"--node-id / ARENA_NODE_ID: 1 to 64 printable characters without spaces: {config.node_id!r}")
     catalog = args.catalog or environ.get("ARENA_CATALOG")
     config.catalog_dir = Path(catalog) if catalog else public_catalogs()
@@ -145,15 +190,18 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
         config.private_catalog_dir = Path(private)
     proxies = args.trusted_proxies or environ.get("ARENA_TRUSTED_PROXIES", "").split(",")
     config.trusted_proxies = tuple(a.strip() for a in proxies if a.strip())
-    readers = args.metrics_from or (environ["ARENA_METRICS_FROM"].split(",") if environ.get("ARENA_METRICS_FROM")
-                                    else None)
+    readers = args.metrics_from or (
+        environ["ARENA_METRICS_FROM"].split(",") if environ.get("ARENA_METRICS_FROM") else None
+    )
     if readers is not None:
         config.metrics_from = tuple(a.strip() for a in readers if a.strip() and a.strip().lower() != "none")
         for address in config.metrics_from:
             try:
                 ipaddress.ip_network(address, strict=False)
             except ValueError:
-                raise ValueError(f"--metrics-from / ARENA_METRICS_FROM: not an address or network: {address!r}") from None
+                raise ValueError(
+                    f"--metrics-from / ARENA_METRICS_FROM: not an address or network: {address!r}"
+                ) from None
     return config
 
 
@@ -165,12 +213,15 @@ def log_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     >>> log_settings(argparse.Namespace(log_level=None, log_format="json"), {"ARENA_LOG_LEVEL": "debug"})
     ('debug', 'json')
     """
-    return (_choice(args, environ, "log_level", LOG_LEVELS, "info"),
-            _choice(args, environ, "log_format", LOG_FORMATS, "text"))
+    return (
+        _choice(args, environ, "log_level", LOG_LEVELS, "info"),
+        _choice(args, environ, "log_format", LOG_FORMATS, "text"),
+    )
 
 
-def _choice(args: argparse.Namespace | None, environ: Mapping[str, str], name: str, choices: tuple[str, ...],
-            default: str) -> str:
+def _choice(
+    args: argparse.Namespace | None, environ: Mapping[str, str], name: str, choices: tuple[str, ...], default: str
+) -> str:
     """The flag ``name`` of ``args`` when given (argparse has checked it), else the variable
     ``ARENA_<NAME>`` of ``environ``, else ``default``. Raises ValueError naming the variable
     when its value is not one of ``choices``."""
@@ -183,8 +234,9 @@ def _choice(args: argparse.Namespace | None, environ: Mapping[str, str], name: s
     return value
 
 
-def event_loop_factory(args: argparse.Namespace | None,
-                       environ: Mapping[str, str]) -> tuple[str, Callable[[], asyncio.AbstractEventLoop] | None]:
+def event_loop_factory(
+    args: argparse.Namespace | None, environ: Mapping[str, str]
+) -> tuple[str, Callable[[], asyncio.AbstractEventLoop] | None]:
     """The event loop chosen by ``--event-loop`` (``args``, when it has that flag), else by
     ``ARENA_EVENT_LOOP``, else ``auto``: its name ("uvloop" or "asyncio") and the factory to
     give `asyncio.Runner` (None: asyncio's own loop).
@@ -207,6 +259,7 @@ def event_loop_factory(args: argparse.Namespace | None,
     except ImportError:
         if choice == "auto":
             return "asyncio", None
-        raise ValueError("--event-loop / ARENA_EVENT_LOOP: uvloop is not installed here "
-                         "(pip install uvloop, or choose asyncio)") from None
+        raise ValueError(
+            "--event-loop / ARENA_EVENT_LOOP: uvloop is not installed here (pip install uvloop, or choose asyncio)"
+        ) from None
     return "uvloop", uvloop.new_event_loop

@@ -68,8 +68,13 @@ def play_deal(game: str, seed: int, options: dict[str, bool] | None = None, max_
     """Play one deal of ``game`` with the bot, offline, and report how it went."""
     board = find_game(game)(seed, **(options or {}))
     memory = play_game(board, max_moves=max_moves)
-    return DealOutcome(seed=seed, cleared=board.cleared, won=board.won, moves=memory.moves,
-                       history=tuple(str(m) for m in board.history) if board.won else ())
+    return DealOutcome(
+        seed=seed,
+        cleared=board.cleared,
+        won=board.won,
+        moves=memory.moves,
+        history=tuple(str(m) for m in board.history) if board.won else (),
+    )
 
 
 def _play(args: tuple[str, int, dict[str, bool]]) -> DealOutcome:
@@ -110,9 +115,16 @@ def simulate(
     return Simulation(game=game_cls.key, options=dict(options or {}), outcomes=tuple(outcomes), total=game_cls.total)
 
 
-def winning_deals(game: str, count: int, *, first_seed: int = 0, max_tries: int = 20_000,
-                  options: dict[str, bool] | None = None, seeds: Iterable[int] | None = None,
-                  progress: Callable[[int], None] | None = None) -> list[DealOutcome]:
+def winning_deals(
+    game: str,
+    count: int,
+    *,
+    first_seed: int = 0,
+    max_tries: int = 20_000,
+    options: dict[str, bool] | None = None,
+    seeds: Iterable[int] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[DealOutcome]:
     """Deals the bot wins, with their winning move lists: seeds from ``first_seed`` upwards (or
     taken from ``seeds``, e.g. fresh secret ones for a private catalog) until ``count`` are won or
     ``max_tries`` seeds were played (then fewer are returned). ``progress(n)``: called with the

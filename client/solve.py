@@ -51,8 +51,9 @@ def rule_option(text: str) -> tuple[str, bool]:
     return name.strip(), value in ("true", "1", "yes")
 
 
-def solver_deals(game: str, count: int, seeds: Iterator[int], budget: Budget, jobs: int = 1,
-                 max_tries: int = 20_000) -> list[Verdict]:
+def solver_deals(
+    game: str, count: int, seeds: Iterator[int], budget: Budget, jobs: int = 1, max_tries: int = 20_000
+) -> list[Verdict]:
     """Deals of ``game`` (a key) that the solver wins within ``budget``, with their solutions:
     seeds taken from ``seeds`` in batches over ``jobs`` processes until ``count`` are won or
     ``max_tries`` were tried (then fewer are returned)."""
@@ -92,7 +93,10 @@ def win_rate(verdicts: list[Verdict]) -> dict[str, object]:
     low, high = wilson(won, won + lost)
     deals = len(verdicts)
     return {
-        "deals": deals, "won": won, "lost": lost, "unknown": unknown,
+        "deals": deals,
+        "won": won,
+        "lost": lost,
+        "unknown": unknown,
         "share_won_of_decided": won / (won + lost) if won + lost else None,
         "interval_95": [low, high],
         "unknown_share": unknown / deals if deals else 0.0,
@@ -113,32 +117,60 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("game", help="game key or alias")
     parser.add_argument("seed", nargs="?", type=bounded(int, low=0, high=2**63 - 1), help="the deal to solve")
-    parser.add_argument("--deals", type=bounded(int, low=1, high=10_000_000), help="solve this many deals instead "
-                        "(seeds --first-seed onwards) and estimate the win rate")
-    parser.add_argument("--first-seed", type=bounded(int, low=0, high=2**63 - 1), default=0,
-                        help="first seed (default 0)")
-    parser.add_argument("--jobs", type=bounded(int, low=1, high=1024), default=os.cpu_count() or 1,
-                        help="worker processes for --deals (default: one per core)")
-    parser.add_argument("--nodes", type=bounded(int, low=1, high=10**9), default=_DEFAULT.nodes,
-                        help=f"moves tried per deal before giving up (default {_DEFAULT.nodes:,})")
-    parser.add_argument("--seconds", type=bounded(float, low=0.01, high=86_400), default=_DEFAULT.seconds,
-                        help=f"seconds per deal before giving up (default {_DEFAULT.seconds:g})")
-    parser.add_argument("--positions", type=bounded(int, low=1, high=10**9), default=_DEFAULT.positions,
-                        help=f"positions remembered per deal, about 60 bytes each (default {_DEFAULT.positions:,})")
-    parser.add_argument("--option", type=rule_option, action="append", default=[], metavar="NAME=BOOL",
-                        help="a rule option of the game, e.g. queen_on_king=false (repeatable)")
+    parser.add_argument(
+        "--deals",
+        type=bounded(int, low=1, high=10_000_000),
+        help="solve this many deals instead (seeds --first-seed onwards) and estimate the win rate",
+    )
+    parser.add_argument(
+        "--first-seed", type=bounded(int, low=0, high=2**63 - 1), default=0, help="first seed (default 0)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=bounded(int, low=1, high=1024),
+        default=os.cpu_count() or 1,
+        help="worker processes for --deals (default: one per core)",
+    )
+    parser.add_argument(
+        "--nodes",
+        type=bounded(int, low=1, high=10**9),
+        default=_DEFAULT.nodes,
+        help=f"moves tried per deal before giving up (default {_DEFAULT.nodes:,})",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=bounded(float, low=0.01, high=86_400),
+        default=_DEFAULT.seconds,
+        help=f"seconds per deal before giving up (default {_DEFAULT.seconds:g})",
+    )
+    parser.add_argument(
+        "--positions",
+        type=bounded(int, low=1, high=10**9),
+        default=_DEFAULT.positions,
+        help=f"positions remembered per deal, about 60 bytes each (default {_DEFAULT.positions:,})",
+    )
+    parser.add_argument(
+        "--option",
+        type=rule_option,
+        action="append",
+        default=[],
+        metavar="NAME=BOOL",
+        help="a rule option of the game, e.g. queen_on_king=false (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _solve_many(key: str, seeds: range | list[int], budget: Budget, jobs: int,
-                options: dict[str, bool] | None = None) -> Iterator[Verdict]:
+def _solve_many(
+    key: str, seeds: range | list[int], budget: Budget, jobs: int, options: dict[str, bool] | None = None
+) -> Iterator[Verdict]:
     if jobs == 1:
         for seed in seeds:
             yield solve_seed(key, seed, budget, options)
         return
     with ProcessPoolExecutor(jobs) as pool:
-        yield from pool.map(solve_seed, [key] * len(seeds), seeds, [budget] * len(seeds), [options] * len(seeds),
-                            chunksize=1)
+        yield from pool.map(
+            solve_seed, [key] * len(seeds), seeds, [budget] * len(seeds), [options] * len(seeds), chunksize=1
+        )
 
 
 def run_solve(args: argparse.Namespace, console: Console) -> int:
@@ -159,41 +191,71 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
         if args.json:
             print(json.dumps(verdict.as_dict()))
             return 0
-        said = {"won": "[green]won[/]", "lost": "[red]lost[/] (proved: no reachable position is won)",
-                "unknown": f"[yellow]unknown[/] ({escape(verdict.reason)})"}[verdict.result]
+        said = {
+            "won": "[green]won[/]",
+            "lost": "[red]lost[/] (proved: no reachable position is won)",
+            "unknown": f"[yellow]unknown[/] ({escape(verdict.reason)})",
+        }[verdict.result]
         console.print(f"{key} seed {args.seed}: {said}")
-        console.print(f"most cleared: {verdict.best_cleared}/{verdict.total}"
-                      f"{' (at least: the search was cut short)' if verdict.result == 'unknown' else ''}")
-        console.print(f"search: {verdict.nodes:,} moves tried, {verdict.positions:,} positions, {verdict.seconds:.2f} s")
+        console.print(
+            f"most cleared: {verdict.best_cleared}/{verdict.total}"
+            f"{' (at least: the search was cut short)' if verdict.result == 'unknown' else ''}"
+        )
+        console.print(
+            f"search: {verdict.nodes:,} moves tried, {verdict.positions:,} positions, {verdict.seconds:.2f} s"
+        )
         if verdict.solution:
-            console.print(f"solution ({len(verdict.solution)} moves): {','.join(verdict.solution)}", highlight=False,
-                          soft_wrap=True)
+            console.print(
+                f"solution ({len(verdict.solution)} moves): {','.join(verdict.solution)}",
+                highlight=False,
+                soft_wrap=True,
+            )
         return 0
     seeds = range(args.first_seed, args.first_seed + args.deals)
     verdicts: list[Verdict] = []
-    columns = (TextColumn(f"solving {key}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[won]} won, {task.fields[unknown]} unknown"), TimeElapsedColumn())
+    columns = (
+        TextColumn(f"solving {key}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[won]} won, {task.fields[unknown]} unknown"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=True, disable=args.json) as progress:
         task = progress.add_task(key, total=len(seeds), won=0, unknown=0)
         for verdict in _solve_many(key, seeds, budget, args.jobs, options):
             verdicts.append(verdict)
-            progress.update(task, advance=1, won=sum(v.result == "won" for v in verdicts),
-                            unknown=sum(v.result == "unknown" for v in verdicts))
-    figures = win_rate(verdicts) | {"game": key, "options": options, "first_seed": args.first_seed,
-                                    "budget": {"nodes": budget.nodes, "seconds": budget.seconds,
-                                               "positions": budget.positions}}
+            progress.update(
+                task,
+                advance=1,
+                won=sum(v.result == "won" for v in verdicts),
+                unknown=sum(v.result == "unknown" for v in verdicts),
+            )
+    figures = win_rate(verdicts) | {
+        "game": key,
+        "options": options,
+        "first_seed": args.first_seed,
+        "budget": {"nodes": budget.nodes, "seconds": budget.seconds, "positions": budget.positions},
+    }
     if args.json:
         print(json.dumps(figures))
         return 0
     said_options = "".join(f", {name}={str(value).lower()}" for name, value in options.items())
-    table = Table(title=f"{key}{said_options}: {len(verdicts)} deals from seed {args.first_seed}, "
-                        f"budget {budget.nodes:,} moves or {budget.seconds:g} s a deal")
+    table = Table(
+        title=f"{key}{said_options}: {len(verdicts)} deals from seed {args.first_seed}, "
+        f"budget {budget.nodes:,} moves or {budget.seconds:g} s a deal"
+    )
     for column in ("won", "lost", "unknown", "won of decided", "95% interval", "unknown share", "s/deal"):
         table.add_column(column, justify="right")
     share = figures["share_won_of_decided"]
     low, high = figures["interval_95"]  # type: ignore[misc]
-    table.add_row(str(figures["won"]), str(figures["lost"]), str(figures["unknown"]),
-                  "-" if share is None else f"{share:.1%}", f"{low:.1%} .. {high:.1%}",
-                  f"{figures['unknown_share']:.1%}", f"{figures['seconds_per_deal']:.2f}")
+    table.add_row(
+        str(figures["won"]),
+        str(figures["lost"]),
+        str(figures["unknown"]),
+        "-" if share is None else f"{share:.1%}",
+        f"{low:.1%} .. {high:.1%}",
+        f"{figures['unknown_share']:.1%}",
+        f"{figures['seconds_per_deal']:.2f}",
+    )
     console.print(table)
     return 0

@@ -32,12 +32,24 @@ def tournament_listing(info: TournamentInfo, standings: Sequence[TournamentStand
     rows = []
     for s in standings:
         per_deal = {i: f"{d.cleared}" for i, d in enumerate(s.deals)}
-        rows.append([str(s.place), s.name, s.status, str(s.cleared), f"{s.time_ms / 1000:.3f} s",
-                     *(per_deal.get(i, "-") for i in range(info.deals))])
+        rows.append(
+            [
+                str(s.place),
+                s.name,
+                s.status,
+                str(s.cleared),
+                f"{s.time_ms / 1000:.3f} s",
+                *(per_deal.get(i, "-") for i in range(info.deals)),
+            ]
+        )
     columns = ["#", "player", "status", "cleared", "time", *(f"deal {d + 1}" for d in range(info.deals))]
-    return Listing(title or f"{info.name} ({info.id}): {info.status}", columns, rows,
-                   data={"tournament": info, "standings": list(standings)},
-                   right=frozenset(c for c in columns if c not in ("player", "status")))
+    return Listing(
+        title or f"{info.name} ({info.id}): {info.status}",
+        columns,
+        rows,
+        data={"tournament": info, "standings": list(standings)},
+        right=frozenset(c for c in columns if c not in ("player", "status")),
+    )
 
 
 def _when(ms: int) -> str:
@@ -67,25 +79,39 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
     when.add_argument("--cron", help="recurring: five-field cron expression, e.g. '0 20 * * FRI'")
     p.add_argument("--timezone", default="UTC", help="the cron expression's IANA time zone (default UTC)")
     p.add_argument("--seed", type=int, action="append", dest="seeds", help="one per deal (default: drawn)")
-    p.add_argument("--winnable", action="store_true",
-                   help="deals known to be winnable: fresh secret ones the server's solver proves winnable, the "
-                        "rest from its private catalog")
+    p.add_argument(
+        "--winnable",
+        action="store_true",
+        help="deals known to be winnable: fresh secret ones the server's solver proves winnable, the "
+        "rest from its private catalog",
+    )
     p.add_argument("--deal-time-limit", type=int, default=600, help="seconds per deal (default 600)")
     p.add_argument("--max-entrants", type=int, default=256)
     p.add_argument("--registration-opens", type=int, default=3600, help="seconds before the start (default 3600)")
     p.add_argument("--window", type=int, default=86_400, help="arena window, seconds (default 86400)")
     p.add_argument("--break", dest="break_s", type=int, default=10, help="rounds: seconds between deals")
     p.add_argument("--countdown", type=int, default=5, help="seconds of countdown before the start")
-    p.add_argument("--spectator-delay", type=int, default=1, metavar="S",
-                   help="spectators see the boards this many seconds late (default 1)")
+    p.add_argument(
+        "--spectator-delay",
+        type=int,
+        default=1,
+        metavar="S",
+        help="spectators see the boards this many seconds late (default 1)",
+    )
     p.add_argument("--admin-token", default=None, help=admin_help)
     add_json_flag(action("list", "list the tournaments"))
     p = action("show", "a tournament's standings")
     p.add_argument("id")
-    p.add_argument("--follow", action="store_true",
-                   help="follow it live until it ends: the standings after each deal (piped: one line per event)")
-    add_json_flag(p, "one JSON document; with --follow one JSON object per line, each event as the server sent "
-                     "it, then the final standings")
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow it live until it ends: the standings after each deal (piped: one line per event)",
+    )
+    add_json_flag(
+        p,
+        "one JSON document; with --follow one JSON object per line, each event as the server sent "
+        "it, then the final standings",
+    )
     p = action("register", "register for a tournament")
     p.add_argument("id")
     p.add_argument("--name", default="player")
@@ -107,28 +133,65 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
     name = getattr(args, "name", None) or "organiser"
     async with await ArenaClient.connect(args.server, name) as client:
         if args.action == "create":
-            when: dict[str, object] = {"cron": args.cron, "timezone": args.timezone} if args.cron else {
-                "starts_at": args.starts_at or dt.datetime.fromtimestamp(time.time() + args.in_s, dt.UTC).isoformat()
-            }
-            info = await client.create_tournament(
-                _admin_token(args), args.name, args.game, args.deals, format=args.format, seeds=args.seeds,
-                winnable=args.winnable, deal_time_limit_s=args.deal_time_limit, max_entrants=args.max_entrants,
-                registration_opens_s=args.registration_opens, arena_window_s=args.window, break_s=args.break_s,
-                countdown_s=args.countdown, spectator_delay_s=args.spectator_delay, **when,
+            when: dict[str, object] = (
+                {"cron": args.cron, "timezone": args.timezone}
+                if args.cron
+                else {
+                    "starts_at": args.starts_at
+                    or dt.datetime.fromtimestamp(time.time() + args.in_s, dt.UTC).isoformat()
+                }
             )
-            console.print(f"Tournament [bold]{info.id}[/] {escape(info.name)}: {info.deals} {info.game} deals, "
-                          f"{info.format}, starts {_when(info.starts_at_ms)}"
-                          + (f", recurring ({escape(info.schedule)})" if info.schedule else ""))
+            info = await client.create_tournament(
+                _admin_token(args),
+                args.name,
+                args.game,
+                args.deals,
+                format=args.format,
+                seeds=args.seeds,
+                winnable=args.winnable,
+                deal_time_limit_s=args.deal_time_limit,
+                max_entrants=args.max_entrants,
+                registration_opens_s=args.registration_opens,
+                arena_window_s=args.window,
+                break_s=args.break_s,
+                countdown_s=args.countdown,
+                spectator_delay_s=args.spectator_delay,
+                **when,
+            )
+            console.print(
+                f"Tournament [bold]{info.id}[/] {escape(info.name)}: {info.deals} {info.game} deals, "
+                f"{info.format}, starts {_when(info.starts_at_ms)}"
+                + (f", recurring ({escape(info.schedule)})" if info.schedule else "")
+            )
             print(info.id)
         elif args.action == "cancel":
             info = await client.cancel_tournament(_admin_token(args), args.id.upper())
             console.print(f"Tournament {info.id} {escape(info.name)}: {info.status}")
         elif args.action == "list":
             tournaments = await client.list_tournaments()
-            rows = [[t.id, t.name, t.game, t.format, str(t.deals), _when(t.starts_at_ms),
-                     f"{len(t.registered)}/{t.max_entrants}", t.status] for t in tournaments]
-            show(Listing("Tournaments", ["id", "name", "game", "format", "deals", "starts", "entrants", "status"],
-                         rows, tournaments), console, as_json=args.json)
+            rows = [
+                [
+                    t.id,
+                    t.name,
+                    t.game,
+                    t.format,
+                    str(t.deals),
+                    _when(t.starts_at_ms),
+                    f"{len(t.registered)}/{t.max_entrants}",
+                    t.status,
+                ]
+                for t in tournaments
+            ]
+            show(
+                Listing(
+                    "Tournaments",
+                    ["id", "name", "game", "format", "deals", "starts", "entrants", "status"],
+                    rows,
+                    tournaments,
+                ),
+                console,
+                as_json=args.json,
+            )
         elif args.action == "show":
             await _show(client, args.id.upper(), follow=args.follow, console=console, as_json=args.json)
         elif args.action == "register":
@@ -143,8 +206,16 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
     return 0
 
 
-async def _show(client: ArenaClient, tournament: str, *, follow: bool, console: Console,
-                as_json: bool = False, quiet_s: float = 60.0, tables: bool | None = None) -> None:
+async def _show(
+    client: ArenaClient,
+    tournament: str,
+    *,
+    follow: bool,
+    console: Console,
+    as_json: bool = False,
+    quiet_s: float = 60.0,
+    tables: bool | None = None,
+) -> None:
     """Print ``tournament``'s standings; with ``follow``, keep printing as it goes on (each
     start, each deal's start and end) until it finishes or is cancelled, however long that is:
     a wait of ``quiet_s`` seconds without an event (before the start, during a long deal) is
@@ -166,12 +237,19 @@ async def _show(client: ArenaClient, tournament: str, *, follow: bool, console: 
         if as_json:
             json_line(event)
         elif event.kind == "deal_ended" and tables:
-            show(tournament_listing(info, standings, title=f"{info.name} ({info.id}): after deal "
-                                    f"{(event.deal or 0) + 1}"), console, as_json=False, terminal=True)
+            show(
+                tournament_listing(
+                    info, standings, title=f"{info.name} ({info.id}): after deal {(event.deal or 0) + 1}"
+                ),
+                console,
+                as_json=False,
+                terminal=True,
+            )
         else:
             _event_line(event, console)
-    final = tournament_listing(info, standings, title=f"{info.name} ({info.id}): final standings"
-                               if info.status == "finished" else "")
+    final = tournament_listing(
+        info, standings, title=f"{info.name} ({info.id}): final standings" if info.status == "finished" else ""
+    )
     if info.seeds is not None:
         final.notes.append(f"seeds revealed: {info.seeds}")
     if as_json and follow:
@@ -210,8 +288,9 @@ async def run_tournament_demo(game: str = "klondike", *, bots: int = 8, console:
         follower = await ArenaClient.connect(server.url, "spectator")
         try:
             starts = dt.datetime.fromtimestamp(time.time() + 2, dt.UTC).isoformat()
-            info = await follower.create_tournament(admin, "Demo cup", game, 3, starts_at=starts, countdown_s=1,
-                                                    break_s=1, deal_time_limit_s=120)
+            info = await follower.create_tournament(
+                admin, "Demo cup", game, 3, starts_at=starts, countdown_s=1, break_s=1, deal_time_limit_s=120
+            )
             console.print(f"Tournament {info.id}: 3 {info.game} deals, rounds, {bots} bots; starts in 2 s")
             players = [asyncio.create_task(run_tournament_bot(c, info.id)) for c in clients]
             await _show(follower, info.id, follow=True, console=console, tables=True)

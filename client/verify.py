@@ -114,17 +114,29 @@ def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyRe
         return report
 
     if (game_cls.rules_version, DEAL_VERSION) != (race.rules_version, race.deal_version):
-        add(Check("versions", False, f"race has rules v{race.rules_version}, deal v{race.deal_version}; "
-                  f"this engine has rules v{game_cls.rules_version}, deal v{DEAL_VERSION}"))
+        add(
+            Check(
+                "versions",
+                False,
+                f"race has rules v{race.rules_version}, deal v{race.deal_version}; "
+                f"this engine has rules v{game_cls.rules_version}, deal v{DEAL_VERSION}",
+            )
+        )
     else:
         add(Check("versions", True, f"rules v{race.rules_version}, deal v{race.deal_version}"))
 
     replays = {e.player: _replay(game_cls, record, e) for e in record.entrants}
-    problems = [f"{e.name} ({e.player}): {replays[e.player].problem}" for e in record.entrants
-                if replays[e.player].problem]
+    problems = [
+        f"{e.name} ({e.player}): {replays[e.player].problem}" for e in record.entrants if replays[e.player].problem
+    ]
     moves = sum(len(e.moves) for e in record.entrants)
-    add(Check("replay", not problems, "; ".join(problems) if problems
-              else f"{moves} moves of {len(record.entrants)} entrants replayed"))
+    add(
+        Check(
+            "replay",
+            not problems,
+            "; ".join(problems) if problems else f"{moves} moves of {len(record.entrants)} entrants replayed",
+        )
+    )
 
     standings = {s.player: s for s in record.standings}
     wrong_cleared, wrong_time = [], []
@@ -135,20 +147,35 @@ def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyRe
             wrong_cleared.append(f"{entrant.name} ({entrant.player}) has no standing")
             continue
         if standing.cleared != replay.cleared:
-            wrong_cleared.append(f"{entrant.name}: standings say {standing.cleared} cleared, replay gives {replay.cleared}")
+            wrong_cleared.append(
+                f"{entrant.name}: standings say {standing.cleared} cleared, replay gives {replay.cleared}"
+            )
         elif (standing.status == "won") != replay.won:
-            wrong_cleared.append(f"{entrant.name}: status {standing.status!r} but the replay "
-                                 f"{'wins' if replay.won else 'does not win'}")
+            wrong_cleared.append(
+                f"{entrant.name}: status {standing.status!r} but the replay {'wins' if replay.won else 'does not win'}"
+            )
         if standing.time_ms != replay.time_ms:
-            wrong_time.append(f"{entrant.name}: standings say {standing.time_ms} ms, "
-                              f"the move that reached {replay.cleared} cleared was at {replay.time_ms} ms")
+            wrong_time.append(
+                f"{entrant.name}: standings say {standing.time_ms} ms, "
+                f"the move that reached {replay.cleared} cleared was at {replay.time_ms} ms"
+            )
     strangers = set(standings) - set(replays)
     wrong_cleared += [f"standing for {p}, who has no moves in the record" for p in sorted(strangers)]
-    add(Check("cleared", not wrong_cleared, "; ".join(wrong_cleared) if wrong_cleared
-              else "every entrant's cleared count matches its replay"))
+    add(
+        Check(
+            "cleared",
+            not wrong_cleared,
+            "; ".join(wrong_cleared) if wrong_cleared else "every entrant's cleared count matches its replay",
+        )
+    )
     add(_check_order(record))
-    add(Check("time", not wrong_time, "; ".join(wrong_time) if wrong_time
-              else "every entrant's time is that of its last scoring move"))
+    add(
+        Check(
+            "time",
+            not wrong_time,
+            "; ".join(wrong_time) if wrong_time else "every entrant's time is that of its last scoring move",
+        )
+    )
     add(_check_bonus(record))
     return report
 
@@ -159,19 +186,31 @@ def _check_commitment(record: RaceRecord, kept: str | None) -> Check:
     expected = commitment_of(record.seed, record.salt)
     claimed = {c.lower() for c in (record.commitment, race.commitment) if c}
     if kept is not None and kept.lower() != expected:
-        return Check("commitment", False, f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., not "
-                     f"{kept.lower()[:16]}..., the commitment published at the start: the seed is not the one "
-                     f"committed to")
+        return Check(
+            "commitment",
+            False,
+            f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., not "
+            f"{kept.lower()[:16]}..., the commitment published at the start: the seed is not the one "
+            f"committed to",
+        )
     if not claimed and kept is None:
         return Check("commitment", False, "the record carries no commitment")
     if claimed - {expected}:
-        return Check("commitment", False, f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., "
-                     f"not the record's {sorted(claimed - {expected})[0][:16]}...")
+        return Check(
+            "commitment",
+            False,
+            f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., "
+            f"not the record's {sorted(claimed - {expected})[0][:16]}...",
+        )
     if race.seed is not None and race.seed != record.seed:
         return Check("commitment", False, f"the race's public seed {race.seed} is not the record's {record.seed}")
     if kept is None:
-        return Check("commitment", True, f"sha256(seed:salt) matches the record's {expected[:16]}... (the "
-                     f"record's own: pass the commitment published at the start to check it against that)")
+        return Check(
+            "commitment",
+            True,
+            f"sha256(seed:salt) matches the record's {expected[:16]}... (the "
+            f"record's own: pass the commitment published at the start to check it against that)",
+        )
     return Check("commitment", True, f"sha256(seed:salt) matches {expected[:16]}..., published at the start")
 
 
@@ -247,9 +286,13 @@ def _check_order(record: RaceRecord) -> Check:
     standings = record.standings
     for place, (a, b) in enumerate(zip(standings, standings[1:]), start=1):
         if (-a.cleared, a.time_ms, a.order) > (-b.cleared, b.time_ms, b.order):
-            return Check("order", False, f"{a.name} (place {place}: {a.cleared} cleared, {a.time_ms} ms, "
-                         f"joined #{a.order}) ranks above {b.name} ({b.cleared} cleared, {b.time_ms} ms, "
-                         f"joined #{b.order})")
+            return Check(
+                "order",
+                False,
+                f"{a.name} (place {place}: {a.cleared} cleared, {a.time_ms} ms, "
+                f"joined #{a.order}) ranks above {b.name} ({b.cleared} cleared, {b.time_ms} ms, "
+                f"joined #{b.order})",
+            )
     places = [s.place for s in standings]
     if places != list(range(1, len(standings) + 1)):
         return Check("order", False, f"places are {places}, not 1 to {len(standings)}")

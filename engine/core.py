@@ -377,8 +377,7 @@ class Game(abc.ABC):
         if unknown:
             raise BadNotation(
                 "bad_option",
-                f"{self.key} has no rule option {sorted(unknown)[0]!r}"
-                f" (it has: {', '.join(self.options) or 'none'})",
+                f"{self.key} has no rule option {sorted(unknown)[0]!r} (it has: {', '.join(self.options) or 'none'})",
                 sorted(unknown)[0],
             )
         for name, value in options.items():

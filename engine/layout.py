@@ -114,8 +114,14 @@ class Region:
 
     def as_dict(self) -> dict:
         """The region as plain JSON values."""
-        return {"label": self.label, "x": self.x, "y": self.y, "width": self.width, "height": self.height,
-                "box": self.box}
+        return {
+            "label": self.label,
+            "x": self.x,
+            "y": self.y,
+            "width": self.width,
+            "height": self.height,
+            "box": self.box,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +188,14 @@ def _one(pile: str, kind: Kind, x: float, y: float, fan: Fan = S, label: str = "
 
 
 def _row(
-    piles: Sequence[str], kind: Kind, x: float, y: float, fan: Fan = S, *,
-    step: float = STEP, labels: Sequence[str] = (),
+    piles: Sequence[str],
+    kind: Kind,
+    x: float,
+    y: float,
+    fan: Fan = S,
+    *,
+    step: float = STEP,
+    labels: Sequence[str] = (),
 ) -> list[Slot]:
     """Piles side by side, left to right from ``(x, y)``, ``step`` card widths apart."""
     labels = tuple(labels) or ("",) * len(piles)
@@ -191,8 +203,14 @@ def _row(
 
 
 def _column(
-    piles: Sequence[str], kind: Kind, x: float, y: float, fan: Fan = S, *,
-    step: float = STEP, labels: Sequence[str] = (),
+    piles: Sequence[str],
+    kind: Kind,
+    x: float,
+    y: float,
+    fan: Fan = S,
+    *,
+    step: float = STEP,
+    labels: Sequence[str] = (),
 ) -> list[Slot]:
     """Piles one above the other, top to bottom from ``(x, y)``, ``step`` card heights apart."""
     labels = tuple(labels) or ("",) * len(piles)
@@ -200,8 +218,16 @@ def _column(
 
 
 def _ring(
-    piles: Sequence[str], kind: Kind, cx: float, cy: float, across: float, down: float, *,
-    first: float = 0.0, labels: Sequence[str] = (), shift: tuple[float, float] = (0.0, 0.0),
+    piles: Sequence[str],
+    kind: Kind,
+    cx: float,
+    cy: float,
+    across: float,
+    down: float,
+    *,
+    first: float = 0.0,
+    labels: Sequence[str] = (),
+    shift: tuple[float, float] = (0.0, 0.0),
 ) -> list[Slot]:
     """Piles round an ellipse centred on ``(cx, cy)`` (the centre of the middle card), clockwise
     like the hours of a clock: the first at ``first`` degrees from the top, then evenly spaced
@@ -231,7 +257,11 @@ def _pyramid(piles: Sequence[str], rows: int, x: float, y: float, *, step: float
 
 
 def _table(
-    key: str, *groups: Iterable[Slot], grow: float = CASCADE, spread: float = 0.8, regions: Sequence[Region] = (),
+    key: str,
+    *groups: Iterable[Slot],
+    grow: float = CASCADE,
+    spread: float = 0.8,
+    regions: Sequence[Region] = (),
 ) -> Layout:
     """A layout of the slots of ``groups`` (in that drawing order), its size the smallest that
     holds every card, ``grow`` card heights below each cascade and ``spread`` card widths right of
@@ -598,6 +628,7 @@ _TABLES: dict[str, Callable[[], Layout]] = {
     "try_again": _try_again,
     "queens_quadrille": _queens_quadrille,
 }
+
 
 @functools.cache
 def _build(key: str) -> Layout:

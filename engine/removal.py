@@ -18,7 +18,6 @@ Ace counts 1, Jack 11, Queen 12, King 13 (`engine.cards.Rank` values).
 from __future__ import annotations
 
 import abc
-
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 

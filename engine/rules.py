@@ -169,8 +169,7 @@ def build(direction: int, suits: Suits = Suits.ANY, *, wrap: bool = False, step:
         return False
 
     rule.ranks = {  # type: ignore[attr-defined]
-        top: tuple(dict.fromkeys(circular(top, by) if wrap else top + by for by in offsets))
-        for top in range(1, 14)
+        top: tuple(dict.fromkeys(circular(top, by) if wrap else top + by for by in offsets)) for top in range(1, 14)
     }
     rule.words = _build_words(direction, suits, wrap, step)  # type: ignore[attr-defined]
     return rule
@@ -352,9 +351,14 @@ class _TransferMemo:
 
     __slots__ = ("piles", "base", "downs", "cards", "dests", "blocks", "found")
 
-    def __init__(self, piles: dict[str, Pile], base: Rank | None, dests: list[_Destination | None],
-                 blocks: list[Sequence[int] | None],
-                 found: list[tuple[str, list[tuple[int, int, Move]]]]) -> None:
+    def __init__(
+        self,
+        piles: dict[str, Pile],
+        base: Rank | None,
+        dests: list[_Destination | None],
+        blocks: list[Sequence[int] | None],
+        found: list[tuple[str, list[tuple[int, int, Move]]]],
+    ) -> None:
         self.piles = piles
         self.base = base
         self.downs = [pile.down for pile in piles.values()]
@@ -364,8 +368,9 @@ class _TransferMemo:
         self.found = found
 
 
-def _fitting(src_index: int, src: Pile, blocks: Sequence[int],
-             dests: list[_Destination]) -> list[tuple[int, int, Move]]:
+def _fitting(
+    src_index: int, src: Pile, blocks: Sequence[int], dests: list[_Destination]
+) -> list[tuple[int, int, Move]]:
     """The moves of ``src``, at layout position ``src_index`` (its top card, and ``blocks``: the
     counts to try onto a tableau pile) onto ``dests``, with the plain `PileGame._fits`:
     (destination's layout index, count, the `Move`), in the order of ``dests`` then count."""
@@ -383,9 +388,11 @@ def _fitting(src_index: int, src: Pile, blocks: Sequence[int],
             continue
         for count in blocks:
             bottom = cards[-count]
-            if ((wanted is None or bottom.rank in wanted)
-                    and (room is None or count <= room)
-                    and (rule is None or rule(top, bottom))):
+            if (
+                (wanted is None or bottom.rank in wanted)
+                and (room is None or count <= room)
+                and (rule is None or rule(top, bottom))
+            ):
                 found.append((index, count, _transfer(src_id, dst.id, count)))
     return found
 
@@ -637,7 +644,7 @@ class PileGame(Game):
         blocks = self._block_counts(src, spec)
         if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
             run = _built_run(cards, len(cards) - src.down, spec.build)  # type: ignore[union-attr]
-            return blocks[:bisect.bisect_right(blocks, run)]  # (fewest first: the counts up to run)
+            return blocks[: bisect.bisect_right(blocks, run)]  # (fewest first: the counts up to run)
         return blocks
 
     def _list_transfers(self, base: Rank | None) -> list[tuple[str, list[tuple[int, int, Move]]]]:
@@ -685,8 +692,10 @@ class PileGame(Game):
                 entries = others_any + entries if entries else others_any
             if entries:
                 for index, dst, takes_from, _, rule, top, _, _ in entries:
-                    if dst is not src and letter in takes_from and (
-                        (rule is None or rule(top, card)) if plain else fits(dst, card)
+                    if (
+                        dst is not src
+                        and letter in takes_from
+                        and ((rule is None or rule(top, card)) if plain else fits(dst, card))
                     ):
                         found.append((index, 1, _transfer(src.id, dst.id, 1)))
             blocks = self._blocks(src) if plain or tableau_dests else None
@@ -700,9 +709,12 @@ class PileGame(Game):
                     if not entries:
                         continue
                     for index, dst, takes_from, room, rule, top, _, _ in entries:
-                        if (dst is not src and letter in takes_from
-                                and (room is None or count <= room)
-                                and ((rule is None or rule(top, card)) if plain else fits(dst, card))):
+                        if (
+                            dst is not src
+                            and letter in takes_from
+                            and (room is None or count <= room)
+                            and ((rule is None or rule(top, card)) if plain else fits(dst, card))
+                        ):
                             found.append((index, count, _transfer(src.id, dst.id, count)))
             if len(found) > 1:
                 found.sort()
@@ -803,9 +815,7 @@ class PileGame(Game):
         if move.is_transfer:
             self._check_transfer(move)
         elif move.action not in ("deal", "redeal"):
-            raise IllegalMove(
-                IllegalCode.UNKNOWN_ACTION, f"{self.name} has no action {move.action!r}", move
-            )
+            raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{self.name} has no action {move.action!r}", move)
         elif move.arg:
             raise IllegalMove(IllegalCode.UNKNOWN_ACTION, f"{move.action!r} takes no argument", move)
         elif move.action == "deal":
@@ -924,8 +934,10 @@ class PileGame(Game):
             if not cards:
                 return f"the {what} cannot go on an empty foundation: {self._base_words()}"
             shared = spec.count > 1 and not isinstance(spec.build, tuple)
-            return (f"the {what} cannot go on the {card_name(cards[-1])} on {self.pile_name(pile.id)}: "
-                    f"{'foundations ' if shared else ''}{rule_words(_build_rule(spec, pile.id))}")
+            return (
+                f"the {what} cannot go on the {card_name(cards[-1])} on {self.pile_name(pile.id)}: "
+                f"{'foundations ' if shared else ''}{rule_words(_build_rule(spec, pile.id))}"
+            )
         if isinstance(spec, Tableau):
             if cards:
                 return f"the {what} cannot go on the {card_name(cards[-1])}: {rule_words(spec.build)}"

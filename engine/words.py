@@ -35,8 +35,7 @@ __all__ = [
 
 _RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
-_RANK_WORDS = ("Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-               "Jack", "Queen", "King")
+_RANK_WORDS = ("Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King")
 #: Every card's name, looked up (refusals are written while the legal moves are listed).
 _NAMES = {card: _RANK_SYMBOLS[card.rank - 1] + _SUIT_SYMBOLS[card.suit] for card in new_pack(2)}
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -135,4 +134,3 @@ def default_pile_name(pile_id: str, *, alone: bool = False) -> str:
     if letter in _KINDS and index.isdigit():
         return f"{_KINDS[letter]} {int(index) + 1}"
     return f"pile {pile_id!r}"
-

@@ -90,8 +90,9 @@ class ArenaServer(ServerState):
     True
     """
 
-    def __init__(self, config: ServerConfig | None = None, *, store: Store | None = None,
-                 clock: Clock | None = None) -> None:
+    def __init__(
+        self, config: ServerConfig | None = None, *, store: Store | None = None, clock: Clock | None = None
+    ) -> None:
         config = config or ServerConfig()
         clock = clock or Clock()
         super().__init__(config, store if store is not None else _store_for(config, clock), clock)
@@ -143,9 +144,18 @@ class ArenaServer(ServerState):
         self.spawn(ops.measure_lag(self))
         if self.fanout.max_tick_s and 0 < self.fanout.busy_share <= 1:
             self.spawn(ops.measure_load(self))
-        log.info("serving on %s", self.url,
-                 extra=fields("server_started", url=self.url, store=type(store).__name__, durable=store.durable,
-                              max_connections=cfg.max_connections, shutdown_grace_s=cfg.shutdown_grace_s))
+        log.info(
+            "serving on %s",
+            self.url,
+            extra=fields(
+                "server_started",
+                url=self.url,
+                store=type(store).__name__,
+                durable=store.durable,
+                max_connections=cfg.max_connections,
+                shutdown_grace_s=cfg.shutdown_grace_s,
+            ),
+        )
         log.info("open %s/ in a browser to play, watch and follow tournaments", self.url.replace("ws://", "http://", 1))
 
     @property
@@ -180,9 +190,13 @@ class ArenaServer(ServerState):
                 soft = target
         if soft != resource.RLIM_INFINITY and soft < needed:
             fitted = max(1, soft - _SPARE_FILES)
-            log.warning("the open-files limit is %d, too low for max_connections %d: serving at most %d "
-                        "connections (raise it with `ulimit -n` or systemd's LimitNOFILE)",
-                        soft, cfg.max_connections, fitted)
+            log.warning(
+                "the open-files limit is %d, too low for max_connections %d: serving at most %d "
+                "connections (raise it with `ulimit -n` or systemd's LimitNOFILE)",
+                soft,
+                cfg.max_connections,
+                fitted,
+            )
             cfg.max_connections = fitted
 
     @property
@@ -224,9 +238,17 @@ class ArenaServer(ServerState):
         grace = self.config.shutdown_grace_s
         deadline = began + grace
         closing_at = deadline - min(_CLOSE_S, grace / 4)
-        log.info("shutting down within %g s", grace,
-                 extra=fields("server_stopping", grace_s=grace, sessions=len(self.sessions),
-                              races=sum(self.race_counts.values()), durable=self.store.durable))
+        log.info(
+            "shutting down within %g s",
+            grace,
+            extra=fields(
+                "server_stopping",
+                grace_s=grace,
+                sessions=len(self.sessions),
+                races=sum(self.race_counts.values()),
+                durable=self.store.durable,
+            ),
+        )
         if self._listener is not None:
             self._listener.close()  # no new sockets; a handshake in progress gets 503
         await _until(lambda: self.busy == 0, closing_at)
@@ -238,15 +260,29 @@ class ArenaServer(ServerState):
             except TimeoutError:
                 log.warning("shutdown: the grace ran out while ending races")
         ended_at = loop.time()
-        await _until(lambda: all(s.closing or not s.conn.open
-                                 or (not s.buffered and s.quiet_since(ended_at) >= _QUIET_S)
-                                 for s in self.sessions), min(closing_at, ended_at + _LINGER_S))
+        await _until(
+            lambda: all(
+                s.closing or not s.conn.open or (not s.buffered and s.quiet_since(ended_at) >= _QUIET_S)
+                for s in self.sessions
+            ),
+            min(closing_at, ended_at + _LINGER_S),
+        )
         closed = await self._close_connections(min(deadline, loop.time() + _CLOSE_S))
         await self.close()
-        log.info("stopped after %.2f s: %d races and %d tournaments ended, %d connections closed",
-                 loop.time() - began, races, tournaments_ended, closed,
-                 extra=fields("server_stopped", took_s=round(loop.time() - began, 3), races_ended=races,
-                              tournaments_ended=tournaments_ended, connections_closed=closed))
+        log.info(
+            "stopped after %.2f s: %d races and %d tournaments ended, %d connections closed",
+            loop.time() - began,
+            races,
+            tournaments_ended,
+            closed,
+            extra=fields(
+                "server_stopped",
+                took_s=round(loop.time() - began, 3),
+                races_ended=races,
+                tournaments_ended=tournaments_ended,
+                connections_closed=closed,
+            ),
+        )
 
     async def _end_all(self, reason: str) -> tuple[int, int]:
         """End every unfinished tournament (its races with it) and every other unfinished race
@@ -326,10 +362,12 @@ class ArenaServer(ServerState):
         self.sessions.add(session)
         self.sessions_by_conn[session.conn_id] = session
         if _connections_log.isEnabledFor(logging.DEBUG):
-            _connections_log.debug("connection from %s opened", session.address,
-                                   extra=fields("connection_opened", remote=session.address))
+            _connections_log.debug(
+                "connection from %s opened", session.address, extra=fields("connection_opened", remote=session.address)
+            )
         session.hello_timer = asyncio.get_running_loop().call_later(
-            self.config.hello_timeout_s, self._hello_overdue, session)
+            self.config.hello_timeout_s, self._hello_overdue, session
+        )
         return session
 
     def _hello_overdue(self, session: Session) -> None:
@@ -360,14 +398,29 @@ class ArenaServer(ServerState):
             self.link.closed(session)
         player = session.player
         if player is not None and player.session is session:
-            _players_log.info("%s left", player.name,
-                              extra=fields("player_left", player=player.id, player_name=player.name,
-                                           remote=session.address, races=len(player.races) or None))
+            _players_log.info(
+                "%s left",
+                player.name,
+                extra=fields(
+                    "player_left",
+                    player=player.id,
+                    player_name=player.name,
+                    remote=session.address,
+                    races=len(player.races) or None,
+                ),
+            )
         if _connections_log.isEnabledFor(logging.DEBUG):
-            _connections_log.debug("connection from %s closed", session.address,
-                                   extra=fields("connection_closed", remote=session.address,
-                                                player=player.id if player else None, code=conn.close_code,
-                                                reason=conn.close_reason or None))
+            _connections_log.debug(
+                "connection from %s closed",
+                session.address,
+                extra=fields(
+                    "connection_closed",
+                    remote=session.address,
+                    player=player.id if player else None,
+                    code=conn.close_code,
+                    reason=conn.close_reason or None,
+                ),
+            )
         self.forget(session)
 
     # -------------------------------------------------------------------------- requests
@@ -406,8 +459,14 @@ class ArenaServer(ServerState):
         await upkeep.sweep(self)
 
 
-async def serve(host: str = "127.0.0.1", port: int = 8765, config: ServerConfig | None = None,
-                *, tournaments: str | Path | None = None, stop: asyncio.Event | None = None) -> None:
+async def serve(
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    config: ServerConfig | None = None,
+    *,
+    tournaments: str | Path | None = None,
+    stop: asyncio.Event | None = None,
+) -> None:
     """Run a server until ``stop`` is set, then shut it down gracefully within its
     ``shutdown_grace_s`` (`ArenaServer.shutdown`; `arena serve` sets it on SIGTERM and SIGINT);
     if cancelled instead, it closes at once. ``tournaments``: a TOML schedule file whose

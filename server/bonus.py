@@ -43,15 +43,30 @@ class BonusRound:
     def reply(self, req: int, race: str, number: int, points: int) -> Bonus:
         """The round as its player may see it (the seed only once decided)."""
         decided = self.decided
-        return Bonus(req=req, race=race, round=number, stake=self.stake, points=points,
-                     outcome=self.game.outcome, decided=decided,
-                     board=board_of(self.game.view(Audience.PLAYER)), commitment=self.commitment,
-                     seed=self.seed if decided else None, salt=self.salt if decided else None)
+        return Bonus(
+            req=req,
+            race=race,
+            round=number,
+            stake=self.stake,
+            points=points,
+            outcome=self.game.outcome,
+            decided=decided,
+            board=board_of(self.game.view(Audience.PLAYER)),
+            commitment=self.commitment,
+            seed=self.seed if decided else None,
+            salt=self.salt if decided else None,
+        )
 
     def record(self) -> BonusRecord:
         """What `arena verify` needs to check the round."""
-        return BonusRecord(stake=self.stake, seed=self.seed, salt=self.salt, commitment=self.commitment,
-                           moves=list(self.moves), outcome=self.game.outcome)
+        return BonusRecord(
+            stake=self.stake,
+            seed=self.seed,
+            salt=self.salt,
+            commitment=self.commitment,
+            moves=list(self.moves),
+            outcome=self.game.outcome,
+        )
 
 
 def open_round(points: int, rounds: list[BonusRound], *, won: bool, casual: bool) -> BonusRound:

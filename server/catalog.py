@@ -79,9 +79,11 @@ def public_catalogs_to_write() -> Path:
     folder = public_catalogs()
     if folder.name == "seeds" and (folder.parent / "pyproject.toml").is_file():
         return folder
-    raise CatalogError(f"the public catalogs in {str(folder)!r} belong to the installed package, not to a "
-                       f"checkout: write to a folder of your own (--dir DIR) and serve it with "
-                       f"`arena serve --catalog DIR`")
+    raise CatalogError(
+        f"the public catalogs in {str(folder)!r} belong to the installed package, not to a "
+        f"checkout: write to a folder of your own (--dir DIR) and serve it with "
+        f"`arena serve --catalog DIR`"
+    )
 
 
 def parse_catalog(text: str) -> list[CatalogEntry]:
@@ -105,7 +107,10 @@ def parse_catalog(text: str) -> list[CatalogEntry]:
 def format_catalog(game: str, entries: list[CatalogEntry], note: str) -> str:
     """Catalog text for ``entries`` of ``game``, headed by comment lines (``note`` says how it was
     made)."""
-    head = [f"# Winnable {game} deals: SEED: one winning move list, comma-separated.", *(f"# {n}" for n in note.splitlines())]
+    head = [
+        f"# Winnable {game} deals: SEED: one winning move list, comma-separated.",
+        *(f"# {n}" for n in note.splitlines()),
+    ]
     return "\n".join(head + [f"{e.seed}: {','.join(e.moves)}" for e in entries]) + "\n"
 
 
@@ -185,8 +190,10 @@ class DealSource:
         if len(loaded.seeds) < count:
             kind = "private " if self.private else ""
             left = "unused " if self.private else ""
-            raise CatalogError(f"the {kind}catalog in {str(self.folder)!r} has {len(loaded.seeds)} {left}"
-                               f"winnable {key} deals; {count} wanted")
+            raise CatalogError(
+                f"the {kind}catalog in {str(self.folder)!r} has {len(loaded.seeds)} {left}"
+                f"winnable {key} deals; {count} wanted"
+            )
         if not self.private:
             return _RANDOM.sample(loaded.seeds, count)
         pool, drawn = loaded.seeds, []

@@ -46,8 +46,8 @@ class ServerConfig:
       ``standings_tick_ms``: while that tick is on, an entrant's standings after another
       entrant's move may wait up to this long (default 250), unless the entrant moves meanwhile
       (the answer takes them along) or the race sends it something else; later standings take
-      the place of those still waiting (`server.transport.fanout.FanoutChannel`); at or under ``fanout_tick_ms``, as long
-      as other broadcast frames.
+      the place of those still waiting (`server.transport.fanout.FanoutChannel`); at or under
+      ``fanout_tick_ms``, as long as other broadcast frames.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
       (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
       ``max_strikes`` (default 50) such frames the connection is closed with 1008.
@@ -135,9 +135,17 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
-    fanout_tick_ms: float = _limit(35.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)")
-    standings_tick_ms: float = _limit(250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy")
-    fanout_busy_share: float = _limit(0.85, "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick (over 1: never)")
+    fanout_tick_ms: float = _limit(
+        35.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)"
+    )
+    standings_tick_ms: float = _limit(
+        250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy"
+    )
+    fanout_busy_share: float = _limit(
+        0.85,
+        "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick "
+        "(over 1: never)",
+    )
     gc_full_threshold: int = _limit(100, "middle-generation garbage collections between full ones (Python's own: 10)")
     rate_per_s: float = _limit(100.0, "incoming frames per second per connection, sustained")
     burst: int = _limit(200, "incoming frames above the rate a connection may send in a burst")
@@ -146,7 +154,9 @@ class ServerConfig:
     max_connections_per_ip: int = _limit(128, "open connections from one address")
     open_timeout_s: float = _limit(10.0, "seconds to finish the websocket handshake")
     hello_timeout_s: float = _limit(10.0, "seconds a new connection has to say hello")
-    ping_interval_s: float | None = _limit(20.0, "seconds a connection may be quiet before it is pinged ('none': no pings)")
+    ping_interval_s: float | None = _limit(
+        20.0, "seconds a connection may be quiet before it is pinged ('none': no pings)"
+    )
     ping_timeout_s: float | None = _limit(20.0, "seconds to wait for a ping's answer ('none': forever)")
     max_open_races_per_player: int = _limit(5, "races a player created that have not started")
     races_per_hour_per_player: int = _limit(30, "races one player may create in an hour")

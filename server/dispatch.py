@@ -112,8 +112,11 @@ ROUTES: dict[type, Route] = {
     OpenDeal: Route(tournaments.open_deal, Scope.TOURNAMENTS),
 }
 
-_DRAINING = "the server is shutting down: it answers only " + ", ".join(
-    t.__struct_config__.tag for t, r in ROUTES.items() if r.while_draining) + " until it closes the connection"
+_DRAINING = (
+    "the server is shutting down: it answers only "
+    + ", ".join(t.__struct_config__.tag for t, r in ROUTES.items() if r.while_draining)
+    + " until it closes the connection"
+)
 
 
 def requests_in(scope: Scope) -> tuple[type, ...]:
@@ -129,12 +132,17 @@ async def carry_out(state: ServerState, session: Session, frame: bytes | str) ->
         return
     if not session.allow():
         state.tally.refused[ErrorCode.RATE_LIMITED] += 1  # counted, not logged (the close is)
-        session.reply(Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down",
-                            req=request_number(frame)))
+        session.reply(
+            Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down", req=request_number(frame))
+        )
         if session.strikes > state.config.max_strikes:
-            log.warning("closing %s: rate limit exceeded", session.address,
-                        extra=fields("rate_limit_closed", remote=session.address,
-                                     player=session.player.id if session.player else None))
+            log.warning(
+                "closing %s: rate limit exceeded",
+                session.address,
+                extra=fields(
+                    "rate_limit_closed", remote=session.address, player=session.player.id if session.player else None
+                ),
+            )
             session.close(1008, "rate limit exceeded")
         return
     await receive(state, session, frame)
@@ -168,17 +176,24 @@ async def receive(state: ServerState, session: Session, frame: bytes | str) -> N
                 raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
             await route.handler(state, session, player, message)
         except StaleRace as exc:  # another node took the race over, or its log moved on: let it go
-            log.warning("%s: it leaves this node's memory", exc, extra=fields("race_lost", race=exc.code, reason=str(exc)))
+            log.warning(
+                "%s: it leaves this node's memory", exc, extra=fields("race_lost", race=exc.code, reason=str(exc))
+            )
             await state.let_go(exc.code)
             raise ProtocolError(ErrorCode.UNAVAILABLE, f"race {exc.code} moved to another node: send it again") from exc
         except StoreUnavailable as exc:
             log.warning("store unavailable: %s", exc)
-            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot reach its store: try again in a moment") from exc
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE, "the server cannot reach its store: try again in a moment"
+            ) from exc
     except ProtocolError as exc:
         _refused(state, session, message, exc)
         if isinstance(message, MoveRequest):
-            session.reply(MoveResult(race=message.race, seq=message.seq, move=message.move, ok=False,
-                                     code=exc.code, reason=exc.reason))
+            session.reply(
+                MoveResult(
+                    race=message.race, seq=message.seq, move=message.move, ok=False, code=exc.code, reason=exc.reason
+                )
+            )
         else:
             req = getattr(message, "req", None) if message is not None else exc.req
             session.reply(Error(code=exc.code, reason=exc.reason, req=req))
@@ -196,7 +211,16 @@ def _refused(state: ServerState, session: Session, message: ClientMessage | None
         state.tally.refused[exc.code] += 1
     kind = type(message).__struct_config__.tag if message is not None else None
     player = session.player
-    _requests_log.info("refused %s: %s", kind or "a frame", exc.reason,
-                       extra=fields("request_refused", code=exc.code, type=kind, remote=session.address,
-                                    player=player.id if player else None, race=getattr(message, "race", None)))
-
+    _requests_log.info(
+        "refused %s: %s",
+        kind or "a frame",
+        exc.reason,
+        extra=fields(
+            "request_refused",
+            code=exc.code,
+            type=kind,
+            remote=session.address,
+            player=player.id if player else None,
+            race=getattr(message, "race", None),
+        ),
+    )

@@ -38,8 +38,17 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-__all__ = ["JsonFormatter", "LOG_FORMATS", "LOG_LEVELS", "RepeatFilter", "TextFormatter", "configure_logging",
-           "fields", "iso_time", "limit_repeats"]
+__all__ = [
+    "JsonFormatter",
+    "LOG_FORMATS",
+    "LOG_LEVELS",
+    "RepeatFilter",
+    "TextFormatter",
+    "configure_logging",
+    "fields",
+    "iso_time",
+    "limit_repeats",
+]
 
 #: The values of ``arena serve --log-level`` and ``--log-format``.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -141,7 +150,9 @@ def configure_logging(level: str = "info", log_format: str = "text", stream: IO[
     root.addHandler(handler)
     numeric = getattr(logging, level.upper())
     root.setLevel(numeric)
-    logging.getLogger("websockets").setLevel(logging.INFO if numeric <= logging.DEBUG else max(numeric, logging.WARNING))
+    logging.getLogger("websockets").setLevel(
+        logging.INFO if numeric <= logging.DEBUG else max(numeric, logging.WARNING)
+    )
 
 
 class RepeatFilter(logging.Filter):

@@ -66,9 +66,20 @@ class Tally:
     (``d[k] = d.get(k, 0) + 1``: a `collections.Counter` costs half as much again), as it is
     bumped for every request."""
 
-    __slots__ = ("moves_accepted", "moves_refused", "requests", "refused", "frames_sent", "bytes_sent",
-                 "socket_writes", "queue_drops", "slow_closes", "standings_superseded", "keepalive_pings",
-                 "keepalive_timeouts")
+    __slots__ = (
+        "moves_accepted",
+        "moves_refused",
+        "requests",
+        "refused",
+        "frames_sent",
+        "bytes_sent",
+        "socket_writes",
+        "queue_drops",
+        "slow_closes",
+        "standings_superseded",
+        "keepalive_pings",
+        "keepalive_timeouts",
+    )
 
     def __init__(self) -> None:
         self.moves_accepted = 0
@@ -104,11 +115,18 @@ class Metrics:
         self._counts = counts
         self.registry = CollectorRegistry()
         self.registry.register(self)  # type: ignore[arg-type]  # a collector: `collect`
-        self._lag = Histogram("arena_event_loop_lag_seconds", "How late a periodic sleep of the event loop woke up",
-                              buckets=_LAG_BUCKETS, registry=self.registry)
-        self._fanout_delay = Histogram("arena_fanout_delay_seconds",
-                                       "How late a fan-out tick's frames were written, from the tick's end to its last write",
-                                       buckets=_FANOUT_DELAY_BUCKETS, registry=self.registry)
+        self._lag = Histogram(
+            "arena_event_loop_lag_seconds",
+            "How late a periodic sleep of the event loop woke up",
+            buckets=_LAG_BUCKETS,
+            registry=self.registry,
+        )
+        self._fanout_delay = Histogram(
+            "arena_fanout_delay_seconds",
+            "How late a fan-out tick's frames were written, from the tick's end to its last write",
+            buckets=_FANOUT_DELAY_BUCKETS,
+            registry=self.registry,
+        )
 
     def observe_lag(self, seconds: float) -> None:
         """Record one measurement of the event loop's lag."""
@@ -126,50 +144,73 @@ class Metrics:
         """The server's counts, read now (called by the registry at each scrape)."""
         counts = self._counts()
         tally = self.tally
-        for name, help_text in (("connections", "Sockets accepted and open, handshake or not"),
-                                ("sessions", "Websocket connections open"),
-                                ("players", "Players in memory")):
+        for name, help_text in (
+            ("connections", "Sockets accepted and open, handshake or not"),
+            ("sessions", "Websocket connections open"),
+            ("players", "Players in memory"),
+        ):
             if name in counts:
                 suffix = "_open" if name != "players" else ""
                 yield GaugeMetricFamily(f"arena_{name}{suffix}", help_text, value=counts[name])  # type: ignore[arg-type]
-        for name, help_text in (("races", "Races in memory, by status"),
-                                ("tournaments", "Tournaments in memory, by status")):
+        for name, help_text in (
+            ("races", "Races in memory, by status"),
+            ("tournaments", "Tournaments in memory, by status"),
+        ):
             by_status = counts.get(name)
             if isinstance(by_status, Mapping):
                 family = GaugeMetricFamily(f"arena_{name}", help_text, labels=["status"])
                 for status, number in sorted(by_status.items()):
                     family.add_metric([str(status)], number)
                 yield family
-        for name, help_text in (("fanout_tick_ms", "Milliseconds broadcast frames may wait to leave together now "
-                                                   "(0: at once; the server is not busy enough)"),
-                                ("loop_busy_share", "Share of the last quarter second the event loop spent on the CPU")):
+        for name, help_text in (
+            (
+                "fanout_tick_ms",
+                "Milliseconds broadcast frames may wait to leave together now "
+                "(0: at once; the server is not busy enough)",
+            ),
+            ("loop_busy_share", "Share of the last quarter second the event loop spent on the CPU"),
+        ):
             if name in counts:
                 yield GaugeMetricFamily(f"arena_{name}", help_text, value=counts[name])  # type: ignore[arg-type]
         if "shutting_down" in counts:
-            yield GaugeMetricFamily("arena_shutting_down", "1 while the server drains before it stops",
-                                    value=1 if counts["shutting_down"] else 0)
+            yield GaugeMetricFamily(
+                "arena_shutting_down",
+                "1 while the server drains before it stops",
+                value=1 if counts["shutting_down"] else 0,
+            )
         yield CounterMetricFamily("arena_moves_accepted", "Moves accepted", value=tally.moves_accepted)
         yield _by_label("arena_moves_refused", "Moves refused, by code", "code", tally.moves_refused)
         requests = {_type_name(cls): n for cls, n in tally.requests.items() if n}
         yield _by_label("arena_requests", "Requests decoded, by message type", "type", requests)
-        yield _by_label("arena_requests_refused", "Requests and frames answered with an error, by code", "code",
-                        tally.refused)
+        yield _by_label(
+            "arena_requests_refused", "Requests and frames answered with an error, by code", "code", tally.refused
+        )
         yield CounterMetricFamily("arena_frames_sent", "Frames handed to the sockets", value=tally.frames_sent)
-        yield CounterMetricFamily("arena_bytes_sent", "Bytes of the frames handed to the sockets",
-                                  value=tally.bytes_sent)
-        yield CounterMetricFamily("arena_socket_writes", "Writes of frames to the sockets (a system call each)",
-                                  value=tally.socket_writes)
-        yield CounterMetricFamily("arena_send_queue_drops", "Frames dropped for a client closed as too slow",
-                                  value=tally.queue_drops)
-        yield CounterMetricFamily("arena_slow_client_closes", "Clients closed because too many bytes waited for them",
-                                  value=tally.slow_closes)
-        yield CounterMetricFamily("arena_standings_superseded",
-                                  "Entrants' standings frames replaced by later standings before they were sent",
-                                  value=tally.standings_superseded)
-        yield CounterMetricFamily("arena_keepalive_pings", "Keepalive pings sent to quiet connections",
-                                  value=tally.keepalive_pings)
-        yield CounterMetricFamily("arena_keepalive_timeouts", "Connections closed for an unanswered keepalive ping",
-                                  value=tally.keepalive_timeouts)
+        yield CounterMetricFamily(
+            "arena_bytes_sent", "Bytes of the frames handed to the sockets", value=tally.bytes_sent
+        )
+        yield CounterMetricFamily(
+            "arena_socket_writes", "Writes of frames to the sockets (a system call each)", value=tally.socket_writes
+        )
+        yield CounterMetricFamily(
+            "arena_send_queue_drops", "Frames dropped for a client closed as too slow", value=tally.queue_drops
+        )
+        yield CounterMetricFamily(
+            "arena_slow_client_closes", "Clients closed because too many bytes waited for them", value=tally.slow_closes
+        )
+        yield CounterMetricFamily(
+            "arena_standings_superseded",
+            "Entrants' standings frames replaced by later standings before they were sent",
+            value=tally.standings_superseded,
+        )
+        yield CounterMetricFamily(
+            "arena_keepalive_pings", "Keepalive pings sent to quiet connections", value=tally.keepalive_pings
+        )
+        yield CounterMetricFamily(
+            "arena_keepalive_timeouts",
+            "Connections closed for an unanswered keepalive ping",
+            value=tally.keepalive_timeouts,
+        )
 
 
 def _by_label(name: str, help_text: str, label: str, counts: Mapping[object, int]) -> CounterMetricFamily:

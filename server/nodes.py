@@ -49,7 +49,6 @@ own connection); so Redis, which holds the store anyway, must be as private as t
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import zlib
@@ -211,8 +210,11 @@ class NodeLink:
     async def start(self) -> None:
         """Listen to the inbox and keep the lease (and the lead) in the background (after `join`)."""
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._send()),
-                       loop.create_task(self._keep_lease())]
+        self._tasks = [
+            loop.create_task(self._listen()),
+            loop.create_task(self._send()),
+            loop.create_task(self._keep_lease()),
+        ]
 
     async def stop(self, *, release: bool) -> None:
         """Stop listening and sending; with ``release``, give the lease up so that the other
@@ -248,18 +250,29 @@ class NodeLink:
                 leading = await self.store.lead(2 * self.lease_s)
                 gained = leading and not self.leading
                 if self.leading and not leading:
-                    log.error("node %s lost the lead (it was cut off from Redis longer than its lease)",
-                              self.node, extra=fields("node_lost_lead", node=self.node))
+                    log.error(
+                        "node %s lost the lead (it was cut off from Redis longer than its lease)",
+                        self.node,
+                        extra=fields("node_lost_lead", node=self.node),
+                    )
                 self.leading = leading
                 for node in dead if leading else ():
                     while codes := await self.store.adopt(node, _ADOPT_BATCH):
-                        log.warning("node %s takes over %d races of node %s", self.node, len(codes), node,
-                                    extra=fields("races_taken_over", node=node, races=len(codes)))
+                        log.warning(
+                            "node %s takes over %d races of node %s",
+                            self.node,
+                            len(codes),
+                            node,
+                            extra=fields("races_taken_over", node=node, races=len(codes)),
+                        )
                         for code in codes:
                             await self._rebuild(code)
                 if gained:
-                    log.warning("node %s leads now: it takes over the tournaments", self.node,
-                                extra=fields("node_leads", node=self.node))
+                    log.warning(
+                        "node %s leads now: it takes over the tournaments",
+                        self.node,
+                        extra=fields("node_leads", node=self.node),
+                    )
                     await self.server.became_leader()
             except StoreUnavailable as exc:
                 log.warning("node %s: heartbeat failed: %s", self.node, exc)
@@ -303,8 +316,10 @@ class NodeLink:
         if owner in self.dead:
             if not self.leading:  # the leader takes it over at its next heartbeat
                 self._owners.pop(code, None)
-                raise ProtocolError(ErrorCode.UNAVAILABLE, f"race {code} is being taken over from node {owner}, "
-                                                           "which is gone: send it again in a moment")
+                raise ProtocolError(
+                    ErrorCode.UNAVAILABLE,
+                    f"race {code} is being taken over from node {owner}, which is gone: send it again in a moment",
+                )
             if await self.store.claim(code, owner):
                 self._owners.pop(code, None)
                 await self._rebuild(code)
@@ -365,7 +380,8 @@ class NodeLink:
         for code, (race, listing) in changed.items():
             score = race.created_ms * 1000 + zlib.crc32(code.encode()) % 1000
             task = asyncio.get_running_loop().create_task(
-                self.store.list_race(code, listing, score, encode(race.info()) if listing else b""))
+                self.store.list_race(code, listing, score, encode(race.info()) if listing else b"")
+            )
             task.add_done_callback(_log_failure)
 
     async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[RaceInfo], int | None]:
@@ -387,16 +403,31 @@ class NodeLink:
         session.remote_nodes.add(node)
         self.forwarded += 1
         try:
-            await self.store.publish(node, _encode([_REQUEST, self.node, session.conn_id, ticket, player.token,
-                                                    player.id, player.name, session.address, frame]))
+            await self.store.publish(
+                node,
+                _encode(
+                    [
+                        _REQUEST,
+                        self.node,
+                        session.conn_id,
+                        ticket,
+                        player.token,
+                        player.id,
+                        player.name,
+                        session.address,
+                        frame,
+                    ]
+                ),
+            )
             async with asyncio.timeout(self.forward_timeout_s):
                 await done
         except TimeoutError:
             code = getattr(message, "race", "").upper()
             self._owners.pop(code, None)
             what = f"race {code}" if code else "the tournaments"
-            raise ProtocolError(ErrorCode.UNAVAILABLE, f"node {node}, which serves {what}, did not answer in time: "
-                                                       "try again") from None
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE, f"node {node}, which serves {what}, did not answer in time: try again"
+            ) from None
         finally:
             self._pending.pop(ticket, None)
 
@@ -481,8 +512,9 @@ class NodeLink:
             if session is not None:
                 session.send(frames[at])
 
-    async def _serve(self, node: str, conn: int, ticket: int, token: str, player_id: str, name: str,
-                     address: str, frame: bytes) -> None:
+    async def _serve(
+        self, node: str, conn: int, ticket: int, token: str, player_id: str, name: str, address: str, frame: bytes
+    ) -> None:
         """Carry out a request forwarded by node ``node`` for its connection ``conn``, then mark
         it done."""
         self.served += 1
@@ -500,4 +532,3 @@ class NodeLink:
             log.exception("node %s: a request forwarded by node %s failed", self.node, node)
         finally:
             self._queue(node, (_REQUEST, ticket, None))  # done
-

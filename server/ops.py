@@ -12,10 +12,10 @@ import time
 
 from websockets.http11 import Request, Response
 
+from server.logs import fields
 from server.metrics import CONTENT_TYPE
 from server.state import ServerState
 from server.transport.connection import Connection, reply, response
-from server.logs import fields
 
 __all__ = ["LAG_INTERVAL_S", "health", "http", "measure_lag", "measure_load"]
 
@@ -36,8 +36,12 @@ def http(state: ServerState, conn: Connection, request: Request) -> Response | N
     path = request.path
     route = path.split("?", 1)[0]
     if route == "/healthz":
-        return reply(conn, 503 if state.draining else 200, json.dumps(health(state)) + "\n",
-                     [("Content-Type", "application/json")])
+        return reply(
+            conn,
+            503 if state.draining else 200,
+            json.dumps(health(state)) + "\n",
+            [("Content-Type", "application/json")],
+        )
     if conn.client in state.config.trusted_proxies:
         chain = headers.get("X-Forwarded-For") or headers.get("X-Real-IP") or ""
         client = chain.split(",")[-1].strip()
@@ -97,8 +101,15 @@ async def measure_load(state: ServerState) -> None:
         if fanout.adapt((time.thread_time() - cpu) / max(loop.time() - began, 1e-3)):
             extra = fields("fanout_tick", busy=round(fanout.busy, 3), tick_ms=fanout.tick_s * 1000)
             if fanout.tick_s:  # (two messages: the log's repeat limit would take the second for the first)
-                log.info("event loop busy %.0f%% of the time: broadcast frames wait up to %g ms to leave together",
-                         fanout.busy * 100, fanout.tick_s * 1000, extra=extra)
+                log.info(
+                    "event loop busy %.0f%% of the time: broadcast frames wait up to %g ms to leave together",
+                    fanout.busy * 100,
+                    fanout.tick_s * 1000,
+                    extra=extra,
+                )
             else:
-                log.info("event loop busy %.0f%% of the time: broadcast frames leave at once again",
-                         fanout.busy * 100, extra=extra)
+                log.info(
+                    "event loop busy %.0f%% of the time: broadcast frames leave at once again",
+                    fanout.busy * 100,
+                    extra=extra,
+                )

@@ -98,7 +98,8 @@ class ParService:
         try:
             loop = asyncio.get_running_loop()
             result, best, total, nodes, seconds = await loop.run_in_executor(
-                self._pool, _search, game, seed, dict(options), self.nodes, self.seconds)
+                self._pool, _search, game, seed, dict(options), self.nodes, self.seconds
+            )
         except BrokenProcessPool:  # a dead worker: the race has no par, and the next search starts afresh
             log.error("par of a %s deal failed: the solver's workers stopped", game)
             self._pool = None
@@ -110,8 +111,9 @@ class ParService:
             self.pending -= 1
         return Par(result=result, best_cleared=best, total=total, nodes=nodes, seconds=seconds)
 
-    async def winnable_seeds(self, game: str, count: int, options: dict[str, bool],
-                             search: WinnableSearch) -> list[int]:
+    async def winnable_seeds(
+        self, game: str, count: int, options: dict[str, bool], search: WinnableSearch
+    ) -> list[int]:
         """Up to ``count`` fresh secret seeds of ``game`` that the solver proved winnable (found a
         win of), searching one deal per worker at a time within ``search``'s budgets. Fewer (or
         none) when the budget runs out first, par is off, or the workers are busy: the caller
@@ -131,8 +133,9 @@ class ParService:
                     seed = random_seed()
                     tries -= 1
                     try:
-                        future = loop.run_in_executor(self._pool, _proves_winnable, game, seed, dict(options),
-                                                      search.nodes, budget)
+                        future = loop.run_in_executor(
+                            self._pool, _proves_winnable, game, seed, dict(options), search.nodes, budget
+                        )
                     except BrokenProcessPool:  # a worker died: start afresh next time
                         log.error("the solver's workers stopped; they start again at the next search")
                         self._pool = None
@@ -140,8 +143,9 @@ class ParService:
                     self.pending += 1  # until the worker is done with it, even after we stop waiting
                     future.add_done_callback(self._search_done)
                     running[future] = seed
-                done, _ = await asyncio.wait(running, timeout=max(0.0, deadline - time.monotonic()),
-                                             return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    running, timeout=max(0.0, deadline - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
+                )
                 for future in done:
                     seed = running.pop(future)
                     try:
@@ -162,8 +166,9 @@ class ParService:
     def _start(self) -> None:
         """Start the worker processes if they are not running."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_ignore_interrupts)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupts
+            )
 
     def close(self) -> None:
         """Stop the workers, dropping searches not started."""

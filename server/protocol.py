@@ -397,9 +397,28 @@ class Rename(_Msg, tag="rename"):
 
 
 ClientMessage = (
-    Hello | Rename | CreateRace | ListRaces | JoinRace | StartRace | MoveRequest | Resign | Watch | Sync | GetRecord
-    | CreateTournament | CancelTournament | ListTournaments | FollowTournament | RegisterTournament
-    | WithdrawTournament | OpenDeal | DoubleOrNaught | BonusMove | Rematch | Replay
+    Hello
+    | Rename
+    | CreateRace
+    | ListRaces
+    | JoinRace
+    | StartRace
+    | MoveRequest
+    | Resign
+    | Watch
+    | Sync
+    | GetRecord
+    | CreateTournament
+    | CancelTournament
+    | ListTournaments
+    | FollowTournament
+    | RegisterTournament
+    | WithdrawTournament
+    | OpenDeal
+    | DoubleOrNaught
+    | BonusMove
+    | Rematch
+    | Replay
 )
 
 # ------------------------------------------------------------------------ server -> client
@@ -634,8 +653,9 @@ class DelayedBoard(_Msg, tag="delayed_board"):
 
 class RaceFinished(_Msg, tag="race_finished"):
     """Event: the race is over (``reason``: "all_done", "time_limit", "window_closed",
-    "cancelled", or "expired" for a race nobody started in time); seed and salt revealed, except for an arena tournament's deal, whose seed stays
-    secret until the tournament ends (then None here). ``double_or_naught``: the players (ids)
+    "cancelled", or "expired" for a race nobody started in time); seed and salt revealed, except
+    for an arena tournament's deal, whose seed stays secret until the tournament ends (then None
+    here). ``double_or_naught``: the players (ids)
     offered a Double or Naught round on their points: the winners of a casual race.
     ``server_ms``: the server's wall clock (Unix epoch ms) when the event was built."""
 
@@ -914,7 +934,9 @@ def decode(data: bytes | str) -> ClientMessage:
     except msgspec.ValidationError as exc:
         raise _validation_error(data, str(exc)) from None
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack message: {exc}"[:300], request_number(data)) from None
+        raise ProtocolError(
+            ErrorCode.BAD_FRAME, f"not a MessagePack message: {exc}"[:300], request_number(data)
+        ) from None
 
 
 class _Envelope(Struct):
@@ -950,8 +972,11 @@ def _validation_error(data: bytes, detail: str) -> ProtocolError:
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         raw = None
     if not isinstance(raw, dict):
-        return ProtocolError(ErrorCode.BAD_FRAME, "a frame must be one well-formed MessagePack map (valid UTF-8, "
-                             "no trailing bytes) with a 'type' field", request_number(data))
+        return ProtocolError(
+            ErrorCode.BAD_FRAME,
+            "a frame must be one well-formed MessagePack map (valid UTF-8, no trailing bytes) with a 'type' field",
+            request_number(data),
+        )
     req = _valid_req(raw.get("req"))
     kind = raw.get("type")
     if not isinstance(kind, str):  # a list or a map is no type name (nor hashable)

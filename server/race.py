@@ -49,6 +49,9 @@ from engine.core import Audience, BadNotation, Game, IllegalMove, Move
 from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
 from server.bonus import BonusRound, open_round, play_round
+from server.logs import fields
+from server.metrics import Tally
+from server.names import name_key
 from server.protocol import (
     Board,
     Bonus,
@@ -58,15 +61,15 @@ from server.protocol import (
     ErrorCode,
     MoveRequest,
     MoveResult,
+    Par,
     Progress,
     ProtocolError,
     RaceFinished,
     RaceInfo,
+    RacePar,
     RaceRecord,
     RaceStarted,
     RaceStarting,
-    Par,
-    RacePar,
     RematchOffer,
     Revealed,
     Snapshot,
@@ -74,9 +77,6 @@ from server.protocol import (
     board_of,
     encode,
 )
-from server.logs import fields
-from server.metrics import Tally
-from server.names import name_key
 from server.store import MoveEntry, Store, StoredEvent, StoreUnavailable
 
 __all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race", "RebuildError"]
@@ -344,8 +344,18 @@ class Race:
         # (positional, in `Standing`'s field order: place, player, name, cleared, total, time_ms,
         # moves, status, order, points; once a move, so the quicker form)
         return [
-            Standing(i, e.player, e.name, e.cleared, total, e.time_ms, e.moves, e.status,  # type: ignore[arg-type]
-                     e.order, e.cleared if e.points is None else e.points)
+            Standing(
+                i,
+                e.player,
+                e.name,
+                e.cleared,
+                total,
+                e.time_ms,
+                e.moves,
+                e.status,  # type: ignore[arg-type]
+                e.order,
+                e.cleared if e.points is None else e.points,
+            )
             for i, e in enumerate(ranked, 1)
         ]
 
@@ -382,11 +392,7 @@ class Race:
         entrant = self.entrants.get(player) if player else None
         boards = {}
         if spectator:
-            boards = {
-                e.player: board
-                for e in self._by_order()
-                if (board := self._spectator_board(e)) is not None
-            }
+            boards = {e.player: board for e in self._by_order() if (board := self._spectator_board(e)) is not None}
         return Snapshot(
             req=req,
             race=self.info(),
@@ -434,11 +440,17 @@ class Race:
             entrant = Entrant(player, name, len(self.entrants), listener)
             self.entrants[player] = entrant
             self._names.add(key)
-            log.info("%s joined race %s", name, self.code,
-                     extra=fields("player_joined", race=self.code, player=player, player_name=name, order=entrant.order))
+            log.info(
+                "%s joined race %s",
+                name,
+                self.code,
+                extra=fields("player_joined", race=self.code, player=player, player_name=name, order=entrant.order),
+            )
             await self._save()
             await self._publish(
-                EntrantJoined(race=self.code, version=self._next_version(), player=player, name=name, order=entrant.order)
+                EntrantJoined(
+                    race=self.code, version=self._next_version(), player=player, name=name, order=entrant.order
+                )
             )
             return entrant
 
@@ -479,9 +491,17 @@ class Race:
                 entrant.status = "playing"
                 entrant.active_at = self.started_at
             self._become("running")
-            log.info("race %s started", self.code,
-                     extra=fields("race_started", race=self.code, game=self.game_cls.key, entrants=len(self.entrants),
-                                  time_limit_s=self.time_limit_s))
+            log.info(
+                "race %s started",
+                self.code,
+                extra=fields(
+                    "race_started",
+                    race=self.code,
+                    game=self.game_cls.key,
+                    entrants=len(self.entrants),
+                    time_limit_s=self.time_limit_s,
+                ),
+            )
             first = next(iter(self.entrants.values()))
             board = self._board(first, Audience.PLAYER)
             assert board is not None
@@ -525,8 +545,9 @@ class Race:
                     await self._finish("time_limit")
                     return
                 if self.idle_timeout_s is not None:
-                    idle = [e for e in self.entrants.values()
-                            if not e.done and now >= e.active_at + self.idle_timeout_s]
+                    idle = [
+                        e for e in self.entrants.values() if not e.done and now >= e.active_at + self.idle_timeout_s
+                    ]
                     for entrant in idle:
                         entrant.status = "out_of_time"
                     if idle:
@@ -558,11 +579,25 @@ class Race:
             if not isinstance(refusal, Move):
                 self.tally.moves_refused[refusal[0]] += 1
                 if log.isEnabledFor(logging.DEBUG):
-                    log.debug("move %d of %s in race %s refused: %s", request.seq, player, self.code, refusal[1],
-                              extra=fields("move_refused", race=self.code, player=player, seq=request.seq,
-                                           code=refusal[0]))
-                return encode(MoveResult(race=self.code, seq=request.seq, move=request.move, ok=False,
-                                         code=refusal[0], reason=refusal[1], elapsed_ms=self.elapsed_ms()))
+                    log.debug(
+                        "move %d of %s in race %s refused: %s",
+                        request.seq,
+                        player,
+                        self.code,
+                        refusal[1],
+                        extra=fields("move_refused", race=self.code, player=player, seq=request.seq, code=refusal[0]),
+                    )
+                return encode(
+                    MoveResult(
+                        race=self.code,
+                        seq=request.seq,
+                        move=request.move,
+                        ok=False,
+                        code=refusal[0],
+                        reason=refusal[1],
+                        elapsed_ms=self.elapsed_ms(),
+                    )
+                )
             game = entrant.game
             assert game is not None
             move = refusal  # parsed and checked: no refusal
@@ -572,13 +607,27 @@ class Race:
                 await self.store.append_move(self.code, player, MoveEntry(request.seq, notation, elapsed))
             except StoreUnavailable as exc:  # not stored: not played, and the seq is still free
                 self.tally.moves_refused[ErrorCode.UNAVAILABLE] += 1
-                _store_log.warning("move %d of %s in race %s refused: %s", request.seq, player, self.code, exc,
-                                   extra=fields("move_refused", race=self.code, player=player, seq=request.seq,
-                                                code=ErrorCode.UNAVAILABLE))
-                return encode(MoveResult(race=self.code, seq=request.seq, move=request.move, ok=False,
-                                         code=ErrorCode.UNAVAILABLE, elapsed_ms=self.elapsed_ms(),
-                                         reason="the server cannot store moves right now: send this move again "
-                                                "in a moment"))
+                _store_log.warning(
+                    "move %d of %s in race %s refused: %s",
+                    request.seq,
+                    player,
+                    self.code,
+                    exc,
+                    extra=fields(
+                        "move_refused", race=self.code, player=player, seq=request.seq, code=ErrorCode.UNAVAILABLE
+                    ),
+                )
+                return encode(
+                    MoveResult(
+                        race=self.code,
+                        seq=request.seq,
+                        move=request.move,
+                        ok=False,
+                        code=ErrorCode.UNAVAILABLE,
+                        elapsed_ms=self.elapsed_ms(),
+                        reason="the server cannot store moves right now: send this move again in a moment",
+                    )
+                )
             revealed = game.apply_checked(move)  # (checked under this lock, and nothing played since)
             entrant.last_seq = request.seq
             entrant.moves += 1
@@ -619,8 +668,10 @@ class Race:
         if entrant.done:
             return ErrorCode.DONE, f"you can play no more in this race ({entrant.status})"
         if request.seq <= entrant.last_seq:
-            return ErrorCode.OLD_SEQ, (f"move {request.seq} was accepted long ago and its answer is no longer "
-                                       f"kept; sync for the race as it stands")
+            return ErrorCode.OLD_SEQ, (
+                f"move {request.seq} was accepted long ago and its answer is no longer "
+                f"kept; sync for the race as it stands"
+            )
         if request.seq != entrant.last_seq + 1:
             return ErrorCode.SEQ_GAP, f"expected move number {entrant.last_seq + 1}, got {request.seq}"
         if self.max_moves is not None and entrant.moves >= self.max_moves:
@@ -689,18 +740,42 @@ class Race:
         ``board``: the spectators' board of the entrant now, when the caller has it."""
         version = self._next_version()
         now_ms = self.clock.wall_ms()
-        standings = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
-                             move="", standings=self.standings(), server_ms=now_ms)
+        standings = Progress(
+            race=self.code,
+            version=version,
+            player=entrant.player,
+            elapsed_ms=elapsed,
+            move="",
+            standings=self.standings(),
+            server_ms=now_ms,
+        )
         if board is None:
             board = self._board(entrant, Audience.SPECTATOR)
         if not self.spectator_delay_s or board is None or self.status == "finished":  # (finished: all public)
-            full = Progress(race=self.code, version=version, player=entrant.player, elapsed_ms=elapsed,
-                            move=move, standings=standings.standings, board=board, server_ms=now_ms)
+            full = Progress(
+                race=self.code,
+                version=version,
+                player=entrant.player,
+                elapsed_ms=elapsed,
+                move=move,
+                standings=standings.standings,
+                board=board,
+                server_ms=now_ms,
+            )
             await self._publish(standings, full, standings=True)
             return
         await self._publish(standings, standings=True)
-        frame = encode(DelayedBoard(race=self.code, version=version, player=entrant.player, move=move,
-                                    elapsed_ms=elapsed, board=board, server_ms=now_ms))
+        frame = encode(
+            DelayedBoard(
+                race=self.code,
+                version=version,
+                player=entrant.player,
+                move=move,
+                elapsed_ms=elapsed,
+                board=board,
+                server_ms=now_ms,
+            )
+        )
         self._delayed.append((self.clock.monotonic() + self.spectator_delay_s, entrant.player, board, frame))
         if self._releasing is None:
             self._releasing = asyncio.ensure_future(self._release_delayed())
@@ -738,11 +813,17 @@ class Race:
         self._log_finish()
         await self._save()
         await self._publish(
-            RaceFinished(race=self.code, version=self._next_version(), reason=reason, standings=self.standings(),
-                         seed=self.seed if self.revealed else None, salt=self.salt if self.revealed else None,
-                         commitment=self.commitment,
-                         double_or_naught=[e.player for e in self._by_order() if e.status == "won" and self.casual],
-                         server_ms=self.clock.wall_ms())
+            RaceFinished(
+                race=self.code,
+                version=self._next_version(),
+                reason=reason,
+                standings=self.standings(),
+                seed=self.seed if self.revealed else None,
+                salt=self.salt if self.revealed else None,
+                commitment=self.commitment,
+                double_or_naught=[e.player for e in self._by_order() if e.status == "won" and self.casual],
+                server_ms=self.clock.wall_ms(),
+            )
         )
         current = asyncio.current_task()
         for task in list(self._tasks):
@@ -753,17 +834,30 @@ class Race:
 
     def _log_finish(self) -> None:
         standings = self.standings()
-        summary = "; ".join(f"{s.place}. {s.name} {s.cleared}/{s.total} {s.status} {s.time_ms / 1000:.1f} s"
-                            for s in standings[:_LOGGED_PLACES])
+        summary = "; ".join(
+            f"{s.place}. {s.name} {s.cleared}/{s.total} {s.status} {s.time_ms / 1000:.1f} s"
+            for s in standings[:_LOGGED_PLACES]
+        )
         if len(standings) > _LOGGED_PLACES:
             summary += f"; {len(standings) - _LOGGED_PLACES} more"
         leader = standings[0] if standings else None
-        log.info("race %s finished (%s)", self.code, self.finish_reason,
-                 extra=fields("race_finished", race=self.code, game=self.game_cls.key, reason=self.finish_reason,
-                              entrants=len(standings), winner=leader.player if leader else None,
-                              winner_name=leader.name if leader else None, standings=summary or None,
-                              seed=self.seed if self.revealed else None,
-                              tournament=None if self.casual else self.creator))
+        log.info(
+            "race %s finished (%s)",
+            self.code,
+            self.finish_reason,
+            extra=fields(
+                "race_finished",
+                race=self.code,
+                game=self.game_cls.key,
+                reason=self.finish_reason,
+                entrants=len(standings),
+                winner=leader.player if leader else None,
+                winner_name=leader.name if leader else None,
+                standings=summary or None,
+                seed=self.seed if self.revealed else None,
+                tournament=None if self.casual else self.creator,
+            ),
+        )
 
     async def set_par(self, par: Par) -> None:
         """Keep the finished race's par and tell its audience (`server.par`)."""
@@ -777,8 +871,14 @@ class Race:
         joined it so far (called again whenever that changes)."""
         async with self.lock:
             self.rematch = rematch.code
-            await self._publish(RematchOffer(race=self.code, version=self._next_version(), rematch=rematch.code,
-                                             accepted=[e.player for e in rematch._by_order()]))
+            await self._publish(
+                RematchOffer(
+                    race=self.code,
+                    version=self._next_version(),
+                    rematch=rematch.code,
+                    accepted=[e.player for e in rematch._by_order()],
+                )
+            )
 
     # ------------------------------------------------------------------ Double or Naught
 
@@ -793,8 +893,9 @@ class Race:
             if self.status != "finished" or entrant.points is None:
                 raise ProtocolError(ErrorCode.NOT_FINISHED, "Double or Naught comes after the race")
             if notation is None:
-                entrant.bonus.append(open_round(entrant.points, entrant.bonus, won=entrant.status == "won",
-                                                casual=self.casual))
+                entrant.bonus.append(
+                    open_round(entrant.points, entrant.bonus, won=entrant.status == "won", casual=self.casual)
+                )
                 await self._save()  # its seed: a restarted server deals the same round (`rebuild`)
             elif not entrant.bonus:
                 raise ProtocolError(ErrorCode.NOT_ALLOWED, "ask for a Double or Naught round first")
@@ -803,8 +904,9 @@ class Race:
                 entrant.points = play_round(round_, notation, entrant.points)
                 await self._save()
                 if round_.decided:
-                    await self._progress(entrant, f"double or naught: {round_.game.outcome or 'no result'}",
-                                         self.elapsed_ms())
+                    await self._progress(
+                        entrant, f"double or naught: {round_.game.outcome or 'no result'}", self.elapsed_ms()
+                    )
             return entrant.bonus[-1].reply(req, self.code, len(entrant.bonus), entrant.points)
 
     # ----------------------------------------------------------------------------- record
@@ -817,11 +919,25 @@ class Race:
         entrants = []
         for e in self._by_order():
             log = await self.store.moves(self.code, e.player)
-            entrants.append(EntrantRecord(player=e.player, name=e.name, moves=[m.move for m in log],
-                                          times_ms=[m.time_ms for m in log], status=e.status,
-                                          bonus=[r.record() for r in e.bonus if r.decided]))
-        return RaceRecord(req=req, race=self.info(), seed=self.seed, salt=self.salt,
-                          commitment=self.commitment, entrants=entrants, standings=self.standings())
+            entrants.append(
+                EntrantRecord(
+                    player=e.player,
+                    name=e.name,
+                    moves=[m.move for m in log],
+                    times_ms=[m.time_ms for m in log],
+                    status=e.status,
+                    bonus=[r.record() for r in e.bonus if r.decided],
+                )
+            )
+        return RaceRecord(
+            req=req,
+            race=self.info(),
+            seed=self.seed,
+            salt=self.salt,
+            commitment=self.commitment,
+            entrants=entrants,
+            standings=self.standings(),
+        )
 
     # ------------------------------------------------------------------------ publishing
 
@@ -829,8 +945,9 @@ class Race:
         self.version += 1
         return self.version
 
-    async def _publish(self, for_entrants: msgspec.Struct, for_spectators: msgspec.Struct | None = None, *,
-                       standings: bool = False) -> None:
+    async def _publish(
+        self, for_entrants: msgspec.Struct, for_spectators: msgspec.Struct | None = None, *, standings: bool = False
+    ) -> None:
         """Store an event, then deliver it: one encoding per audience, shared by every receiver.
         ``standings``: the entrants' frame is only the standings after a move, which may leave
         with their next frames (`Listener.send`)."""
@@ -896,8 +1013,13 @@ class Race:
                 "rematch_of": self.rematch_of,
                 "par": self.par,
                 # Double or Naught rounds, by player: [[stake, seed, salt, [move, ...]], ...]
-                "bonus": msgspec.json.encode({e.player: [[r.stake, r.seed, r.salt, r.moves] for r in e.bonus]
-                                              for e in self.entrants.values() if e.bonus}).decode(),
+                "bonus": msgspec.json.encode(
+                    {
+                        e.player: [[r.stake, r.seed, r.salt, r.moves] for r in e.bonus]
+                        for e in self.entrants.values()
+                        if e.bonus
+                    }
+                ).decode(),
                 # one JSON string, to keep the description flat: [{"p": id, "n": name, "o": order, "s": status}]
                 "entrants": msgspec.json.encode(
                     [{"p": e.player, "n": e.name, "o": e.order, "s": e.status} for e in self._by_order()]
@@ -922,16 +1044,31 @@ class Race:
         try:
             game_cls = find_game(m["game"])
             if m["rules_version"] != game_cls.rules_version or m["deal_version"] != DEAL_VERSION:
-                raise RebuildError(f"race {code} was played under {m['game']} rules {m['rules_version']}, "
-                                   f"deal {m['deal_version']}; this server has rules {game_cls.rules_version}, "
-                                   f"deal {DEAL_VERSION}")
+                raise RebuildError(
+                    f"race {code} was played under {m['game']} rules {m['rules_version']}, "
+                    f"deal {m['deal_version']}; this server has rules {game_cls.rules_version}, "
+                    f"deal {DEAL_VERSION}"
+                )
             options = {k: v == "1" for k, _, v in (o.partition("=") for o in m["options"].split(",") if o)}
-            race = cls(code, game_cls, options=options, seed=int(m["seed"]), seed_public=bool(m["seed_public"]),
-                       creator=str(m["creator"]), max_entrants=int(m["max_entrants"]),
-                       countdown_s=int(m["countdown_s"]), time_limit_s=int(m["time_limit_s"]), store=store,
-                       clock=clock, salt=str(m["salt"]), hold_seed=bool(m["hold_seed"]), casual=bool(m["casual"]),
-                       spectator_delay_s=int(m["spectator_delay_s"]), idle_timeout_s=m["idle_timeout_s"],
-                       max_moves=m["max_moves"])
+            race = cls(
+                code,
+                game_cls,
+                options=options,
+                seed=int(m["seed"]),
+                seed_public=bool(m["seed_public"]),
+                creator=str(m["creator"]),
+                max_entrants=int(m["max_entrants"]),
+                countdown_s=int(m["countdown_s"]),
+                time_limit_s=int(m["time_limit_s"]),
+                store=store,
+                clock=clock,
+                salt=str(m["salt"]),
+                hold_seed=bool(m["hold_seed"]),
+                casual=bool(m["casual"]),
+                spectator_delay_s=int(m["spectator_delay_s"]),
+                idle_timeout_s=m["idle_timeout_s"],
+                max_moves=m["max_moves"],
+            )
             if race.commitment != m["commitment"]:
                 raise RebuildError(f"race {code}: its seed and salt do not give its published commitment")
             race.status = str(m["status"])
@@ -942,16 +1079,18 @@ class Race:
             race.rematch = m["rematch"]
             race.rematch_of = m["rematch_of"]
             race.par = msgspec.convert(m["par"], Par) if m.get("par") is not None else None  # (older: none)
-            entrants = [(str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"]))
-                        for e in msgspec.json.decode(m["entrants"])]
+            entrants = [
+                (str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"])) for e in msgspec.json.decode(m["entrants"])
+            ]
             version = int(m["version"])
         except RebuildError:
             raise
         except (UnknownGame, BadNotation) as exc:
             raise RebuildError(f"race {code}: {exc.reason}") from None
         except (KeyError, TypeError, ValueError, AttributeError, msgspec.DecodeError) as exc:
-            raise RebuildError(f"race {code}: its stored description cannot be read ({type(exc).__name__}: {exc})") \
-                from None
+            raise RebuildError(
+                f"race {code}: its stored description cannot be read ({type(exc).__name__}: {exc})"
+            ) from None
         now = clock.monotonic()
         if race.started_at_ms is not None:
             race.started_at = now - (clock.wall_ms() - race.started_at_ms) / 1000
@@ -997,8 +1136,10 @@ class Race:
             try:
                 revealed = game.apply(Move.parse(entry.move))
             except (BadNotation, IllegalMove) as exc:
-                raise RebuildError(f"race {self.code}: move {entry.seq} ({entry.move}) of {entrant.player} does "
-                                   f"not replay: {exc.reason}") from None
+                raise RebuildError(
+                    f"race {self.code}: move {entry.seq} ({entry.move}) of {entrant.player} does "
+                    f"not replay: {exc.reason}"
+                ) from None
             entrant.moves += 1
             entrant.last_seq = entry.seq
             if game.cleared != entrant.cleared:
@@ -1020,9 +1161,17 @@ class Race:
     def _accepted(self, entrant: Entrant, entry: MoveEntry, revealed: list) -> bytes:
         """The answer the move ``entry`` got when it was accepted (``entrant.game`` as it stood
         right after it, ``revealed`` what it turned face up)."""
-        return encode(MoveResult(race=self.code, seq=entry.seq, move=entry.move, ok=True,
-                                 revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
-                                 board=self._board(entrant, Audience.PLAYER), elapsed_ms=entry.time_ms))
+        return encode(
+            MoveResult(
+                race=self.code,
+                seq=entry.seq,
+                move=entry.move,
+                ok=True,
+                revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
+                board=self._board(entrant, Audience.PLAYER),
+                elapsed_ms=entry.time_ms,
+            )
+        )
 
     async def _answer_again(self, entrant: Entrant, seq: int) -> bytes | None:
         """The first answer to ``entrant``'s move ``seq``, accepted before the race was rebuilt

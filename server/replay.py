@@ -53,8 +53,8 @@ class Replays:
 
     def step(self, record: RaceRecord, player: str, step: int, req: int) -> ReplayStep:
         """Entrant ``player``'s board (as spectators see it) after ``step`` of its moves in the
-        finished race ``record``, with that step's move in words. Raises ProtocolError: ``not_entrant`` (no such entrant),
-        ``bad_field`` (``step`` past its last move)."""
+        finished race ``record``, with that step's move in words. Raises ProtocolError:
+        ``not_entrant`` (no such entrant), ``bad_field`` (``step`` past its last move)."""
         key = (record.race.code, player)
         track = self._tracks.get(key)
         if track is None:
@@ -65,8 +65,9 @@ class Replays:
         else:
             self._tracks.move_to_end(key)
         if step > len(track.moves):
-            raise ProtocolError(ErrorCode.BAD_FIELD,
-                                f"step {step} is past {player}'s last move (it made {len(track.moves)})", req)
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD, f"step {step} is past {player}'s last move (it made {len(track.moves)})", req
+            )
         before = step - 1 if step else 0  # the board the step's move was played on
         game = Game.from_position(track.checkpoints[before // CHECKPOINT_EVERY])
         for move in track.moves[before - before % CHECKPOINT_EVERY : before]:
@@ -76,9 +77,17 @@ class Replays:
             said = game.describe(track.moves[step - 1])
             game.apply(track.moves[step - 1])
         board = msgspec.structs.replace(board_of(game.view(Audience.SPECTATOR)), moves=step)
-        return ReplayStep(req=req, race=record.race.code, player=player, step=step, steps=len(track.moves),
-                          move=track.moves[step - 1] if step else "",
-                          time_ms=track.times_ms[step - 1] if step else 0, board=board, said=said)
+        return ReplayStep(
+            req=req,
+            race=record.race.code,
+            player=player,
+            step=step,
+            steps=len(track.moves),
+            move=track.moves[step - 1] if step else "",
+            time_ms=track.times_ms[step - 1] if step else 0,
+            board=board,
+            said=said,
+        )
 
     @staticmethod
     def _track(record: RaceRecord, player: str) -> _Track:

@@ -136,11 +136,15 @@ def render_rules(key: str, markdown: str) -> str:
     md.add_render_rule("fence", board_fence)
     body = md.render(markdown)
     title = html.escape(game_cls.name)
-    footer = (f"<footer>These rules follow <code>{html.escape(game_cls.rules_text)}</code> in the project's rules "
-              f"texts, in the project's own words; rules version {game_cls.rules_version}.</footer>")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How to play {title}</title>'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/style.css">'
-            '<script type="module" src="/static/rules.js"></script></head>'
-            '<body class="rules"><header class="bar"><a class="brand" href="/">Patience Arena</a></header>'
-            f'<main>{body}{footer}</main></body></html>')
+    footer = (
+        f"<footer>These rules follow <code>{html.escape(game_cls.rules_text)}</code> in the project's rules "
+        f"texts, in the project's own words; rules version {game_cls.rules_version}.</footer>"
+    )
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How to play {title}</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/style.css">'
+        '<script type="module" src="/static/rules.js"></script></head>'
+        '<body class="rules"><header class="bar"><a class="brand" href="/">Patience Arena</a></header>'
+        f"<main>{body}{footer}</main></body></html>"
+    )

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from server.catalog import DealSource
 from server.config import ServerConfig
-from server.lobby import Lobby
 from server.limits import WindowCounter
+from server.lobby import Lobby
 from server.logs import fields
 from server.metrics import Metrics, Tally
 from server.par import ParService
@@ -147,8 +147,9 @@ class ServerState:
             log.warning("refusing connections: %d open (max_connections)", self.connections)
             return False
         if address not in cfg.trusted_proxies and self.by_address[address] >= cfg.max_connections_per_ip:
-            log.warning("refusing connections from %s: %d open (max_connections_per_ip)", address,
-                        self.by_address[address])
+            log.warning(
+                "refusing connections from %s: %d open (max_connections_per_ip)", address, self.by_address[address]
+            )
             return False
         if check_total:
             self.connections += 1
@@ -274,18 +275,38 @@ class ServerState:
         race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
         self.races[race.code] = race
         if resumed:
-            _races_log.info("race %s resumed (%s, %d entrants, event %d)", race.code, race.status, len(race.entrants),
-                            race.version,
-                            extra=fields("race_resumed", race=race.code, game=race.game_cls.key, status=race.status,
-                                         entrants=len(race.entrants), version=race.version,
-                                         moves=sum(e.moves for e in race.entrants.values())))
+            _races_log.info(
+                "race %s resumed (%s, %d entrants, event %d)",
+                race.code,
+                race.status,
+                len(race.entrants),
+                race.version,
+                extra=fields(
+                    "race_resumed",
+                    race=race.code,
+                    game=race.game_cls.key,
+                    status=race.status,
+                    entrants=len(race.entrants),
+                    version=race.version,
+                    moves=sum(e.moves for e in race.entrants.values()),
+                ),
+            )
         else:
-            _races_log.info("race %s created", race.code,
-                            extra=fields("race_created", race=race.code, game=race.game_cls.key,
-                                         creator=race.creator if race.casual else None,
-                                         tournament=None if race.casual else race.creator,
-                                         seed=race.seed if race.seed_public else None, seed_public=race.seed_public,
-                                         max_entrants=race.max_entrants, time_limit_s=race.time_limit_s))
+            _races_log.info(
+                "race %s created",
+                race.code,
+                extra=fields(
+                    "race_created",
+                    race=race.code,
+                    game=race.game_cls.key,
+                    creator=race.creator if race.casual else None,
+                    tournament=None if race.casual else race.creator,
+                    seed=race.seed if race.seed_public else None,
+                    seed_public=race.seed_public,
+                    max_entrants=race.max_entrants,
+                    time_limit_s=race.time_limit_s,
+                ),
+            )
         self.race_counts[race.status] += 1
         listing = {"open": "open", "starting": "live", "running": "live"}.get(race.status) if race.casual else None
         self.lobby.add(race.code, listing)
@@ -314,8 +335,9 @@ class ServerState:
         try:
             race = await Race.rebuild(code, meta, store=self.store, clock=self.clock)
         except RebuildError as exc:
-            log.error("race %s not taken over: %s", code, exc, extra=fields("race_not_resumed", race=code,
-                                                                             reason=str(exc)))
+            log.error(
+                "race %s not taken over: %s", code, exc, extra=fields("race_not_resumed", race=code, reason=str(exc))
+            )
             return False
         if code in self.races:  # rebuilt meanwhile by another request
             return True
@@ -420,8 +442,9 @@ class ServerState:
                 races.append(await Race.rebuild(code, meta, store=self.store, clock=self.clock))
             except RebuildError as exc:
                 skipped += 1
-                log.error("race %s not resumed: %s", code, exc,
-                          extra=fields("race_not_resumed", race=code, reason=str(exc)))
+                log.error(
+                    "race %s not resumed: %s", code, exc, extra=fields("race_not_resumed", race=code, reason=str(exc))
+                )
         for race in sorted(races, key=lambda r: (r.created_ms, r.code)):
             self.add_race(race, resumed=True)
             players = {race.creator, *race.entrants} if race.casual else set(race.entrants)  # (not a tournament)
@@ -431,6 +454,11 @@ class ServerState:
             await race.resume()
         took_ms = (time.perf_counter() - began) * 1000
         if codes:
-            log.info("resumed %d races from the store in %.0f ms (%d left as they are)", len(races), took_ms, skipped,
-                     extra=fields("races_resumed", races=len(races), skipped=skipped, took_ms=round(took_ms, 1)))
+            log.info(
+                "resumed %d races from the store in %.0f ms (%d left as they are)",
+                len(races),
+                took_ms,
+                skipped,
+                extra=fields("races_resumed", races=len(races), skipped=skipped, took_ms=round(took_ms, 1)),
+            )
         return races

@@ -17,8 +17,8 @@ point. Every change is announced as a `TournamentEvent` to the entrants and ever
 
 Scoring: each deal ranks by the race's standings; the tournament adds cards cleared over all deals,
 breaks ties by total time (milliseconds), then by registration order. Entrants who never showed
-up (no move and no resignation in any deal) are listed as absent. docs/tournaments.md gives the outcome of late registration,
-withdrawal and disconnection.
+up (no move and no resignation in any deal) are listed as absent. docs/tournaments.md gives the
+outcome of late registration, withdrawal and disconnection.
 
 Over a durable store a tournament outlives the server process: it saves its description
 (`Tournament._description`: the plan, salts, status, entrants and their scores, each deal's race)
@@ -48,6 +48,8 @@ import msgspec
 from engine.core import BadNotation, Game
 from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
+from server.logs import fields, iso_time
+from server.names import name_key
 from server.protocol import (
     DealScore,
     ErrorCode,
@@ -57,8 +59,6 @@ from server.protocol import (
     TournamentStanding,
     encode,
 )
-from server.logs import fields, iso_time
-from server.names import name_key
 from server.race import Clock, Entrant, Listener, Race, RebuildError
 from server.store import Store, StoreUnavailable
 
@@ -225,8 +225,12 @@ class Tournament:
 
     def _next_deal_due(self) -> int | None:
         """Rounds, in a break between two deals: when the next deal is dealt (wall clock, ms)."""
-        between = (self.status == "running" and self.plan.format == "rounds"
-                   and len(self.races) < len(self.plan.seeds) and all(r.status == "finished" for r in self.races))
+        between = (
+            self.status == "running"
+            and self.plan.format == "rounds"
+            and len(self.races) < len(self.plan.seeds)
+            and all(r.status == "finished" for r in self.races)
+        )
         return self.next_deal_ms if between else None
 
     def _by_order(self) -> list[TournamentEntrant]:
@@ -240,8 +244,16 @@ class Tournament:
             lines.append((sum(s.cleared for s in scores), sum(s.time_ms for s in scores), e, scores))
         lines.sort(key=lambda line: (-line[0], line[1], line[2].order))
         return [
-            TournamentStanding(place=i + 1, player=e.player.id, name=e.player.name, cleared=cleared,
-                               time_ms=time_ms, deals=scores, status=self._status_of(e), order=e.order)
+            TournamentStanding(
+                place=i + 1,
+                player=e.player.id,
+                name=e.player.name,
+                cleared=cleared,
+                time_ms=time_ms,
+                deals=scores,
+                status=self._status_of(e),
+                order=e.order,
+            )
             for i, (cleared, time_ms, e, scores) in enumerate(lines)
         ]
 
@@ -274,7 +286,9 @@ class Tournament:
                 self.status == "running" and self.plan.format == "arena"
             )
             if not open_now:
-                raise ProtocolError(ErrorCode.REGISTRATION_CLOSED, f"registration for {self.id} is not open ({self.status})")
+                raise ProtocolError(
+                    ErrorCode.REGISTRATION_CLOSED, f"registration for {self.id} is not open ({self.status})"
+                )
             entrant = self.entrants.get(player.id)
             if entrant is not None and not entrant.withdrawn:
                 raise ProtocolError(ErrorCode.ALREADY_JOINED, f"you are registered for {self.id} already")
@@ -284,14 +298,16 @@ class Tournament:
                 raise ProtocolError(ErrorCode.TOURNAMENT_FULL, f"{self.id} is full ({self.plan.max_entrants})")
             key = name_key(player.name)
             if key in self._names:
-                raise ProtocolError(ErrorCode.NAME_TAKEN,
-                                    f"an entrant of {self.id} is already called {player.name!r}")
+                raise ProtocolError(ErrorCode.NAME_TAKEN, f"an entrant of {self.id} is already called {player.name!r}")
             self.entrants[player.id] = TournamentEntrant(player, len(self.entrants))
             self._names[key] = player.id
             await self._announce("registered")
-            events.info("%s registered for tournament %s", player.name, self.id,
-                        extra=fields("tournament_registered", tournament=self.id, player=player.id,
-                                     player_name=player.name))
+            events.info(
+                "%s registered for tournament %s",
+                player.name,
+                self.id,
+                extra=fields("tournament_registered", tournament=self.id, player=player.id, player_name=player.name),
+            )
 
     async def withdraw(self, player: Player) -> None:
         """Leave: before the start, off the list; later, the deal in play counts as resigned and no
@@ -309,9 +325,12 @@ class Tournament:
                 entrant.withdrawn = True
             racing = [r for r in self.races if r.status == "running" and player.id in r.entrants]
             await self._announce("withdrawn")
-            events.info("%s withdrew from tournament %s", player.name, self.id,
-                        extra=fields("tournament_withdrawn", tournament=self.id, player=player.id,
-                                     player_name=player.name))
+            events.info(
+                "%s withdrew from tournament %s",
+                player.name,
+                self.id,
+                extra=fields("tournament_withdrawn", tournament=self.id, player=player.id, player_name=player.name),
+            )
         for race in racing:
             with contextlib.suppress(ProtocolError):
                 await race.resign(player.id)
@@ -499,8 +518,7 @@ class Tournament:
                     await self._save(strict=True)
                     break
                 except StoreUnavailable as exc:
-                    log.warning("tournament %s: deal %d waits until its race can be stored: %s", self.id, deal + 1,
-                                exc)
+                    log.warning("tournament %s: deal %d waits until its race can be stored: %s", self.id, deal + 1, exc)
             await clock.sleep_until(clock.monotonic() + _RETRY_S)
         for e in self._by_order():
             if e.deal_races.get(deal) is race and e.player.id not in race.entrants:
@@ -569,8 +587,9 @@ class Tournament:
             entrant = self.entrants.get(line.player)
             if entrant is None:
                 continue
-            entrant.scores[deal] = DealScore(race=race.code, cleared=line.cleared, time_ms=line.time_ms,
-                                             status=line.status)
+            entrant.scores[deal] = DealScore(
+                race=race.code, cleared=line.cleared, time_ms=line.time_ms, status=line.status
+            )
             entrant.moved = entrant.moved or line.moves > 0 or line.status == "resigned"
 
     async def _deal_over(self, race: Race, deal: int) -> None:
@@ -597,19 +616,39 @@ class Tournament:
         leader = None
         if self.status in ("finished", "cancelled"):
             leader = next(iter(self.standings()), None)
-        events.info("tournament %s: %s", self.id, self.status,
-                    extra=fields(f"tournament_{self.status}", tournament=self.id, tournament_name=self.plan.name,
-                                 status=self.status, reason=reason,
-                                 entrants=sum(not e.withdrawn for e in self.entrants.values()),
-                                 starts_at=iso_time(self.plan.starts_at_ms),
-                                 ends_at=iso_time(self.ends_at_ms) if self.ends_at_ms is not None else None,
-                                 winner=leader.player if leader else None,
-                                 winner_name=leader.name if leader else None))
+        events.info(
+            "tournament %s: %s",
+            self.id,
+            self.status,
+            extra=fields(
+                f"tournament_{self.status}",
+                tournament=self.id,
+                tournament_name=self.plan.name,
+                status=self.status,
+                reason=reason,
+                entrants=sum(not e.withdrawn for e in self.entrants.values()),
+                starts_at=iso_time(self.plan.starts_at_ms),
+                ends_at=iso_time(self.ends_at_ms) if self.ends_at_ms is not None else None,
+                winner=leader.player if leader else None,
+                winner_name=leader.name if leader else None,
+            ),
+        )
 
     def _log_deal(self, deal: int, race: Race, player: str | None = None) -> None:
-        events.info("tournament %s: deal %d started in race %s", self.id, deal + 1, race.code,
-                    extra=fields("tournament_deal_started", tournament=self.id, deal=deal, race=race.code,
-                                 player=player, entrants=len(race.entrants) or None))
+        events.info(
+            "tournament %s: deal %d started in race %s",
+            self.id,
+            deal + 1,
+            race.code,
+            extra=fields(
+                "tournament_deal_started",
+                tournament=self.id,
+                deal=deal,
+                race=race.code,
+                player=player,
+                entrants=len(race.entrants) or None,
+            ),
+        )
 
     # ---------------------------------------------------------------------- publishing
 
@@ -619,8 +658,16 @@ class Tournament:
         tournament numbers its next event after every one its audience received."""
         self.version += 1
         await self._save()
-        frame = encode(TournamentEvent(tournament=self.info(), version=self.version, kind=kind,
-                                       standings=self.standings(), deal=deal, race=race))
+        frame = encode(
+            TournamentEvent(
+                tournament=self.info(),
+                version=self.version,
+                kind=kind,
+                standings=self.standings(),
+                deal=deal,
+                race=race,
+            )
+        )
         for entrant in list(self.entrants.values()):
             entrant.player.send(frame, later=True)
         for follower in list(self.followers):
@@ -651,9 +698,15 @@ class Tournament:
         (deal indexes as strings, JSON's keys)."""
         plan = self.plan
         entrants = [
-            {"p": e.player.id, "n": e.player.name, "o": e.order, "w": e.withdrawn, "m": e.moved,
-             "r": {str(d): r.code for d, r in sorted(e.deal_races.items())},
-             "s": {str(d): [s.race, s.cleared, s.time_ms, s.status] for d, s in sorted(e.scores.items())}}
+            {
+                "p": e.player.id,
+                "n": e.player.name,
+                "o": e.order,
+                "w": e.withdrawn,
+                "m": e.moved,
+                "r": {str(d): r.code for d, r in sorted(e.deal_races.items())},
+                "s": {str(d): [s.race, s.cleared, s.time_ms, s.status] for d, s in sorted(e.scores.items())},
+            }
             for e in self._by_order()
         ]
         return {
@@ -703,44 +756,68 @@ class Tournament:
         try:
             game_cls = find_game(m["game"])
             if m["rules_version"] != game_cls.rules_version or m["deal_version"] != DEAL_VERSION:
-                raise RebuildError(f"tournament {tournament_id} was played under {m['game']} rules "
-                                   f"{m['rules_version']}, deal {m['deal_version']}; this server has rules "
-                                   f"{game_cls.rules_version}, deal {DEAL_VERSION}")
+                raise RebuildError(
+                    f"tournament {tournament_id} was played under {m['game']} rules "
+                    f"{m['rules_version']}, deal {m['deal_version']}; this server has rules "
+                    f"{game_cls.rules_version}, deal {DEAL_VERSION}"
+                )
             options = {k: v == "1" for k, _, v in (o.partition("=") for o in m["options"].split(",") if o)}
             game_cls(0, **options)  # raises BadNotation for an option this server does not know
             plan = TournamentPlan(
-                name=str(m["name"]), game_cls=game_cls, options=options, format=str(m["format"]),
-                seeds=tuple(int(s) for s in msgspec.json.decode(m["seeds"])), starts_at_ms=int(m["starts_at_ms"]),
-                deal_time_limit_s=int(m["deal_time_limit_s"]), max_entrants=int(m["max_entrants"]),
-                registration_opens_s=int(m["registration_opens_s"]), arena_window_s=int(m["arena_window_s"]),
-                break_s=int(m["break_s"]), countdown_s=int(m["countdown_s"]), schedule=m["schedule"],
-                timezone=str(m["timezone"]), spectator_delay_s=int(m["spectator_delay_s"]),
+                name=str(m["name"]),
+                game_cls=game_cls,
+                options=options,
+                format=str(m["format"]),
+                seeds=tuple(int(s) for s in msgspec.json.decode(m["seeds"])),
+                starts_at_ms=int(m["starts_at_ms"]),
+                deal_time_limit_s=int(m["deal_time_limit_s"]),
+                max_entrants=int(m["max_entrants"]),
+                registration_opens_s=int(m["registration_opens_s"]),
+                arena_window_s=int(m["arena_window_s"]),
+                break_s=int(m["break_s"]),
+                countdown_s=int(m["countdown_s"]),
+                schedule=m["schedule"],
+                timezone=str(m["timezone"]),
+                spectator_delay_s=int(m["spectator_delay_s"]),
             )
             tournament = cls(host, tournament_id, plan)
             tournament.salts = [str(s) for s in msgspec.json.decode(m["salts"])]
             tournament.commitments = [commitment_of(seed, salt) for seed, salt in zip(plan.seeds, tournament.salts)]
-            if (len(tournament.salts) != len(plan.seeds)
-                    or tournament.commitments != msgspec.json.decode(m["commitments"])):
-                raise RebuildError(f"tournament {tournament_id}: its seeds and salts do not give its published "
-                                   f"commitments")
+            if len(tournament.salts) != len(plan.seeds) or tournament.commitments != msgspec.json.decode(
+                m["commitments"]
+            ):
+                raise RebuildError(
+                    f"tournament {tournament_id}: its seeds and salts do not give its published commitments"
+                )
             tournament.status = str(m["status"])
             tournament.version = int(m["version"])
             tournament.current_deal = m["current_deal"]
             tournament.ends_at_ms = m["ends_at_ms"]
             tournament.next_deal_ms = m["next_deal_ms"]
             codes = [str(c) for c in msgspec.json.decode(m["races"])]
-            saved = [(str(e["p"]), str(e["n"]), int(e["o"]), bool(e["w"]), bool(e["m"]),
-                      {int(d): str(c) for d, c in e["r"].items()},
-                      {int(d): DealScore(race=str(s[0]), cleared=int(s[1]), time_ms=int(s[2]), status=str(s[3]))
-                       for d, s in e["s"].items()})
-                     for e in msgspec.json.decode(m["entrants"])]
+            saved = [
+                (
+                    str(e["p"]),
+                    str(e["n"]),
+                    int(e["o"]),
+                    bool(e["w"]),
+                    bool(e["m"]),
+                    {int(d): str(c) for d, c in e["r"].items()},
+                    {
+                        int(d): DealScore(race=str(s[0]), cleared=int(s[1]), time_ms=int(s[2]), status=str(s[3]))
+                        for d, s in e["s"].items()
+                    },
+                )
+                for e in msgspec.json.decode(m["entrants"])
+            ]
         except RebuildError:
             raise
         except (UnknownGame, BadNotation) as exc:
             raise RebuildError(f"tournament {tournament_id}: {exc.reason}") from None
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, msgspec.DecodeError) as exc:
-            raise RebuildError(f"tournament {tournament_id}: its stored description cannot be read "
-                               f"({type(exc).__name__}: {exc})") from None
+            raise RebuildError(
+                f"tournament {tournament_id}: its stored description cannot be read ({type(exc).__name__}: {exc})"
+            ) from None
         races: dict[str, Race | ArchivedRace] = {}
         for code in codes:
             race = host.races.get(code)
@@ -749,8 +826,9 @@ class Tournament:
             elif await host.store.load_record(code) is not None:
                 races[code] = ArchivedRace(code)
             elif await host.store.load_race(code) is not None:
-                raise RebuildError(f"tournament {tournament_id}: its deal race {code} is in the store but was not "
-                                   f"rebuilt")
+                raise RebuildError(
+                    f"tournament {tournament_id}: its deal race {code} is in the store but was not rebuilt"
+                )
             else:  # named, then the server stopped before the race was stored: never dealt
                 log.warning("tournament %s: race %s was never dealt; its deal is dealt again", tournament_id, code)
         tournament.races = [races[c] for c in codes if c in races]
@@ -766,8 +844,13 @@ class Tournament:
                 if isinstance(race, Race):
                     player.races.add(code)
                 elif deal not in scores:
-                    log.warning("tournament %s: deal %d of %s (race %s) was archived unscored", tournament_id,
-                                deal + 1, player_id, code)
+                    log.warning(
+                        "tournament %s: deal %d of %s (race %s) was archived unscored",
+                        tournament_id,
+                        deal + 1,
+                        player_id,
+                        code,
+                    )
             tournament.entrants[player_id] = entrant
             tournament._names[name_key(name)] = player_id
         if tournament.current_deal is not None and tournament.plan.format == "rounds":

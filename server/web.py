@@ -40,13 +40,18 @@ WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
 _PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16})?/?")
 _SECURITY = {
     "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
-                               "style-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "style-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-          ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml", ".txt": "text/plain; charset=utf-8",
-          ".json": "application/json"}
+_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".html": "text/html; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".txt": "text/plain; charset=utf-8",
+    ".json": "application/json",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +83,8 @@ class WebClient:
                 kind = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
                 self._files["/static/" + path.relative_to(root).as_posix()] = _file(path.read_bytes(), kind)
         self._page = self._files.get("/static/index.html") or _file(
-            b"<!doctype html><title>Patience Arena</title><p>The web client is missing (client/web/).",
-            _TYPES[".html"])
+            b"<!doctype html><title>Patience Arena</title><p>The web client is missing (client/web/).", _TYPES[".html"]
+        )
         self._files["/api/games"] = _file(json.dumps(games_json()).encode(), _TYPES[".json"])
         self._rules: dict[str, _File] = {}
 

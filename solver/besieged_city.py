@@ -47,8 +47,9 @@ _FAR = 99
 def canonical(game: Game) -> str:
     """The position for one search's transposition table (see the module docstring)."""
     piles = game.piles
-    found = sorted(f"{len(piles[pid].cards)}{_CODE[piles[pid].cards[-1]] if piles[pid].cards else ''}"
-                   for pid in _FOUNDATIONS)
+    found = sorted(
+        f"{len(piles[pid].cards)}{_CODE[piles[pid].cards[-1]] if piles[pid].cards else ''}" for pid in _FOUNDATIONS
+    )
     places = " ".join("".join([_CODE[card] for card in piles[pid].cards]) for pid in (*_RAMPARTS, *_RESERVE))
     talon = "".join([_CODE[card] for card in piles["w"].cards])
     return f"{'.'.join(found)} {places} s{len(piles['s'].cards)} w:{talon}"
@@ -95,8 +96,10 @@ def _worth_uncovering(game: Game, src: str, card: Card) -> bool:
     card of its line."""
     if any(game._fits_foundation(f, card) for f in _FOUNDATIONS):  # type: ignore[attr-defined]
         return True
-    return any(src in ENDS[place] and game.piles[place].cards and packs_on(card, game.piles[place].cards[-1])
-               for place in _RESERVE)
+    return any(
+        src in ENDS[place] and game.piles[place].cards and packs_on(card, game.piles[place].cards[-1])
+        for place in _RESERVE
+    )
 
 
 def _blocking(game: Game, packet: list[Card]) -> bool:

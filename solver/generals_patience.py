@@ -57,8 +57,9 @@ def canonical(game: Game) -> str:
     piles = game.piles
     if game.base is None:  # type: ignore[attr-defined]
         return game.position()
-    found = sorted(f"{len(piles[pid].cards)}{_CODE[piles[pid].cards[-1]] if piles[pid].cards else ''}"
-                   for pid in _FOUNDATIONS)
+    found = sorted(
+        f"{len(piles[pid].cards)}{_CODE[piles[pid].cards[-1]] if piles[pid].cards else ''}" for pid in _FOUNDATIONS
+    )
     tableau = sorted("".join([_CODE[card] for card in piles[pid].cards]) for pid in _TABLEAU)
     redeals = game.redeals  # type: ignore[attr-defined]
     stock = "".join([_CODE[card] for card in piles["s"].cards]) if redeals else str(len(piles["s"].cards))

@@ -49,8 +49,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine.core import Game
 from engine.cards import Rank
+from engine.core import Game
 from solver.search import Budget, Verdict
 
 __all__ = ["Golf", "State", "solve_exact"]
@@ -96,8 +96,11 @@ class Golf:
         """The `State` of ``game``, a position reached by play from the one this model was read
         from (for tests: it compares the engine's positions with the model's)."""
         top = game.piles["f0"].top
-        return (tuple(len(game.piles[pid].cards) for pid in self.ids), len(self.stock) - len(game.piles["s"].cards),
-                int(top.rank) if top is not None else 0)
+        return (
+            tuple(len(game.piles[pid].cards) for pid in self.ids),
+            len(self.stock) - len(game.piles["s"].cards),
+            int(top.rank) if top is not None else 0,
+        )
 
     def fits(self, top: int, rank: int) -> bool:
         """Whether a card of ``rank`` may go on a foundation whose top has rank ``top`` (0: empty)."""
@@ -116,8 +119,11 @@ class Golf:
         heights, dealt, top = state
         if not any(heights):
             return []
-        moves = [f"{pid}>{self.foundation}" for pid, column, height in zip(self.ids, self.columns, heights)
-                 if height and self.fits(top, column[height - 1])]
+        moves = [
+            f"{pid}>{self.foundation}"
+            for pid, column, height in zip(self.ids, self.columns, heights)
+            if height and self.fits(top, column[height - 1])
+        ]
         if dealt < len(self.stock):
             moves.append(_DEAL)
         return moves
@@ -129,7 +135,7 @@ class Golf:
             return heights, dealt + 1, self.stock[dealt]
         index = self.ids.index(move.split(">", 1)[0])
         height = heights[index]
-        return heights[:index] + (height - 1,) + heights[index + 1:], dealt, self.columns[index][height - 1]
+        return heights[:index] + (height - 1,) + heights[index + 1 :], dealt, self.columns[index][height - 1]
 
 
 class _Spent(Exception):
@@ -145,8 +151,13 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     began = time.monotonic()
     deadline = began + budget.seconds
     model = Golf.from_game(game)
-    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
-                      total=game.total, best_cleared=game.cleared)
+    verdict = Verdict(
+        game=game.key,
+        seed=game.seed if game.seed >= 0 else None,
+        result="unknown",
+        total=game.total,
+        best_cleared=game.cleared,
+    )
     if game.won:
         verdict.result = "won"
         return _done(verdict, 0, 0, began)
@@ -205,7 +216,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     raise _Spent(f"time budget ({budget.seconds:g} s) spent")
                 if len(fewest_dealt) > budget_positions:
                     raise _Spent(f"memory budget ({budget_positions:,} positions) spent")
-            if search(heights[:i] + (heights[i] - 1,) + heights[i + 1:], hkey - weights[i], to, rank, left - 1):
+            if search(heights[:i] + (heights[i] - 1,) + heights[i + 1 :], hkey - weights[i], to, rank, left - 1):
                 line.append((dealt, to, i))
                 return True
         return False
@@ -218,8 +229,11 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if won:
             verdict.result = "won"
             fewest = 0
-            verdict.solution = [move for before, after, i in reversed(line)
-                                for move in [_DEAL] * (after - before) + [f"{model.ids[i]}>{model.foundation}"]]
+            verdict.solution = [
+                move
+                for before, after, i in reversed(line)
+                for move in [_DEAL] * (after - before) + [f"{model.ids[i]}>{model.foundation}"]
+            ]
         else:
             verdict.result = "lost"
     verdict.best_cleared = max(verdict.best_cleared, model.total - fewest)

@@ -6,7 +6,8 @@ a card to a foundation (clearing is always progress), then a move that turns a f
 up (new information is progress too), then a build onto another card, then anything else (a move
 into an empty pile, a reserve or a cell), then dealing from the stock, and turning the waste
 back into the stock last of all. In games that build up from the Ace onto piles that take any
-card (`BLOCKERS`), a card put on one of lower rank comes after a move into an empty pile. The sort is stable, so the engine's own order breaks ties.
+card (`BLOCKERS`), a card put on one of lower rank comes after a move into an empty pile. The
+sort is stable, so the engine's own order breaks ties.
 
 `score` says how promising a position looks to best-first search: cards cleared, cards face up,
 and in `BLOCKERS` games the fewer cards lying on a card of lower rank the better.
@@ -32,15 +33,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.core import Game, Move
 import solver.besieged_city as besieged_city
 import solver.calculation as calculation
 import solver.friday_13 as friday_13
 import solver.generals_patience as generals_patience
+from engine.core import Game, Move
 
 __all__ = [
-    "ALIKE", "BLOCKERS", "KNOWLEDGE", "SAFE_UP", "Knowledge", "canonical", "ordered_moves", "proves_loss",
-    "safe_move", "score",
+    "ALIKE",
+    "BLOCKERS",
+    "KNOWLEDGE",
+    "SAFE_UP",
+    "Knowledge",
+    "canonical",
+    "ordered_moves",
+    "proves_loss",
+    "safe_move",
+    "score",
 ]
 
 
@@ -67,21 +76,30 @@ class Knowledge:
 
 #: Per-game knowledge, by game key.
 KNOWLEDGE: dict[str, Knowledge] = {
-    "besieged_city": Knowledge(canonical=besieged_city.canonical, score=besieged_city.score,
-                               ordered_moves=besieged_city.ordered_moves, complete=False),
-    "calculation": Knowledge(canonical=calculation.canonical, score=calculation.score,
-                             ordered_moves=calculation.ordered_moves),
-    "friday_13": Knowledge(canonical=friday_13.canonical, score=friday_13.score,
-                           ordered_moves=friday_13.ordered_moves),
-    "generals_patience": Knowledge(canonical=generals_patience.canonical, score=generals_patience.score,
-                                   ordered_moves=generals_patience.ordered_moves, complete=False),
+    "besieged_city": Knowledge(
+        canonical=besieged_city.canonical,
+        score=besieged_city.score,
+        ordered_moves=besieged_city.ordered_moves,
+        complete=False,
+    ),
+    "calculation": Knowledge(
+        canonical=calculation.canonical, score=calculation.score, ordered_moves=calculation.ordered_moves
+    ),
+    "friday_13": Knowledge(canonical=friday_13.canonical, score=friday_13.score, ordered_moves=friday_13.ordered_moves),
+    "generals_patience": Knowledge(
+        canonical=generals_patience.canonical,
+        score=generals_patience.score,
+        ordered_moves=generals_patience.ordered_moves,
+        complete=False,
+    ),
 }
 _NOTHING = Knowledge()
 
 #: Games whose foundations build up from the Ace and whose piles take cards in any order: the
 #: search prefers positions where fewer cards lie on a card of lower rank.
-BLOCKERS = frozenset({"strategy", "try_again", "queens_quadrille", "little_spider", "eight_off", "penguin",
-                      "bristol", "tournament"})
+BLOCKERS = frozenset(
+    {"strategy", "try_again", "queens_quadrille", "little_spider", "eight_off", "penguin", "bristol", "tournament"}
+)
 
 #: For each game, the pile letters whose piles are interchangeable.
 ALIKE: dict[str, tuple[str, ...]] = {
@@ -98,8 +116,9 @@ ALIKE: dict[str, tuple[str, ...]] = {
 #: Games where a card sent to a foundation stays there, each card has one foundation, and the
 #: tableau builds by the rule in the game's ``t`` declaration: there a card that no card left in
 #: play could ever be built on may go up at once, without trying anything else (`safe_move`).
-SAFE_UP = frozenset({"klondike", "eight_off", "penguin", "canfield", "chameleon", "dutchess", "four_seasons",
-                     "kings_clover"})
+SAFE_UP = frozenset(
+    {"klondike", "eight_off", "penguin", "canfield", "chameleon", "dutchess", "four_seasons", "kings_clover"}
+)
 
 
 def safe_move(game: Game, legal: list[Move]) -> Move | None:

@@ -112,8 +112,13 @@ def _start(game: Game) -> tuple[Game, Verdict]:
     start = game.copy()
     start.history = []
     start._legal_cache = None  # type: ignore[attr-defined]
-    verdict = Verdict(game=game.key, seed=game.seed if game.seed >= 0 else None, result="unknown",
-                      total=game.total, best_cleared=start.cleared)
+    verdict = Verdict(
+        game=game.key,
+        seed=game.seed if game.seed >= 0 else None,
+        result="unknown",
+        total=game.total,
+        best_cleared=start.cleared,
+    )
     if start.won:
         verdict.result = "won"
     return start, verdict

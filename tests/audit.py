@@ -50,8 +50,10 @@ def cards_in(message: msgspec.Struct) -> set[str]:
                 found.add(node)
             elif key == "reason":
                 found.update(_CARD_IN_TEXT.findall(node))
-                found.update(("T" if rank == "10" else rank) + _SUIT_LETTERS[suit]
-                             for rank, suit in _CARD_NAME_IN_TEXT.findall(node))
+                found.update(
+                    ("T" if rank == "10" else rank) + _SUIT_LETTERS[suit]
+                    for rank, suit in _CARD_NAME_IN_TEXT.findall(node)
+                )
         elif isinstance(node, dict):
             for name, value in node.items():
                 walk(name)
@@ -99,8 +101,9 @@ class FrameAudit:
         for cls in (Session, RemoteSession):
             original = cls.send
 
-            def send(session: Session, frame: bytes, *, later: bool = False, standings: bool = False,
-                     original=original) -> None:
+            def send(
+                session: Session, frame: bytes, *, later: bool = False, standings: bool = False, original=original
+            ) -> None:
                 audit.check(session, frame)
                 original(session, frame, later=later, standings=standings)
 
@@ -134,8 +137,9 @@ class FrameAudit:
                 rounds = race.entrants[session.player.id].bonus
                 allowed = face_up(rounds[-1].game) if rounds else set()
             if cards - allowed:
-                self.violations.append(f"{who} received {kind} naming cards never face up there: "
-                                       f"{sorted(cards - allowed)}")
+                self.violations.append(
+                    f"{who} received {kind} naming cards never face up there: {sorted(cards - allowed)}"
+                )
         if session.player is not None and race is not None and not isinstance(message, p.Bonus):
             self._check_entrant(session, message, race, cards, who, kind)
 
@@ -146,8 +150,9 @@ class FrameAudit:
                 public |= face_up(entrant.game)
         return public
 
-    def _check_entrant(self, session: Session, message: msgspec.Struct, about: object, cards: set[str],
-                       who: str, kind: str) -> None:
+    def _check_entrant(
+        self, session: Session, message: msgspec.Struct, about: object, cards: set[str], who: str, kind: str
+    ) -> None:
         """The receiver's own races still in play, on the same deal as the race ``about``."""
         player = session.player
         assert player is not None
@@ -161,13 +166,17 @@ class FrameAudit:
             seen = self._seen.setdefault((id(own), player.id), set())
             seen |= face_up(entrant.game)
             if cards - seen:
-                self.violations.append(f"{who}, playing race {code}, received {kind} naming cards hidden from "
-                                       f"it on the same deal: {sorted(cards - seen)}")
+                self.violations.append(
+                    f"{who}, playing race {code}, received {kind} naming cards hidden from "
+                    f"it on the same deal: {sorted(cards - seen)}"
+                )
             if own is not about:
                 continue
             if isinstance(message, p.Progress) and message.player != player.id and (message.move or message.board):
-                self.violations.append(f"{who}, playing race {code}, received another entrant's "
-                                       f"{'move ' + repr(message.move) if message.move else 'board'}")
+                self.violations.append(
+                    f"{who}, playing race {code}, received another entrant's "
+                    f"{'move ' + repr(message.move) if message.move else 'board'}"
+                )
             if isinstance(message, p.DelayedBoard) or (isinstance(message, p.Snapshot) and message.boards):
                 self.violations.append(f"{who}, playing race {code}, received the spectators' {kind}")
             if isinstance(message, (p.RaceRecord, p.ReplayStep)):

@@ -51,12 +51,13 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(
             f"frame audit: {_TOTALS['frames']} frames checked in {_TOTALS['tests']} tests "
             f"({_TOTALS['with_cards']} naming cards); every one passed"
-            if not terminalreporter.stats.get("failed") else
-            f"frame audit: {_TOTALS['frames']} frames checked in {_TOTALS['tests']} tests"
+            if not terminalreporter.stats.get("failed")
+            else f"frame audit: {_TOTALS['frames']} frames checked in {_TOTALS['tests']} tests"
         )
 
 
 # ------------------------------------------------------------------------------ Redis
+
 
 def _free_port() -> int:
     import socket
@@ -79,8 +80,20 @@ class RedisServer:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process = None
         # the bus port defaults to port + 10000, which may be taken or past 65535
-        self.cluster_args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                             "--cluster-port", str(_free_port()), "--cluster-node-timeout", "1000"] if cluster else []
+        self.cluster_args = (
+            [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-port",
+                str(_free_port()),
+                "--cluster-node-timeout",
+                "1000",
+            ]
+            if cluster
+            else []
+        )
 
     def start(self) -> None:
         import shutil
@@ -91,15 +104,36 @@ class RedisServer:
 
         exe = shutil.which("redis-server")
         if exe is None:
-            pytest.fail("redis-server is not installed: `make test-all` installs it (Debian's redis-server), "
-                        "or `apt-get install redis-server`", pytrace=False)
+            pytest.fail(
+                "redis-server is not installed: `make test-all` installs it (Debian's redis-server), "
+                "or `apt-get install redis-server`",
+                pytrace=False,
+            )
         self.process = subprocess.Popen(
             # appendfsync always: a write is on disk before Redis answers it, so that an acknowledged
             # move survives Redis being killed (everysec may lose the last second or two of writes)
-            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
-             "--appendfsync", "always", "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning",
-             *self.cluster_args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                exe,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--dir",
+                str(self.folder),
+                "--daemonize",
+                "no",
+                "--loglevel",
+                "warning",
+                *self.cluster_args,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         client = redis.Redis(port=self.port, socket_timeout=0.2, socket_connect_timeout=0.2)
         deadline = time.monotonic() + 10 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
@@ -159,9 +193,20 @@ class RedisClusterServer:
         cli = shutil.which("redis-cli")
         if cli is None:
             pytest.fail("redis-cli is not installed (Debian's redis-tools, with redis-server)", pytrace=False)
-        formed = subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{m.port}" for m in self.masters),
-                                 "--cluster-replicas", "0", "--cluster-yes"],
-                                capture_output=True, text=True, timeout=60)
+        formed = subprocess.run(
+            [
+                cli,
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{m.port}" for m in self.masters),
+                "--cluster-replicas",
+                "0",
+                "--cluster-yes",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if formed.returncode != 0:
             pytest.fail(f"redis-cli --cluster create failed:\n{formed.stdout}{formed.stderr}", pytrace=False)
         self.wait_ok()
@@ -269,8 +314,9 @@ class RedisAt:
 @pytest.fixture(params=["redis", "redis-cluster"])
 def redis_at(request) -> RedisAt:
     """A test that runs twice: over one Redis, and over a Redis Cluster of three masters."""
-    return RedisAt(request.param, request.getfixturevalue("redis_cluster" if request.param == "redis-cluster"
-                                                          else "redis_server"))
+    return RedisAt(
+        request.param, request.getfixturevalue("redis_cluster" if request.param == "redis-cluster" else "redis_server")
+    )
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.protocol import ErrorCode
 from server.config import ServerConfig
+from server.protocol import ErrorCode
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -40,5 +40,7 @@ def test_the_readme_is_valid_markdown_whose_sections_and_games_table_render():
         assert wanted in headings, f"{wanted!r} is not a heading: {headings}"
     fences = [t for t in tokens if t.type == "fence"]
     assert fences and all(t.map and "\n## " not in t.content for t in fences)
-    rows = [tokens[i + 2].content for i, t in enumerate(tokens) if t.type == "tr_open" and tokens[i + 1].type == "td_open"]
+    rows = [
+        tokens[i + 2].content for i, t in enumerate(tokens) if t.type == "tr_open" and tokens[i + 1].type == "td_open"
+    ]
     assert {f"`{g.key}`" for g in GAMES} <= set(rows)

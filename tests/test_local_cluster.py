@@ -69,15 +69,20 @@ class Cluster:
     def __init__(self, folder: Path) -> None:
         self.port, self.redis_port, *self.node_ports = free_ports(4)
         self.state = folder / "cluster"
-        self.env = {**os.environ, "ARENA_CLUSTER_DIR": str(self.state), "ARENA_CLUSTER_PORT": str(self.port),
-                    "ARENA_CLUSTER_REDIS_PORT": str(self.redis_port),
-                    "ARENA_CLUSTER_NODE_PORTS": " ".join(map(str, self.node_ports))}
+        self.env = {
+            **os.environ,
+            "ARENA_CLUSTER_DIR": str(self.state),
+            "ARENA_CLUSTER_PORT": str(self.port),
+            "ARENA_CLUSTER_REDIS_PORT": str(self.redis_port),
+            "ARENA_CLUSTER_NODE_PORTS": " ".join(map(str, self.node_ports)),
+        }
         self.url = f"ws://127.0.0.1:{self.port}"
 
     def run(self, *command: str) -> subprocess.CompletedProcess[str]:
         """Run ``deploy/local-cluster COMMAND...`` from the repository's root, as typed there."""
-        return subprocess.run([str(SCRIPT), *command], cwd=ROOT, env=self.env, text=True, capture_output=True,
-                              timeout=COMMAND_S)
+        return subprocess.run(
+            [str(SCRIPT), *command], cwd=ROOT, env=self.env, text=True, capture_output=True, timeout=COMMAND_S
+        )
 
     def sessions(self) -> list[int]:
         """Each node's open websocket sessions, from its own /healthz (a GET is no session)."""
@@ -133,9 +138,14 @@ def test_up_serves_through_nginx_over_both_nodes_and_down_stops_everything(clust
         assert sorted(nodes) == sorted(["node1"] * opened[0] + ["node2"] * opened[1]), (nodes, opened)
 
     # A whole race through the balancer: bots and the spectator on connections of their own.
-    demo = subprocess.run([str(ARENA), "demo", "--url", cluster.url, "--game", "clock", "--bots", "3",
-                           "--delay-ms", "0"], cwd=ROOT, env=cluster.env, text=True, capture_output=True,
-                          timeout=COMMAND_S)
+    demo = subprocess.run(
+        [str(ARENA), "demo", "--url", cluster.url, "--game", "clock", "--bots", "3", "--delay-ms", "0"],
+        cwd=ROOT,
+        env=cluster.env,
+        text=True,
+        capture_output=True,
+        timeout=COMMAND_S,
+    )
     assert demo.returncode == 0, f"arena demo --url exited {demo.returncode}:\n{demo.stdout}\n{demo.stderr}"
     assert "verified" in demo.stdout, demo.stdout
     if any(nodes):  # it says where each connection landed: on both nodes

@@ -55,7 +55,8 @@ def test_every_package_folder_of_the_checkout_is_installed():
         for top in tops
         for folder in [top, *top.rglob("*")]
         for parts in [folder.relative_to(ROOT).parts]
-        if folder.is_dir() and any(f.is_file() for f in folder.iterdir())
+        if folder.is_dir()
+        and any(f.is_file() for f in folder.iterdir())
         and not any(part == "__pycache__" or part.startswith(".") for part in parts)
     }
     assert not found - listed, f"package folders missing from pyproject.toml's packages: {sorted(found - listed)}"
@@ -84,8 +85,9 @@ def _get(url: str) -> tuple[int, bytes]:
 
 
 def _run(*command: str | Path, env: dict[str, str], cwd: Path) -> str:
-    done = subprocess.run([str(c) for c in command], check=False, env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=WAIT_S * 3)
+    done = subprocess.run(
+        [str(c) for c in command], check=False, env=env, cwd=cwd, capture_output=True, text=True, timeout=WAIT_S * 3
+    )
     assert done.returncode == 0, f"{command} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -125,7 +127,8 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
     ``/api/games``; ``arena create --winnable --public-seed`` gets a deal of the public catalog;
     writing to the installed catalogs is refused."""
     assert tuple(int(n) for n in version("setuptools").split(".")[:2]) >= (70, 1), (
-        "the test extra's setuptools>=70.1 builds the wheel: run make setup")
+        "the test extra's setuptools>=70.1 builds the wheel: run make setup"
+    )
     source, wheels, venv, elsewhere = (tmp_path / name for name in ("source", "wheels", "venv", "elsewhere"))
     # A copy of the working tree, so that the build leaves nothing in it (build/, *.egg-info) and
     # takes nothing stale from it
@@ -133,19 +136,49 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "PYTHON")) and k != "VIRTUAL_ENV"}
     env.update(ARENA_PAR_WORKERS="0", PYTHONNOUSERSITE="1", PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
     elsewhere.mkdir()
-    _run(sys.executable, "-m", "pip", "wheel", source, "--no-deps", "--no-build-isolation", "--no-index", "-q",
-         "-w", wheels, env=env, cwd=elsewhere)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        source,
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-q",
+        "-w",
+        wheels,
+        env=env,
+        cwd=elsewhere,
+    )
     (wheel,) = wheels.glob("patience_arena-*.whl")
     _run(sys.executable, "-m", "venv", "--without-pip", venv, env=env, cwd=elsewhere)
     python = venv / "bin" / "python"
-    purelib = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", env=env,
-                        cwd=elsewhere).strip())
+    purelib = Path(
+        _run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", env=env, cwd=elsewhere).strip()
+    )
     (purelib / "_dependencies.pth").write_text(f"{_dependencies(tmp_path / 'dependencies')}\n")
-    _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel,
-         env=env, cwd=elsewhere)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--no-deps",
+        "--no-index",
+        "-q",
+        wheel,
+        env=env,
+        cwd=elsewhere,
+    )
 
     assert shutil.which("arena", path=env["PATH"]) == str(venv / "bin" / "arena")
-    where = json.loads(_run(python, "-c", """if True:
+    where = json.loads(
+        _run(
+            python,
+            "-c",
+            """if True:
         import json, client.cli, engine, server, server.catalog as c, server.rules_page as r
         try:
             c.public_catalogs_to_write()
@@ -154,7 +187,11 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
             refused = str(exc)
         print(json.dumps({"modules": [m.__file__ for m in (client.cli, engine, server)], "refused": refused,
                           "catalogs": str(c.public_catalogs()), "klondike": r.rules_text("klondike")}))
-        """, env=env, cwd=elsewhere))
+        """,
+            env=env,
+            cwd=elsewhere,
+        )
+    )
     assert all(Path(f).is_relative_to(purelib) for f in where["modules"]), where["modules"]
     assert Path(where["catalogs"]) == purelib / "server" / "seeds"
     assert where["klondike"] == rules_text("klondike")
@@ -162,8 +199,14 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
 
     port = _free_port()
     log = (tmp_path / "serve.log").open("w")
-    server = subprocess.Popen([venv / "bin" / "arena", "serve", "--port", str(port)], env=env, cwd=elsewhere,
-                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [venv / "bin" / "arena", "serve", "--port", str(port)],
+        env=env,
+        cwd=elsewhere,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + WAIT_S
         while True:
@@ -172,7 +215,8 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
                 break
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, (
-                    "the installed server did not start:\n" + (tmp_path / "serve.log").read_text())
+                    "the installed server did not start:\n" + (tmp_path / "serve.log").read_text()
+                )
                 time.sleep(0.1)
         base = f"http://127.0.0.1:{port}"
         status, body = _get(base + "/api/games")
@@ -186,8 +230,18 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
             assert 'class="rules-board layout"' in text and 'class="rules-board example"' in text, game["key"]
             assert 'class="error"' not in text and "no rules page" not in text, game["key"]
 
-        out = _run(venv / "bin" / "arena", "create", "--server", f"ws://127.0.0.1:{port}", "--game", "klondike",
-                   "--winnable", "--public-seed", env=env, cwd=elsewhere)
+        out = _run(
+            venv / "bin" / "arena",
+            "create",
+            "--server",
+            f"ws://127.0.0.1:{port}",
+            "--game",
+            "klondike",
+            "--winnable",
+            "--public-seed",
+            env=env,
+            cwd=elsewhere,
+        )
         seed = int(re.search(r"created: klondike, seed (\d+)\.", out).group(1))
         assert seed in {e.seed for e in load_catalog(public_catalogs(), "klondike")}
     finally:

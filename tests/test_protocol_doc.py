@@ -75,8 +75,12 @@ def message_structs() -> dict[str, mi.StructType]:
     for info in mi.multi_type_info([protocol.ClientMessage, protocol.ServerMessage]):
         walk(info)
     for name, value in sorted(vars(protocol).items()):
-        if (isinstance(value, type) and issubclass(value, msgspec.Struct) and not name.startswith("_")
-                and value.__module__ == protocol.__name__):
+        if (
+            isinstance(value, type)
+            and issubclass(value, msgspec.Struct)
+            and not name.startswith("_")
+            and value.__module__ == protocol.__name__
+        ):
             walk(mi.type_info(value))
     return found
 
@@ -156,8 +160,7 @@ def limit_phrases(t: mi.Type) -> list[str]:
     if isinstance(t, mi.ListType):
         return _bounds(t.min_length, t.max_length, "items") + limit_phrases(t.item_type)
     if isinstance(t, mi.DictType):
-        return (_bounds(t.min_length, t.max_length, "entries") + limit_phrases(t.key_type)
-                + limit_phrases(t.value_type))
+        return _bounds(t.min_length, t.max_length, "entries") + limit_phrases(t.key_type) + limit_phrases(t.value_type)
     if isinstance(t, mi.UnionType):
         return [phrase for member in t.types for phrase in limit_phrases(member)]
     return []
@@ -198,11 +201,12 @@ def sections(text: str) -> list[Section]:
     found = []
     enclosing: list[tuple[int, str]] = []  # (level, title) of the headings above this one
     for i, (number, level, title) in enumerate(headings):
-        end = next((n for n, lv, _ in headings[i + 1:] if lv <= level), len(lines))
+        end = next((n for n, lv, _ in headings[i + 1 :] if lv <= level), len(lines))
         enclosing = [(lv, t) for lv, t in enclosing if lv < level]
         key = re.match(r"`([^`]+)`", title)
-        found.append(Section(level, title, key.group(1) if key else None, lines[number + 1:end],
-                             [t for _, t in enclosing]))
+        found.append(
+            Section(level, title, key.group(1) if key else None, lines[number + 1 : end], [t for _, t in enclosing])
+        )
         enclosing.append((level, title))
     return found
 
@@ -263,8 +267,8 @@ SECTIONS = sections(DOC_TEXT)
 def _section_of(name: str) -> Section:
     found = [s for s in SECTIONS if s.key == name]
     assert len(found) == 1, (
-        f"docs/protocol.md needs exactly one section whose heading starts with `{name}` "
-        f"(found {len(found)})")
+        f"docs/protocol.md needs exactly one section whose heading starts with `{name}` (found {len(found)})"
+    )
     return found[0]
 
 
@@ -286,7 +290,8 @@ def test_every_message_has_its_own_section_in_the_reference(name):
     else:
         expected = SERVER_MESSAGES
     assert any(p.startswith(expected) for p in section.parents), (
-        f"the section of `{name}` belongs under the heading {expected!r}; it is under {section.parents}")
+        f"the section of `{name}` belongs under the heading {expected!r}; it is under {section.parents}"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(STRUCTS))

@@ -61,8 +61,13 @@ def tour_server():
     the tour's commands run in."""
     port = _free_port()
     env = {**os.environ, "ARENA_ADMIN_TOKEN": "s3cret", "ARENA_URL": f"ws://127.0.0.1:{port}"}
-    server = subprocess.Popen([str(ARENA), "serve", "--port", str(port)], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [str(ARENA), "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -88,14 +93,21 @@ def test_the_readme_tour_works_typed_line_by_line(tour_server):
         for name, value in found.items():
             command = re.sub(rf"\b{name}\b", value, command)
         if command.endswith("&"):
-            process = subprocess.Popen(["bash", "-c", command[:-1]], cwd=ROOT, env=tour_server, text=True,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                ["bash", "-c", command[:-1]],
+                cwd=ROOT,
+                env=tour_server,
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
             first = process.stdout.readline() if process.stdout else ""
             assert first.strip(), f"{line!r} printed nothing"
             background.append((line, process))
             continue
-        done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=tour_server, text=True, capture_output=True,
-                              timeout=180)
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=ROOT, env=tour_server, text=True, capture_output=True, timeout=180
+        )
         assert done.returncode == 0, f"{line!r} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
         out = done.stdout + done.stderr
         if " create --game " in line:

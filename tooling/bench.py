@@ -106,17 +106,20 @@ _POLL_S = 0.25
 
 async def _connect_creators(url: str, count: int) -> list[ArenaClient]:
     """``count`` connections, each a new player (``bench-1``, ``bench-2``...)."""
-    return list(await asyncio.gather(*(
-        ArenaClient.connect(url, f"bench-{n}", timeout_s=_CLIENT_TIMEOUT_S) for n in range(1, count + 1)
-    )))
+    return list(
+        await asyncio.gather(
+            *(ArenaClient.connect(url, f"bench-{n}", timeout_s=_CLIENT_TIMEOUT_S) for n in range(1, count + 1))
+        )
+    )
 
 
 async def _close_all(clients: Sequence[ArenaClient]) -> None:
     await asyncio.gather(*(client.close() for client in clients))
 
 
-async def _create_open_races(clients: Sequence[ArenaClient], count: int, *, in_flight: int,
-                             advance: Callable[[], None]) -> list[str]:
+async def _create_open_races(
+    clients: Sequence[ArenaClient], count: int, *, in_flight: int, advance: Callable[[], None]
+) -> list[str]:
     """Create ``count`` open races of golf (each creator joins its own), spread over
     ``clients`` with ``in_flight`` requests waiting on each at a time; ``advance()`` is called
     after each. Returns the race codes, in the order the answers came."""
@@ -138,15 +141,15 @@ async def _create_open_races(clients: Sequence[ArenaClient], count: int, *, in_f
     return codes
 
 
-async def _create_with_progress(clients: Sequence[ArenaClient], count: int, *, in_flight: int,
-                                console: Console) -> tuple[list[str], float]:
+async def _create_with_progress(
+    clients: Sequence[ArenaClient], count: int, *, in_flight: int, console: Console
+) -> tuple[list[str], float]:
     """`_create_open_races` under a rich progress bar; returns the codes and the seconds it took."""
     columns = (TextColumn("creating races"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("create", total=count)
         started = time.perf_counter()
-        codes = await _create_open_races(clients, count, in_flight=in_flight,
-                                         advance=lambda: progress.advance(task))
+        codes = await _create_open_races(clients, count, in_flight=in_flight, advance=lambda: progress.advance(task))
         return codes, time.perf_counter() - started
 
 
@@ -186,8 +189,9 @@ class ListingFigures:
     every_race_once: bool
 
 
-async def _time_first_pages(lister: ArenaClient, server: ServerProcess, requests: int,
-                            limit: int) -> tuple[float, list[float]]:
+async def _time_first_pages(
+    lister: ArenaClient, server: ServerProcess, requests: int, limit: int
+) -> tuple[float, list[float]]:
     """Send ``requests`` list_races for the first page, one after the other; return the server's
     CPU time per request (ms) and each request's wall-clock latency (ms)."""
     for _ in range(5):  # warm up: the first requests pay for imports and caches
@@ -215,8 +219,9 @@ async def _walk_listing(lister: ArenaClient, limit: int) -> tuple[int, list[str]
         before = page.cursor
 
 
-async def bench_listing(size: int, *, requests: int = 200, limit: int = 50, connections: int = 8,
-                        in_flight: int = 8, console: Console) -> ListingFigures:
+async def bench_listing(
+    size: int, *, requests: int = 200, limit: int = 50, connections: int = 8, in_flight: int = 8, console: Console
+) -> ListingFigures:
     """Start a server, create ``size`` open races from ``connections`` connections (``in_flight``
     requests waiting on each), time ``requests`` list_races of ``limit`` races, walk the whole
     listing, and stop the server. Raises ServerProcessError if the server fails."""
@@ -231,27 +236,52 @@ async def bench_listing(size: int, *, requests: int = 200, limit: int = 50, conn
             cpu_ms, latencies = await _time_first_pages(lister, server, requests, limit)
             pages, listed = await _walk_listing(lister, limit)
     return ListingFigures(
-        open_races=size, create_s=create_s, requests=requests, limit=limit, cpu_ms_per_request=cpu_ms,
-        latency_p50_ms=percentile(latencies, 50), latency_p99_ms=percentile(latencies, 99), pages=pages,
-        races_listed=len(listed), every_race_once=len(listed) == len(set(listed)) and set(listed) == set(created),
+        open_races=size,
+        create_s=create_s,
+        requests=requests,
+        limit=limit,
+        cpu_ms_per_request=cpu_ms,
+        latency_p50_ms=percentile(latencies, 50),
+        latency_p99_ms=percentile(latencies, 99),
+        pages=pages,
+        races_listed=len(listed),
+        every_race_once=len(listed) == len(set(listed)) and set(listed) == set(created),
     )
 
 
 def listing_table(rows: Sequence[ListingFigures]) -> Table:
     """A rich table of `ListingFigures`, one row per size."""
     limit = rows[0].limit if rows else 50
-    table = Table(title="list_races: cost per request by open races on the server",
-                  caption=f"CPU: the server's CPU time over the requests / their number; it includes the fixed "
-                          f"cost of a request (decode, encode {limit} race descriptions, socket write). "
-                          f"Resolution: one clock tick ({1000 / os.sysconf('SC_CLK_TCK'):g} ms) over all the requests.")
-    for header in ("open races", "created in s", "requests", "CPU ms / list_races", "latency p50 ms",
-                   "latency p99 ms", "pages walked", "races listed", "each once"):
+    table = Table(
+        title="list_races: cost per request by open races on the server",
+        caption=f"CPU: the server's CPU time over the requests / their number; it includes the fixed "
+        f"cost of a request (decode, encode {limit} race descriptions, socket write). "
+        f"Resolution: one clock tick ({1000 / os.sysconf('SC_CLK_TCK'):g} ms) over all the requests.",
+    )
+    for header in (
+        "open races",
+        "created in s",
+        "requests",
+        "CPU ms / list_races",
+        "latency p50 ms",
+        "latency p99 ms",
+        "pages walked",
+        "races listed",
+        "each once",
+    ):
         table.add_column(header, justify="right")
     for row in rows:
-        table.add_row(f"{row.open_races:,}", f"{row.create_s:.2f}", f"{row.requests}",
-                      f"{row.cpu_ms_per_request:.3f}", f"{row.latency_p50_ms:.3f}", f"{row.latency_p99_ms:.3f}",
-                      f"{row.pages:,}", f"{row.races_listed:,}",
-                      "[green]yes[/]" if row.every_race_once else "[red]NO[/]")
+        table.add_row(
+            f"{row.open_races:,}",
+            f"{row.create_s:.2f}",
+            f"{row.requests}",
+            f"{row.cpu_ms_per_request:.3f}",
+            f"{row.latency_p50_ms:.3f}",
+            f"{row.latency_p99_ms:.3f}",
+            f"{row.pages:,}",
+            f"{row.races_listed:,}",
+            "[green]yes[/]" if row.every_race_once else "[red]NO[/]",
+        )
     return table
 
 
@@ -271,8 +301,12 @@ class ServerReading:
 
 async def _read_server(server: ServerProcess) -> ServerReading:
     health = await server.health()
-    return ServerReading(rss_mib=server.rss_mib(), races=sum(health["races"].values()), players=health["players"],
-                    sessions=health["sessions"])
+    return ServerReading(
+        rss_mib=server.rss_mib(),
+        races=sum(health["races"].values()),
+        players=health["players"],
+        sessions=health["sessions"],
+    )
 
 
 @dataclass(frozen=True)
@@ -320,15 +354,28 @@ async def _wait_until_empty(server: ServerProcess, timeout_s: float) -> float | 
         await asyncio.sleep(_POLL_S)
 
 
-async def bench_memory(races: int, *, open_race_ttl_s: float = 30.0, race_retention_s: float = 5.0,
-                       player_retention_s: float = 5.0, sweep_interval_s: float = 1.0, connections: int = 8,
-                       in_flight: int = 8, console: Console) -> MemoryFigures:
+async def bench_memory(
+    races: int,
+    *,
+    open_race_ttl_s: float = 30.0,
+    race_retention_s: float = 5.0,
+    player_retention_s: float = 5.0,
+    sweep_interval_s: float = 1.0,
+    connections: int = 8,
+    in_flight: int = 8,
+    console: Console,
+) -> MemoryFigures:
     """Start a server with the given times (seconds), read its memory idle, create ``races`` open
     races from ``connections`` connections, read it again, disconnect, wait for the server to
     empty itself (at most the sum of its times plus some slack), read it a last time, and stop it.
     Raises ServerProcessError if the server fails."""
-    limits = {**_RAISED_LIMITS, "open_race_ttl_s": open_race_ttl_s, "race_retention_s": race_retention_s,
-              "player_retention_s": player_retention_s, "sweep_interval_s": sweep_interval_s}
+    limits = {
+        **_RAISED_LIMITS,
+        "open_race_ttl_s": open_race_ttl_s,
+        "race_retention_s": race_retention_s,
+        "player_retention_s": player_retention_s,
+        "sweep_interval_s": sweep_interval_s,
+    }
     async with ServerProcess(limits) as server:
         baseline = await _read_server(server)
         creators = await _connect_creators(server.url, connections)
@@ -342,34 +389,49 @@ async def bench_memory(races: int, *, open_race_ttl_s: float = 30.0, race_retent
             emptied_after_s = await _wait_until_empty(server, wait_s)
         await asyncio.sleep(2 * sweep_interval_s)  # the sweep after the last eviction gives memory back
         after = await _read_server(server)
-    return MemoryFigures(races=races, create_s=create_s, open_race_ttl_s=open_race_ttl_s,
-                         race_retention_s=race_retention_s, player_retention_s=player_retention_s,
-                         baseline=baseline, peak=peak, after=after, emptied_after_s=emptied_after_s)
+    return MemoryFigures(
+        races=races,
+        create_s=create_s,
+        open_race_ttl_s=open_race_ttl_s,
+        race_retention_s=race_retention_s,
+        player_retention_s=player_retention_s,
+        baseline=baseline,
+        peak=peak,
+        after=after,
+        emptied_after_s=emptied_after_s,
+    )
 
 
 def memory_table(figures: MemoryFigures) -> Table:
     """A rich table of `MemoryFigures`: memory, races and players at the three moments."""
-    table = Table(title=f"server memory: {figures.races:,} open races created, then left alone",
-                  caption="RSS after retention: read two sweeps after the server emptied itself (the sweep "
-                          "after the last eviction gives freed memory back to the system). It need not fall "
-                          "back to the baseline: Python keeps part of what it freed in its arenas for reuse.")
+    table = Table(
+        title=f"server memory: {figures.races:,} open races created, then left alone",
+        caption="RSS after retention: read two sweeps after the server emptied itself (the sweep "
+        "after the last eviction gives freed memory back to the system). It need not fall "
+        "back to the baseline: Python keeps part of what it freed in its arenas for reuse.",
+    )
     for header in ("moment", "RSS MiB", "races in memory", "players in memory", "sessions"):
         table.add_column(header, justify="left" if header == "moment" else "right")
-    after = ("after retention" if figures.emptied_after_s is not None
-             else "[red]wait ran out[/]")
-    for moment, reading in (("baseline (idle)", figures.baseline), ("after creation (peak)", figures.peak),
-                         (after, figures.after)):
-        table.add_row(moment, f"{reading.rss_mib:.1f}", f"{reading.races:,}", f"{reading.players:,}",
-                      f"{reading.sessions:,}")
+    after = "after retention" if figures.emptied_after_s is not None else "[red]wait ran out[/]"
+    for moment, reading in (
+        ("baseline (idle)", figures.baseline),
+        ("after creation (peak)", figures.peak),
+        (after, figures.after),
+    ):
+        table.add_row(
+            moment, f"{reading.rss_mib:.1f}", f"{reading.races:,}", f"{reading.players:,}", f"{reading.sessions:,}"
+        )
     return table
 
 
 def _memory_summary(figures: MemoryFigures) -> list[str]:
-    emptied = (f"{figures.emptied_after_s:.1f} s after the creators disconnected"
-               if figures.emptied_after_s is not None else "[red]not within the wait[/]")
+    emptied = (
+        f"{figures.emptied_after_s:.1f} s after the creators disconnected"
+        if figures.emptied_after_s is not None
+        else "[red]not within the wait[/]"
+    )
     return [
-        f"races created: {figures.races:,} in {figures.create_s:.1f} s "
-        f"({figures.creation_rate_per_s:,.0f} races/s)",
+        f"races created: {figures.races:,} in {figures.create_s:.1f} s ({figures.creation_rate_per_s:,.0f} races/s)",
         f"server times: open races expire after {figures.open_race_ttl_s:g} s, finished races leave memory "
         f"{figures.race_retention_s:g} s later, idle players {figures.player_retention_s:g} s after they leave",
         f"memory per race at the peak: {figures.kib_per_race:.2f} KiB ((peak - baseline) / races)",
@@ -399,10 +461,18 @@ def _sizes(text: str) -> list[int]:
 
 
 def _add_common(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--connections", type=_COUNT, default=8,
-                     help="connections creating races at once, each a different player (default 8)")
-    sub.add_argument("--in-flight", type=_COUNT, default=8,
-                     help="create_race requests waiting on each connection at a time (default 8)")
+    sub.add_argument(
+        "--connections",
+        type=_COUNT,
+        default=8,
+        help="connections creating races at once, each a different player (default 8)",
+    )
+    sub.add_argument(
+        "--in-flight",
+        type=_COUNT,
+        default=8,
+        help="create_race requests waiting on each connection at a time (default 8)",
+    )
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
 
 
@@ -410,92 +480,165 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
     """Add the benchmarks ``listing``, ``memory``, ``load``, ``engine`` and ``idle`` (`tooling.idle_bench`)
     to ``subparsers`` (e.g. those of ``arena bench``); `run_bench` runs the one the parsed arguments name."""
     sub = subparsers.add_parser(
-        "listing", help="server CPU per list_races at several numbers of open races",
+        "listing",
+        help="server CPU per list_races at several numbers of open races",
         description="Server CPU time and latency of list_races with few and with many open races, each size "
-                    "on a fresh server in its own process; checks that paging lists every race once.")
-    sub.add_argument("--races", type=_sizes, default=[100, 30_000], metavar="N,N",
-                     help="numbers of open races, separated by commas (default 100,30000)")
-    sub.add_argument("--requests", type=_COUNT, default=200,
-                     help="list_races requests timed at each size (default 200)")
-    sub.add_argument("--limit", type=_PAGE, default=50, metavar="N",
-                     help="races per page, 1 to 100 (default 50)")
+        "on a fresh server in its own process; checks that paging lists every race once.",
+    )
+    sub.add_argument(
+        "--races",
+        type=_sizes,
+        default=[100, 30_000],
+        metavar="N,N",
+        help="numbers of open races, separated by commas (default 100,30000)",
+    )
+    sub.add_argument(
+        "--requests", type=_COUNT, default=200, help="list_races requests timed at each size (default 200)"
+    )
+    sub.add_argument("--limit", type=_PAGE, default=50, metavar="N", help="races per page, 1 to 100 (default 50)")
     _add_common(sub)
     sub.set_defaults(bench_run=_run_listing)
 
     sub = subparsers.add_parser(
-        "memory", help="server memory before, during and after many open races",
+        "memory",
+        help="server memory before, during and after many open races",
         description="Resident memory of a server in its own process: idle, after creating many open races, and "
-                    "after they expired and left memory; checks that the server empties itself.")
+        "after they expired and left memory; checks that the server empties itself.",
+    )
     sub.add_argument("--races", type=_COUNT, default=30_000, help="open races to create (default 30000)")
-    sub.add_argument("--open-race-ttl-s", type=_SECONDS, default=30.0,
-                     help="the server's time to live of an open race, seconds (default 30: longer than it takes "
-                          "to create 30,000 races, so that every race is in memory at the peak)")
-    sub.add_argument("--race-retention-s", type=_SECONDS, default=5.0,
-                     help="seconds a finished race stays in the server's memory (default 5)")
-    sub.add_argument("--player-retention-s", type=_SECONDS, default=5.0,
-                     help="seconds before the server forgets a disconnected player (default 5)")
-    sub.add_argument("--sweep-interval-s", type=_SECONDS, default=1.0,
-                     help="seconds between the server's housekeeping sweeps (default 1)")
+    sub.add_argument(
+        "--open-race-ttl-s",
+        type=_SECONDS,
+        default=30.0,
+        help="the server's time to live of an open race, seconds (default 30: longer than it takes "
+        "to create 30,000 races, so that every race is in memory at the peak)",
+    )
+    sub.add_argument(
+        "--race-retention-s",
+        type=_SECONDS,
+        default=5.0,
+        help="seconds a finished race stays in the server's memory (default 5)",
+    )
+    sub.add_argument(
+        "--player-retention-s",
+        type=_SECONDS,
+        default=5.0,
+        help="seconds before the server forgets a disconnected player (default 5)",
+    )
+    sub.add_argument(
+        "--sweep-interval-s",
+        type=_SECONDS,
+        default=1.0,
+        help="seconds between the server's housekeeping sweeps (default 1)",
+    )
     _add_common(sub)
     sub.set_defaults(bench_run=_run_memory)
 
     sub = subparsers.add_parser(
-        "load", help="races played at a steady move rate, with spectators: throughput, latency, server CPU",
+        "load",
+        help="races played at a steady move rate, with spectators: throughput, latency, server CPU",
         description="Races of entrants playing a known winning line at a steady rate, each watched by "
-                    "spectators, from separate load processes, against a server in its own process (or "
-                    "--server URL): moves acknowledged per second, ack and spectator delivery latency, "
-                    "server CPU per move and memory per connection. Spectator latency compares the "
-                    "server's clock with the generator's: valid only on the same machine. With --redis and "
-                    "--nodes, several nodes over one Redis, each race's connections spread over them.")
+        "spectators, from separate load processes, against a server in its own process (or "
+        "--server URL): moves acknowledged per second, ack and spectator delivery latency, "
+        "server CPU per move and memory per connection. Spectator latency compares the "
+        "server's clock with the generator's: valid only on the same machine. With --redis and "
+        "--nodes, several nodes over one Redis, each race's connections spread over them.",
+    )
     sub.add_argument("--races", type=_COUNT, default=10, help="races played at once (default 10)")
-    sub.add_argument("--entrants", type=bounded(int, low=1, high=64), default=10,
-                     help="entrants per race, 1 to 64 (default 10)")
-    sub.add_argument("--spectators", type=bounded(int, low=0), default=10,
-                     help="spectators per race (default 10)")
+    sub.add_argument(
+        "--entrants", type=bounded(int, low=1, high=64), default=10, help="entrants per race, 1 to 64 (default 10)"
+    )
+    sub.add_argument("--spectators", type=bounded(int, low=0), default=10, help="spectators per race (default 10)")
     sub.add_argument("--rate", type=_SECONDS, default=2.0, help="moves per second per entrant (default 2)")
-    sub.add_argument("--game", default="klondike",
-                     help="a game with a catalog of winnable deals in seeds/ (default klondike)")
-    sub.add_argument("--countdown-s", type=bounded(int, low=0, high=60), default=0,
-                     help="each race's countdown, seconds (default 0)")
-    sub.add_argument("--warmup", type=bounded(float, low=0), default=5.0,
-                     help="seconds of play before the measured window, left out of the figures (default 5)")
+    sub.add_argument(
+        "--game", default="klondike", help="a game with a catalog of winnable deals in seeds/ (default klondike)"
+    )
+    sub.add_argument(
+        "--countdown-s", type=bounded(int, low=0, high=60), default=0, help="each race's countdown, seconds (default 0)"
+    )
+    sub.add_argument(
+        "--warmup",
+        type=bounded(float, low=0),
+        default=5.0,
+        help="seconds of play before the measured window, left out of the figures (default 5)",
+    )
     sub.add_argument("--duration", type=_SECONDS, default=20.0, help="the measured window, seconds (default 20)")
-    sub.add_argument("--load-processes", type=_COUNT, default=1,
-                     help="processes generating the load, each one asyncio loop (default 1)")
-    sub.add_argument("--load-cpus", type=_cpus, default=(), metavar="N,N",
-                     help="CPUs the load processes are pinned to, in turn (default: not pinned)")
-    sub.add_argument("--server", metavar="URL", action="append",
-                     help="drive this running server (ws://host:port) instead of starting one; it needs "
-                          "raised limits (connections per address, races per hour, message rate). Give it once "
-                          "per node to drive several nodes over one Redis")
-    sub.add_argument("--server-pid", type=_COUNT, metavar="PID", action="append",
-                     help="with --server on this machine: its process id, to read its CPU time and memory "
-                          "(once per --server, in the same order)")
-    sub.add_argument("--server-cpu", type=_cpus, metavar="N[,N]",
-                     help="pin the server this benchmark starts to CPU N; with --nodes, one CPU per node, in "
-                          "turn (default: not pinned)")
-    sub.add_argument("--redis", metavar="URL",
-                     help="start the servers over this Redis (redis://host:port/db; it should be empty) instead "
-                          "of the memory store; 'local': a private redis-server on a free port (appendonly, "
-                          "appendfsync always), stopped at the end")
-    sub.add_argument("--nodes", type=bounded(int, low=1, high=64), default=1, metavar="N",
-                     help="with --redis: server nodes to start over it, node1..nodeN, each on a port of its own; "
-                          "each race's connections are spread over them in turn (default 1)")
-    sub.add_argument("--redis-cpu", type=_cpu, metavar="N",
-                     help="with --redis local: pin the private redis-server to CPU N (default: not pinned)")
+    sub.add_argument(
+        "--load-processes",
+        type=_COUNT,
+        default=1,
+        help="processes generating the load, each one asyncio loop (default 1)",
+    )
+    sub.add_argument(
+        "--load-cpus",
+        type=_cpus,
+        default=(),
+        metavar="N,N",
+        help="CPUs the load processes are pinned to, in turn (default: not pinned)",
+    )
+    sub.add_argument(
+        "--server",
+        metavar="URL",
+        action="append",
+        help="drive this running server (ws://host:port) instead of starting one; it needs "
+        "raised limits (connections per address, races per hour, message rate). Give it once "
+        "per node to drive several nodes over one Redis",
+    )
+    sub.add_argument(
+        "--server-pid",
+        type=_COUNT,
+        metavar="PID",
+        action="append",
+        help="with --server on this machine: its process id, to read its CPU time and memory "
+        "(once per --server, in the same order)",
+    )
+    sub.add_argument(
+        "--server-cpu",
+        type=_cpus,
+        metavar="N[,N]",
+        help="pin the server this benchmark starts to CPU N; with --nodes, one CPU per node, in "
+        "turn (default: not pinned)",
+    )
+    sub.add_argument(
+        "--redis",
+        metavar="URL",
+        help="start the servers over this Redis (redis://host:port/db; it should be empty) instead "
+        "of the memory store; 'local': a private redis-server on a free port (appendonly, "
+        "appendfsync always), stopped at the end",
+    )
+    sub.add_argument(
+        "--nodes",
+        type=bounded(int, low=1, high=64),
+        default=1,
+        metavar="N",
+        help="with --redis: server nodes to start over it, node1..nodeN, each on a port of its own; "
+        "each race's connections are spread over them in turn (default 1)",
+    )
+    sub.add_argument(
+        "--redis-cpu",
+        type=_cpu,
+        metavar="N",
+        help="with --redis local: pin the private redis-server to CPU N (default: not pinned)",
+    )
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     sub.set_defaults(bench_run=_run_load)
 
     sub = subparsers.add_parser(
-        "engine", help="the rules engine's moves per second and view cost, game by game",
+        "engine",
+        help="the rules engine's moves per second and view cost, game by game",
         description="For every game, seeded random playouts in this process: moves per second of "
-                    "legal_moves() plus apply(), and the cost of one view per audience.")
-    sub.add_argument("--games", type=_names, metavar="GAME,GAME",
-                     help="only these games, keys or aliases separated by commas (default: every game)")
-    sub.add_argument("--seconds", type=_SECONDS, default=1.0,
-                     help="seconds of legal_moves() + apply() per game (default 1)")
-    sub.add_argument("--seed", type=bounded(int, low=0), default=0,
-                     help="seed of the random move choices (default 0)")
+        "legal_moves() plus apply(), and the cost of one view per audience.",
+    )
+    sub.add_argument(
+        "--games",
+        type=_names,
+        metavar="GAME,GAME",
+        help="only these games, keys or aliases separated by commas (default: every game)",
+    )
+    sub.add_argument(
+        "--seconds", type=_SECONDS, default=1.0, help="seconds of legal_moves() + apply() per game (default 1)"
+    )
+    sub.add_argument("--seed", type=bounded(int, low=0), default=0, help="seed of the random move choices (default 0)")
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     sub.set_defaults(bench_run=_run_engine)
 
@@ -555,30 +698,48 @@ async def _run_listing(args: argparse.Namespace, console: Console) -> int:
     rows: list[ListingFigures] = []
     for size in args.races:
         console.print(f"listing: a server with {size:,} open races")
-        rows.append(await bench_listing(size, requests=args.requests, limit=args.limit,
-                                        connections=args.connections, in_flight=args.in_flight, console=console))
+        rows.append(
+            await bench_listing(
+                size,
+                requests=args.requests,
+                limit=args.limit,
+                connections=args.connections,
+                in_flight=args.in_flight,
+                console=console,
+            )
+        )
     console.print(listing_table(rows))
     _write_json(args.json, rows, console)
     failed = [row.open_races for row in rows if not row.every_race_once]
     if failed:
-        console.print(f"[red]check failed:[/] paging did not list every open race exactly once at "
-                      f"{', '.join(f'{n:,}' for n in failed)} races")
+        console.print(
+            f"[red]check failed:[/] paging did not list every open race exactly once at "
+            f"{', '.join(f'{n:,}' for n in failed)} races"
+        )
         return 1
     return 0
 
 
 async def _run_memory(args: argparse.Namespace, console: Console) -> int:
-    figures = await bench_memory(args.races, open_race_ttl_s=args.open_race_ttl_s,
-                                 race_retention_s=args.race_retention_s, player_retention_s=args.player_retention_s,
-                                 sweep_interval_s=args.sweep_interval_s, connections=args.connections,
-                                 in_flight=args.in_flight, console=console)
+    figures = await bench_memory(
+        args.races,
+        open_race_ttl_s=args.open_race_ttl_s,
+        race_retention_s=args.race_retention_s,
+        player_retention_s=args.player_retention_s,
+        sweep_interval_s=args.sweep_interval_s,
+        connections=args.connections,
+        in_flight=args.in_flight,
+        console=console,
+    )
     console.print(memory_table(figures))
     for line in _memory_summary(figures):
         console.print(line, highlight=False)
     if figures.peak.races < figures.races:
-        console.print(f"[yellow]note:[/] only {figures.peak.races:,} of the {figures.races:,} races were in memory at "
-                      f"the peak: the first ones expired and left while the others were being created. For a true "
-                      f"peak, give --open-race-ttl-s more than the creation time ({figures.create_s:.0f} s).")
+        console.print(
+            f"[yellow]note:[/] only {figures.peak.races:,} of the {figures.races:,} races were in memory at "
+            f"the peak: the first ones expired and left while the others were being created. For a true "
+            f"peak, give --open-race-ttl-s more than the creation time ({figures.create_s:.0f} s)."
+        )
     _write_json(args.json, figures, console)
     if figures.emptied_after_s is None:
         console.print("[red]check failed:[/] the server still held races or players when the wait ran out")
@@ -589,36 +750,57 @@ async def _run_memory(args: argparse.Namespace, console: Console) -> int:
 async def _run_load(args: argparse.Namespace, console: Console) -> int:
     try:
         settings = LoadSettings(
-            races=args.races, entrants=args.entrants, spectators=args.spectators, rate=args.rate, game=args.game,
-            countdown_s=args.countdown_s, warmup_s=args.warmup, duration_s=args.duration,
-            load_processes=args.load_processes, load_cpus=args.load_cpus, server_urls=tuple(args.server or ()),
-            server_pids=tuple(args.server_pid or ()), server_cpus=tuple(args.server_cpu or ()),
-            redis=args.redis, nodes=args.nodes, redis_cpu=args.redis_cpu)
+            races=args.races,
+            entrants=args.entrants,
+            spectators=args.spectators,
+            rate=args.rate,
+            game=args.game,
+            countdown_s=args.countdown_s,
+            warmup_s=args.warmup,
+            duration_s=args.duration,
+            load_processes=args.load_processes,
+            load_cpus=args.load_cpus,
+            server_urls=tuple(args.server or ()),
+            server_pids=tuple(args.server_pid or ()),
+            server_cpus=tuple(args.server_cpu or ()),
+            redis=args.redis,
+            nodes=args.nodes,
+            redis_cpu=args.redis_cpu,
+        )
     except ValueError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     several = ""
     if settings.redis is not None or settings.node_count > 1:
         store = "redis" if settings.redis is not None else "the servers' own store"
-        several = (f"; {settings.node_count} node{'s' if settings.node_count > 1 else ''}, {store}"
-                   + (f" ({settings.redis})" if settings.redis is not None else ""))
-    console.print(f"load: {settings.races} races x ({settings.entrants} entrants + {settings.spectators} spectators) "
-                  f"= {settings.connections:,} clients, {settings.offered_moves_per_s:,.0f} moves/s offered, "
-                  f"{settings.load_processes} load process(es); {settings.warmup_s:g} s warm-up, "
-                  f"{settings.duration_s:g} s measured{several}", highlight=False)
+        several = f"; {settings.node_count} node{'s' if settings.node_count > 1 else ''}, {store}" + (
+            f" ({settings.redis})" if settings.redis is not None else ""
+        )
+    console.print(
+        f"load: {settings.races} races x ({settings.entrants} entrants + {settings.spectators} spectators) "
+        f"= {settings.connections:,} clients, {settings.offered_moves_per_s:,.0f} moves/s offered, "
+        f"{settings.load_processes} load process(es); {settings.warmup_s:g} s warm-up, "
+        f"{settings.duration_s:g} s measured{several}",
+        highlight=False,
+    )
     figures = await bench_load(settings, console=console)
     console.print(load_table(figures))
     for warning in figures.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     if figures.clock_offset_ms is not None and abs(figures.clock_offset_ms) > 50:
-        console.print(f"[yellow]warning:[/] the server's clock differs from ours by about "
-                      f"{figures.clock_offset_ms:,.0f} ms: spectator latencies are not valid", highlight=False)
+        console.print(
+            f"[yellow]warning:[/] the server's clock differs from ours by about "
+            f"{figures.clock_offset_ms:,.0f} ms: spectator latencies are not valid",
+            highlight=False,
+        )
     for example in figures.error_examples:
         console.print(f"[red]error:[/] {escape(example)}", highlight=False)
     _write_json(args.json, {**dataclasses.asdict(figures), "errors": figures.errors}, console)
     if figures.errors or not figures.moves_acked_per_s:
-        console.print("[red]check failed:[/] " + ("errors during the load" if figures.errors
-                                                  else "no move was acknowledged in the window"))
+        console.print(
+            "[red]check failed:[/] "
+            + ("errors during the load" if figures.errors else "no move was acknowledged in the window")
+        )
         return 1
     return 0
 

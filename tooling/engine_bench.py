@@ -96,16 +96,28 @@ def _bench_game(cls: type[Game], seconds: float, seed: int) -> EngineFigures:
         won += game.won
     spent = legal_s + apply_s
     return EngineFigures(
-        game=cls.key, playouts=playouts, won=won, moves=moves, seconds=spent,
+        game=cls.key,
+        playouts=playouts,
+        won=won,
+        moves=moves,
+        seconds=spent,
         moves_per_s=moves / spent if spent else 0.0,
-        legal_us=legal_s / max(1, moves + playouts) * 1e6, apply_us=apply_s / max(1, moves) * 1e6,
-        views=views, view_player_us=player_s / max(1, views) * 1e6,
-        view_spectator_us=spectator_s / max(1, views) * 1e6, board_frame_us=frame_s / max(1, views) * 1e6,
+        legal_us=legal_s / max(1, moves + playouts) * 1e6,
+        apply_us=apply_s / max(1, moves) * 1e6,
+        views=views,
+        view_player_us=player_s / max(1, views) * 1e6,
+        view_spectator_us=spectator_s / max(1, views) * 1e6,
+        board_frame_us=frame_s / max(1, views) * 1e6,
     )
 
 
-def bench_engine(games: Sequence[str] | None = None, *, seconds: float = 1.0, seed: int = 0,
-                 advance: Callable[[str], None] | None = None) -> list[EngineFigures]:
+def bench_engine(
+    games: Sequence[str] | None = None,
+    *,
+    seconds: float = 1.0,
+    seed: int = 0,
+    advance: Callable[[str], None] | None = None,
+) -> list[EngineFigures]:
     """Time ``seconds`` of random playouts (legal_moves() + apply()) for each game of ``games``
     (keys or aliases; None: every game in `engine.games.GAMES`), with moves drawn by
     ``random.Random(seed)``. ``advance``: called with each game's key before it runs (progress).
@@ -121,15 +133,36 @@ def bench_engine(games: Sequence[str] | None = None, *, seconds: float = 1.0, se
 
 def engine_table(rows: Sequence[EngineFigures]) -> Table:
     """A rich table of `EngineFigures`, one row per game."""
-    table = Table(title="engine: random playouts, legal_moves() + apply(), one process",
-                  caption=f"moves/s: moves / time in legal_moves() and apply(); views timed on every "
-                          f"{_VIEW_EVERY}th position, legal moves already listed; board frame: the spectator "
-                          f"view as a wire Board, encoded.")
-    for header in ("game", "playouts", "won", "moves", "moves/s", "legal µs", "apply µs", "view player µs",
-                   "view spectator µs", "board frame µs"):
+    table = Table(
+        title="engine: random playouts, legal_moves() + apply(), one process",
+        caption=f"moves/s: moves / time in legal_moves() and apply(); views timed on every "
+        f"{_VIEW_EVERY}th position, legal moves already listed; board frame: the spectator "
+        f"view as a wire Board, encoded.",
+    )
+    for header in (
+        "game",
+        "playouts",
+        "won",
+        "moves",
+        "moves/s",
+        "legal µs",
+        "apply µs",
+        "view player µs",
+        "view spectator µs",
+        "board frame µs",
+    ):
         table.add_column(header, justify="left" if header == "game" else "right", no_wrap=header == "game")
     for row in rows:
-        table.add_row(row.game, f"{row.playouts:,}", f"{row.won:,}", f"{row.moves:,}", f"{row.moves_per_s:,.0f}",
-                      f"{row.legal_us:,.1f}", f"{row.apply_us:,.1f}", f"{row.view_player_us:,.1f}",
-                      f"{row.view_spectator_us:,.1f}", f"{row.board_frame_us:,.1f}")
+        table.add_row(
+            row.game,
+            f"{row.playouts:,}",
+            f"{row.won:,}",
+            f"{row.moves:,}",
+            f"{row.moves_per_s:,.0f}",
+            f"{row.legal_us:,.1f}",
+            f"{row.apply_us:,.1f}",
+            f"{row.view_player_us:,.1f}",
+            f"{row.view_spectator_us:,.1f}",
+            f"{row.board_frame_us:,.1f}",
+        )
     return table

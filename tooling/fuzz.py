@@ -68,12 +68,12 @@ from engine.games import GAMES
 from server.protocol import (
     MAX_FRAME_BYTES,
     Bonus,
+    BonusMove,
     CancelTournament,
     ClientMessage,
     CreateRace,
     CreateTournament,
     DoubleOrNaught,
-    BonusMove,
     Error,
     ErrorCode,
     FollowTournament,
@@ -184,8 +184,12 @@ def _pack(value: object) -> bytes:
 def _header(kind: str, n: int) -> bytes:
     """The header of a map, array, str or bin of ``n`` entries (or bytes), in its smallest form."""
     fix = {"map": 0x80, "array": 0x90, "str": 0xA0}
-    wide = {"map": (None, 0xDE, 0xDF), "array": (None, 0xDC, 0xDD), "str": (0xD9, 0xDA, 0xDB),
-            "bin": (0xC4, 0xC5, 0xC6)}[kind]
+    wide = {
+        "map": (None, 0xDE, 0xDF),
+        "array": (None, 0xDC, 0xDD),
+        "str": (0xD9, 0xDA, 0xDB),
+        "bin": (0xC4, 0xC5, 0xC6),
+    }[kind]
     if kind in fix and n < (32 if kind == "str" else 16):
         return bytes([fix[kind] | n])
     if n < 256 and wide[0] is not None:
@@ -206,8 +210,31 @@ def _text(n: int, fill: bytes = b"a") -> bytes:
 
 #: Encoded values of the wrong type for almost any field.
 _WRONG_TYPES = tuple(
-    _pack(v) for v in (None, True, False, 0, -1, 1.5, float("nan"), float("inf"), float("-inf"), -0.0, "",
-                       "x", "0", "null", b"", b"\x00", [], {}, [1, 2, 3], {"a": 1}, "\u202e", "\x00")
+    _pack(v)
+    for v in (
+        None,
+        True,
+        False,
+        0,
+        -1,
+        1.5,
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        -0.0,
+        "",
+        "x",
+        "0",
+        "null",
+        b"",
+        b"\x00",
+        [],
+        {},
+        [1, 2, 3],
+        {"a": 1},
+        "\u202e",
+        "\x00",
+    )
 ) + (b"\xca\x7f\xc0\x00\x00",)  # a float32 NaN
 
 #: Encoded integers at and past every edge a field might check.
@@ -228,12 +255,24 @@ _EDGE_INTEGERS = (
 )
 
 #: Strings that are not valid UTF-8 (a lone continuation, a surrogate, an overlong slash, a cut).
-_BAD_UTF8 = (b"\xa1\x80", b"\xa3\xed\xa0\x80", b"\xa2\xc0\xaf", b"\xa2\xe2\x82", b"\xa4\xf8\x88\x80\x80",
-             b"\xa3ab\xff")
+_BAD_UTF8 = (b"\xa1\x80", b"\xa3\xed\xa0\x80", b"\xa2\xc0\xaf", b"\xa2\xe2\x82", b"\xa4\xf8\x88\x80\x80", b"\xa3ab\xff")
 
 #: Headers that declare a large size (the last bytes say how much follows, or the type of an ext).
-_HUGE_HEADERS = (b"\xdf", b"\xdd", b"\xdb", b"\xc6", b"\xde", b"\xdc", b"\xda", b"\xc5", b"\xd9", b"\xc4",
-                 b"\xc9", b"\xc8", b"\xc7")
+_HUGE_HEADERS = (
+    b"\xdf",
+    b"\xdd",
+    b"\xdb",
+    b"\xc6",
+    b"\xde",
+    b"\xdc",
+    b"\xda",
+    b"\xc5",
+    b"\xd9",
+    b"\xc4",
+    b"\xc9",
+    b"\xc8",
+    b"\xc7",
+)
 
 
 def _huge_declared(source: Source) -> bytes:
@@ -258,17 +297,22 @@ def _extension(source: Source) -> bytes:
         return bytes([{1: 0xD4, 2: 0xD5, 4: 0xD6, 8: 0xD7, 16: 0xD8}[size]]) + ext_type + source.data(size)
     if kind == 1:  # ext 8/16/32 of a few bytes
         size = source.integer(0, 24)
-        head = source.pick((b"\xc7" + bytes([size]), b"\xc8" + struct.pack(">H", size),
-                            b"\xc9" + struct.pack(">I", size)))
+        head = source.pick(
+            (b"\xc7" + bytes([size]), b"\xc8" + struct.pack(">H", size), b"\xc9" + struct.pack(">I", size))
+        )
         return head + ext_type + source.data(size)
     if kind == 2:  # timestamp 32: seconds
         return b"\xd6\xff" + source.data(4)
     if kind == 3:  # timestamp 64: nanoseconds (may be over 999,999,999) and seconds
         return b"\xd7\xff" + source.data(8)
-    return source.pick((b"\xc7\x0c\xff" + b"\xff" * 12,  # timestamp 96, nanoseconds out of range
-                        b"\xc7\x0c\xff" + b"\x3b\x9a\xca\x00" + b"\x7f" + b"\xff" * 7,  # 10**9 ns
-                        b"\xc7\x03\xff\x00\x00\x00",  # a timestamp of a length no timestamp has
-                        b"\xd4\xff\x00"))
+    return source.pick(
+        (
+            b"\xc7\x0c\xff" + b"\xff" * 12,  # timestamp 96, nanoseconds out of range
+            b"\xc7\x0c\xff" + b"\x3b\x9a\xca\x00" + b"\x7f" + b"\xff" * 7,  # 10**9 ns
+            b"\xc7\x03\xff\x00\x00\x00",  # a timestamp of a length no timestamp has
+            b"\xd4\xff\x00",
+        )
+    )
 
 
 def _deep(source: Source, room: int) -> bytes:
@@ -290,8 +334,18 @@ def _nils(source: Source, room: int) -> bytes:
 
 def _odd_key_map(source: Source) -> bytes:
     """A small map whose keys are not strings: ints, nil, bin, floats, arrays, maps, bools, ext."""
-    keys = (_pack(1), b"\xc0", _pack(b"type"), _pack(1.5), b"\x91\xc0", b"\x81\xc0\xc0", b"\xc3", b"\xd4\x01\x00",
-            b"\xcf" + b"\xff" * 8, _pack([]))
+    keys = (
+        _pack(1),
+        b"\xc0",
+        _pack(b"type"),
+        _pack(1.5),
+        b"\x91\xc0",
+        b"\x81\xc0\xc0",
+        b"\xc3",
+        b"\xd4\x01\x00",
+        b"\xcf" + b"\xff" * 8,
+        _pack([]),
+    )
     count = source.integer(1, 4)
     return _map([(source.pick(keys), _pack("hello")) for _ in range(count)])
 
@@ -337,16 +391,68 @@ class _Pools:
 
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-_GAME_NAMES = tuple(g.key for g in GAMES) + tuple(a for g in GAMES for a in g.aliases) + (
-    "chess", "KLONDIKE", "Klondike", "klondike ", "spider", "x" * 32)
+_GAME_NAMES = (
+    tuple(g.key for g in GAMES)
+    + tuple(a for g in GAMES for a in g.aliases)
+    + ("chess", "KLONDIKE", "Klondike", "klondike ", "spider", "x" * 32)
+)
 _OPTIONS = ({}, {"queen_on_king": True}, {"queen_on_king": False}, {"bogus": True}, {"a": True, "b": False})
-_NAMES = ("ada", "Bob Smith", "fuzz", "Zoë", "名前", "a" * 32, " ", "a\u200bb", "a\x00b", "\u202egnp.exe",
-          "ADA", "-", "x\ty", "🂡🂢")
-_MOVES = ("deal", "redeal", "turn", "t3>f0", "t3>t5x3", "w>t1", "w>f2", "t0>t0", "t99>f9", "t3>t5x999", "r0>f1",
-          "c0>t1", "f0>t1", "s>w", "guess r2", "guess r0", "guess r9", "guess", "x", "deal deal", "DEAL", " deal",
-          "t3 > f0", "🂡", "t3>", ">f0", "t3>t5x0", "t3>t5x-1", "a" * 40, "t1>t2x3x4")
-_STARTS = ("2030-01-01T00:00:00Z", "2000-01-01T00:00:00+00:00", "2030-13-45T99:00:00Z", "tomorrow", "",
-           "2030-01-01T00:00:00")
+_NAMES = (
+    "ada",
+    "Bob Smith",
+    "fuzz",
+    "Zoë",
+    "名前",
+    "a" * 32,
+    " ",
+    "a\u200bb",
+    "a\x00b",
+    "\u202egnp.exe",
+    "ADA",
+    "-",
+    "x\ty",
+    "🂡🂢",
+)
+_MOVES = (
+    "deal",
+    "redeal",
+    "turn",
+    "t3>f0",
+    "t3>t5x3",
+    "w>t1",
+    "w>f2",
+    "t0>t0",
+    "t99>f9",
+    "t3>t5x999",
+    "r0>f1",
+    "c0>t1",
+    "f0>t1",
+    "s>w",
+    "guess r2",
+    "guess r0",
+    "guess r9",
+    "guess",
+    "x",
+    "deal deal",
+    "DEAL",
+    " deal",
+    "t3 > f0",
+    "🂡",
+    "t3>",
+    ">f0",
+    "t3>t5x0",
+    "t3>t5x-1",
+    "a" * 40,
+    "t1>t2x3x4",
+)
+_STARTS = (
+    "2030-01-01T00:00:00Z",
+    "2000-01-01T00:00:00+00:00",
+    "2030-13-45T99:00:00Z",
+    "tomorrow",
+    "",
+    "2030-01-01T00:00:00",
+)
 _CRONS = ("*/5 * * * *", "0 12 * * 1", "61 * * * *", "@hourly", "* * *", "0 0 31 2 *")
 _ZONES = ("UTC", "Europe/Paris", "America/New_York", "Mars/Olympus", "", "../../etc/passwd")
 
@@ -440,14 +546,22 @@ def _replay(source: Source, pools: _Pools) -> dict[str, object]:
 
 
 def _bonus_move(source: Source, pools: _Pools) -> dict[str, object]:
-    return {"req": _req(source), "race": _race_code(source, pools),
-            "move": source.pick(("guess r2", "guess r0", "guess r4", "deal", "guess r5", "guess"))}
+    return {
+        "req": _req(source),
+        "race": _race_code(source, pools),
+        "move": source.pick(("guess r2", "guess r0", "guess r4", "deal", "guess r5", "guess")),
+    }
 
 
 def _create_tournament(source: Source, pools: _Pools) -> dict[str, object]:
     deals = source.integer(0, 20)
-    fields: dict[str, object] = {"req": _req(source), "admin_token": source.pick(("secret", "x" * 128, "admin")),
-                                 "name": source.pick(_NAMES), "game": source.pick(_GAME_NAMES), "deals": deals}
+    fields: dict[str, object] = {
+        "req": _req(source),
+        "admin_token": source.pick(("secret", "x" * 128, "admin")),
+        "name": source.pick(_NAMES),
+        "game": source.pick(_GAME_NAMES),
+        "deals": deals,
+    }
     _optional(source, fields, "format", lambda: source.pick(("rounds", "arena")))
     _optional(source, fields, "starts_at", lambda: source.pick(_STARTS))
     _optional(source, fields, "cron", lambda: source.pick(_CRONS))
@@ -462,8 +576,11 @@ def _create_tournament(source: Source, pools: _Pools) -> dict[str, object]:
 
 
 def _cancel_tournament(source: Source, pools: _Pools) -> dict[str, object]:
-    return {"req": _req(source), "admin_token": source.pick(("secret", "admin")),
-            "tournament": _tournament_id(source, pools)}
+    return {
+        "req": _req(source),
+        "admin_token": source.pick(("secret", "admin")),
+        "tournament": _tournament_id(source, pools),
+    }
 
 
 def _tournament_request(source: Source, pools: _Pools) -> dict[str, object]:
@@ -543,8 +660,11 @@ def _hostile_deep(source: Source, pools: _Pools, max_bytes: int) -> bytes:
 
 def _hostile_deep_field(source: Source, pools: _Pools, max_bytes: int) -> bytes:
     """A create_race whose ``options`` (or an unknown field) nests thousands of levels deep."""
-    head = [(_pack("type"), _pack("create_race")), (_pack("req"), _pack(source.integer(0, 99))),
-            (_pack("game"), _pack("klondike"))]
+    head = [
+        (_pack("type"), _pack("create_race")),
+        (_pack("req"), _pack(source.integer(0, 99))),
+        (_pack("game"), _pack("klondike")),
+    ]
     key = _pack(source.pick(("options", "deep")))
     return _map(head + [(key, _deep(source, max_bytes - 40))])
 
@@ -630,8 +750,21 @@ def _hostile_random(source: Source, pools: _Pools, max_bytes: int) -> bytes:
 
 def _hostile_scalar(source: Source, pools: _Pools, max_bytes: int) -> bytes:
     """The empty frame, the reserved byte, or a value that is not a map."""
-    return source.pick((b"", b"\xc1", b"\xc1\xff\x00", b"\xc0", b"\xc3", b"\x90", b"\x80", _pack("hello"),
-                        _pack(1.0), _pack([{"type": "hello", "name": "x"}]), _pack(b"\x81\xa4type")))
+    return source.pick(
+        (
+            b"",
+            b"\xc1",
+            b"\xc1\xff\x00",
+            b"\xc0",
+            b"\xc3",
+            b"\x90",
+            b"\x80",
+            _pack("hello"),
+            _pack(1.0),
+            _pack([{"type": "hello", "name": "x"}]),
+            _pack(b"\x81\xa4type"),
+        )
+    )
 
 
 def _hostile_bad_utf8(source: Source, pools: _Pools, max_bytes: int) -> bytes:
@@ -677,8 +810,17 @@ def _hostile_frame(source: Source, pools: _Pools, max_bytes: int) -> tuple[str, 
 
 def _text_frame(source: Source, pools: _Pools, max_bytes: int) -> tuple[str, str]:
     """A text frame: JSON of a valid message, an empty or odd string (never a lone surrogate)."""
-    return "text", source.pick(('{"type": "hello", "name": "ada"}', "", "hello", "\x00" * 64, "é" * 100, "\ufeff{}",
-                                source.data(source.integer(0, 64)).decode("latin-1")))
+    return "text", source.pick(
+        (
+            '{"type": "hello", "name": "ada"}',
+            "",
+            "hello",
+            "\x00" * 64,
+            "é" * 100,
+            "\ufeff{}",
+            source.data(source.integer(0, 64)).decode("latin-1"),
+        )
+    )
 
 
 def _oversize_frame(source: Source, pools: _Pools, max_bytes: int) -> tuple[str, bytes | str]:
@@ -711,8 +853,14 @@ def _generate(source: Source, pools: _Pools, max_bytes: int, oversize: bool) -> 
     return kind, _fit(frame, max_bytes)
 
 
-def fuzz_frame(source: Source, *, races: Sequence[str] = (), tournaments: Sequence[str] = (),
-               max_bytes: int = MAX_FRAME_BYTES, oversize: bool = False) -> bytes | str:
+def fuzz_frame(
+    source: Source,
+    *,
+    races: Sequence[str] = (),
+    tournaments: Sequence[str] = (),
+    max_bytes: int = MAX_FRAME_BYTES,
+    oversize: bool = False,
+) -> bytes | str:
     """One fuzzing frame: bytes for a binary frame, str for a text frame.
 
     ``races`` and ``tournaments``: codes and ids the server knows, for requests that reach past
@@ -727,17 +875,46 @@ def fuzz_frame(source: Source, *, races: Sequence[str] = (), tournaments: Sequen
 # ============================================================================ the oracle
 
 #: Server frames that answer a request; every other frame (an event) is not an answer.
-ANSWER_TYPES = (Error, MoveResult, Welcome, RaceReply, Races, Snapshot, SyncPage, RaceRecord, Bonus,
-                TournamentReply, Tournaments, TournamentSnapshot, ReplayStep, Renamed)
+ANSWER_TYPES = (
+    Error,
+    MoveResult,
+    Welcome,
+    RaceReply,
+    Races,
+    Snapshot,
+    SyncPage,
+    RaceRecord,
+    Bonus,
+    TournamentReply,
+    Tournaments,
+    TournamentSnapshot,
+    ReplayStep,
+    Renamed,
+)
 
 #: The reply each request calls for, besides an `Error`.
 _REPLIES: dict[type, tuple[type, ...]] = {
-    Hello: (Welcome,), CreateRace: (RaceReply,), ListRaces: (Races,), JoinRace: (RaceReply,),
-    StartRace: (RaceReply,), MoveRequest: (MoveResult,), Resign: (RaceReply,), Watch: (Snapshot,),
-    Sync: (Snapshot, SyncPage), GetRecord: (RaceRecord,), CreateTournament: (TournamentReply,),
-    CancelTournament: (TournamentReply,), ListTournaments: (Tournaments,), FollowTournament: (TournamentSnapshot,),
-    RegisterTournament: (TournamentReply,), WithdrawTournament: (TournamentReply,), OpenDeal: (RaceReply,),
-    DoubleOrNaught: (Bonus,), BonusMove: (Bonus,), Rematch: (RaceReply,), Replay: (ReplayStep,),
+    Hello: (Welcome,),
+    CreateRace: (RaceReply,),
+    ListRaces: (Races,),
+    JoinRace: (RaceReply,),
+    StartRace: (RaceReply,),
+    MoveRequest: (MoveResult,),
+    Resign: (RaceReply,),
+    Watch: (Snapshot,),
+    Sync: (Snapshot, SyncPage),
+    GetRecord: (RaceRecord,),
+    CreateTournament: (TournamentReply,),
+    CancelTournament: (TournamentReply,),
+    ListTournaments: (Tournaments,),
+    FollowTournament: (TournamentSnapshot,),
+    RegisterTournament: (TournamentReply,),
+    WithdrawTournament: (TournamentReply,),
+    OpenDeal: (RaceReply,),
+    DoubleOrNaught: (Bonus,),
+    BonusMove: (Bonus,),
+    Rematch: (RaceReply,),
+    Replay: (ReplayStep,),
     Rename: (Renamed,),
 }
 _CODES = frozenset(ErrorCode) | frozenset(IllegalCode)
@@ -781,8 +958,9 @@ def check_answer(frame: bytes | str, answer: msgspec.Struct) -> str | None:
     return None
 
 
-def _check_error(frame: bytes | str, error: Error, message: ClientMessage | None,
-                 expected: ProtocolError | None) -> str | None:
+def _check_error(
+    frame: bytes | str, error: Error, message: ClientMessage | None, expected: ProtocolError | None
+) -> str | None:
     if error.code not in _CODES or not error.reason:
         return f"Error with code {error.code!r} and reason {error.reason!r}"
     if error.code == ErrorCode.RATE_LIMITED:
@@ -844,11 +1022,38 @@ def _nesting(frame: bytes | str) -> int:
 
 
 #: Scalars of a fixed size: first byte -> bytes after it.
-_FIXED = {0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2,
-          0xD2: 4, 0xD3: 8, 0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+_FIXED = {
+    0xC0: 0,
+    0xC2: 0,
+    0xC3: 0,
+    0xCA: 4,
+    0xCB: 8,
+    0xCC: 1,
+    0xCD: 2,
+    0xCE: 4,
+    0xCF: 8,
+    0xD0: 1,
+    0xD1: 2,
+    0xD2: 4,
+    0xD3: 8,
+    0xD4: 2,
+    0xD5: 3,
+    0xD6: 5,
+    0xD7: 9,
+    0xD8: 17,
+}
 #: Str, bin and ext: first byte -> (bytes of the length after it, bytes between the length and the data).
-_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: (2, 1), 0xC9: (4, 1), 0xD9: (1, 0),
-          0xDA: (2, 0), 0xDB: (4, 0)}
+_SIZED = {
+    0xC4: (1, 0),
+    0xC5: (2, 0),
+    0xC6: (4, 0),
+    0xC7: (1, 1),
+    0xC8: (2, 1),
+    0xC9: (4, 1),
+    0xD9: (1, 0),
+    0xDA: (2, 0),
+    0xDB: (4, 0),
+}
 #: Arrays and maps beyond the fix forms: first byte -> (bytes of the count after it, values per entry).
 _CONTAINERS = {0xDC: (2, 1), 0xDD: (4, 1), 0xDE: (2, 2), 0xDF: (4, 2)}
 
@@ -961,11 +1166,18 @@ class Figures:
     def ok(self) -> bool:
         """No unanswered or wrong answer, no unexpected close, no crash, the server alive, the
         bystander's every move accepted (and at least one played)."""
-        return (not self.unanswered and not self.wrong_answers and not self.unexpected_closes
-                and not self.connect_failures
-                and not self.crashes and not self.tracebacks and self.server_alive is not False
-                and not self.bystander_refused and self.bystander_played > 0
-                and not any(f.kind in ("bystander", "server") for f in self.failures))
+        return (
+            not self.unanswered
+            and not self.wrong_answers
+            and not self.unexpected_closes
+            and not self.connect_failures
+            and not self.crashes
+            and not self.tracebacks
+            and self.server_alive is not False
+            and not self.bystander_refused
+            and self.bystander_played > 0
+            and not any(f.kind in ("bystander", "server") for f in self.failures)
+        )
 
     def latency_ms(self, quantile: float) -> float | None:
         """The bystander's answer latency at ``quantile`` (0.5: the median), ms; None if no move."""
@@ -993,8 +1205,12 @@ class Figures:
             out[name] = dict(getattr(self, name).most_common())
         for name in ("expected_closes", "unexpected_closes"):
             out[name] = {str(k): v for k, v in getattr(self, name).items()}
-        out.update(frames_per_s=round(self.frames_per_s, 1), ok=self.ok,
-                   bystander_p50_ms=self.latency_ms(0.5), bystander_p99_ms=self.latency_ms(0.99))
+        out.update(
+            frames_per_s=round(self.frames_per_s, 1),
+            ok=self.ok,
+            bystander_p50_ms=self.latency_ms(0.5),
+            bystander_p99_ms=self.latency_ms(0.99),
+        )
         return out
 
 
@@ -1054,8 +1270,9 @@ async def _open(url: str, name: str, timeout_s: float) -> ClientConnection:
     return ws
 
 
-async def _answer_to(ws: ClientConnection, frame: bytes | str,
-                     events: list[msgspec.Struct] | None = None) -> msgspec.Struct:
+async def _answer_to(
+    ws: ClientConnection, frame: bytes | str, events: list[msgspec.Struct] | None = None
+) -> msgspec.Struct:
     """Send ``frame``, then read until a frame that is an answer; the events read meanwhile are
     skipped, or kept in ``events``."""
     await ws.send(frame)
@@ -1151,8 +1368,11 @@ async def _bystander_setup(ws: ClientConnection, count: int) -> list[_BystanderR
     races = []
     events: list[msgspec.Struct] = []
     for index in range(count):
-        created = await _answer_to(ws, encode(CreateRace(req=2 * index + 1, game="klondike", countdown_s=0,
-                                                        time_limit_s=86_400, join=True)), events)
+        created = await _answer_to(
+            ws,
+            encode(CreateRace(req=2 * index + 1, game="klondike", countdown_s=0, time_limit_s=86_400, join=True)),
+            events,
+        )
         if not isinstance(created, RaceReply):
             raise RuntimeError(f"the bystander could not create its race: {created!r}")
         code = created.race.code
@@ -1258,8 +1478,9 @@ def _first_failure(log: str) -> str:
     return "\n".join(lines[start:end])
 
 
-async def _sample(campaign: _Campaign, server: ServerProcess | None, interval_s: float,
-                  progress: Callable[[Figures], None] | None) -> None:
+async def _sample(
+    campaign: _Campaign, server: ServerProcess | None, interval_s: float, progress: Callable[[Figures], None] | None
+) -> None:
     """Every ``interval_s`` seconds: the time so far, the server's memory (its peak kept), and the
     progress callback."""
     figures = campaign.figures
@@ -1288,10 +1509,18 @@ async def _settle(url: str, sessions: object, timeout_s: float = 5.0) -> dict[st
         await asyncio.sleep(0.05)
 
 
-async def run_campaign(*, frames: int, connections: int = 8, seed: int = 0, url: str | None = None,
-                       oversize_share: float = 0.001, max_bytes: int = MAX_FRAME_BYTES,
-                       answer_timeout_s: float = 10.0, sample_interval_s: float = 0.5,
-                       progress: Callable[[Figures], None] | None = None) -> Figures:
+async def run_campaign(
+    *,
+    frames: int,
+    connections: int = 8,
+    seed: int = 0,
+    url: str | None = None,
+    oversize_share: float = 0.001,
+    max_bytes: int = MAX_FRAME_BYTES,
+    answer_timeout_s: float = 10.0,
+    sample_interval_s: float = 0.5,
+    progress: Callable[[Figures], None] | None = None,
+) -> Figures:
     """Fuzz a server with ``frames`` frames over ``connections`` connections; return the figures.
 
     ``url``: a running server to fuzz, whose rate limit is raised so that frames reach the
@@ -1308,8 +1537,14 @@ async def run_campaign(*, frames: int, connections: int = 8, seed: int = 0, url:
     try:
         if server is not None:
             await server.start()
-        campaign = _Campaign(figures, url or server.url, frames, oversize_share, max_bytes,  # type: ignore[union-attr]
-                             answer_timeout_s)
+        campaign = _Campaign(
+            figures,
+            url or server.url,
+            frames,
+            oversize_share,
+            max_bytes,  # type: ignore[union-attr]
+            answer_timeout_s,
+        )
         figures.url = campaign.url
         figures.health_start = await fetch_health(campaign.url)
         figures.rss_start_kib = figures.rss_peak_kib = _rss_kib(server) if server is not None else None
@@ -1337,8 +1572,14 @@ async def run_campaign(*, frames: int, connections: int = 8, seed: int = 0, url:
     return figures
 
 
-async def _run_tasks(campaign: _Campaign, connections: int, seed: int, server: ServerProcess | None,
-                     sample_interval_s: float, progress: Callable[[Figures], None] | None) -> None:
+async def _run_tasks(
+    campaign: _Campaign,
+    connections: int,
+    seed: int,
+    server: ServerProcess | None,
+    sample_interval_s: float,
+    progress: Callable[[Figures], None] | None,
+) -> None:
     """The bystander first (its races exist before the flood), then the fuzzing connections."""
     ready = asyncio.Event()
     bystander = asyncio.create_task(_bystander(campaign, ready))
@@ -1370,18 +1611,32 @@ def add_fuzz_arguments(parser: argparse.ArgumentParser) -> None:
     >>> args.frames, args.connections, args.seed, args.server, args.oversize_share
     (500, 8, 7, None, 0.001)
     """
-    parser.add_argument("--frames", type=bounded(int, low=1), default=100_000, metavar="N",
-                        help="frames to send (default 100000)")
-    parser.add_argument("--connections", type=bounded(int, low=1), default=8, metavar="C",
-                        help="fuzzing connections, each in lockstep (default 8)")
+    parser.add_argument(
+        "--frames", type=bounded(int, low=1), default=100_000, metavar="N", help="frames to send (default 100000)"
+    )
+    parser.add_argument(
+        "--connections",
+        type=bounded(int, low=1),
+        default=8,
+        metavar="C",
+        help="fuzzing connections, each in lockstep (default 8)",
+    )
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed (default: a new one, printed)")
-    parser.add_argument("--server", default=None, metavar="URL",
-                        help="fuzz this running server, started with its rate limit raised (`arena serve "
-                             "--rate-per-s 1000000 --burst 1000000`) so that frames reach the decoder (default: start "
-                             "one like that in a child process, and check its memory, log and survival too)")
-    parser.add_argument("--oversize-share", type=bounded(float, low=0, high=1), default=0.001, metavar="F",
-                        help="fraction of frames over the size limit; each closes its connection with 1009 "
-                             "(default 0.001)")
+    parser.add_argument(
+        "--server",
+        default=None,
+        metavar="URL",
+        help="fuzz this running server, started with its rate limit raised (`arena serve "
+        "--rate-per-s 1000000 --burst 1000000`) so that frames reach the decoder (default: start "
+        "one like that in a child process, and check its memory, log and survival too)",
+    )
+    parser.add_argument(
+        "--oversize-share",
+        type=bounded(float, low=0, high=1),
+        default=0.001,
+        metavar="F",
+        help="fraction of frames over the size limit; each closes its connection with 1009 (default 0.001)",
+    )
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures to FILE as JSON")
 
 
@@ -1390,23 +1645,39 @@ async def run_fuzz(args: argparse.Namespace, console: Console) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
     target = args.server or "its own server (a child process)"
     console.print(f"Fuzzing {escape(target)}: {args.frames} frames over {args.connections} connections, seed {seed}")
-    columns = (TextColumn("fuzzing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]} frames/s"),
-               TextColumn("[red]{task.fields[failed]}"), TimeRemainingColumn())
+    columns = (
+        TextColumn("fuzzing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} frames/s"),
+        TextColumn("[red]{task.fields[failed]}"),
+        TimeRemainingColumn(),
+    )
     tenths = [0]  # progress lines printed, when the console is not a terminal (a log)
     with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task("fuzz", total=args.frames, rate="-", failed="")
 
         def show(figures: Figures) -> None:
             failed = figures.unanswered + figures.wrong_answers + sum(figures.unexpected_closes.values())
-            bar.update(task, completed=figures.frames, rate=f"{figures.frames_per_s:,.0f}",
-                       failed=f"{failed} failed" if failed else "")
+            bar.update(
+                task,
+                completed=figures.frames,
+                rate=f"{figures.frames_per_s:,.0f}",
+                failed=f"{failed} failed" if failed else "",
+            )
             if not console.is_terminal and figures.frames * 10 >= (tenths[0] + 1) * args.frames:
                 tenths[0] = figures.frames * 10 // args.frames
                 console.print(f"{figures.frames:,} frames sent, {figures.frames_per_s:,.0f}/s, {failed} failed")
 
         try:
-            figures = await run_campaign(frames=args.frames, connections=args.connections, seed=seed, url=args.server,
-                                         oversize_share=args.oversize_share, progress=show)
+            figures = await run_campaign(
+                frames=args.frames,
+                connections=args.connections,
+                seed=seed,
+                url=args.server,
+                oversize_share=args.oversize_share,
+                progress=show,
+            )
         except RuntimeError as exc:
             console.print(f"[red]error:[/] {escape(str(exc))}")
             return 2
@@ -1445,8 +1716,10 @@ def print_figures(figures: Figures, console: Console) -> None:
         ("connections that failed to open", str(figures.connect_failures)),
         ("crashes (handler failures / tracebacks logged)", f"{figures.crashes} / {figures.tracebacks}"),
         ("server alive", {True: "yes", False: "NO", None: "- (not ours)"}[figures.server_alive]),
-        ("RSS start / peak / end, MiB",
-         f"{_mib(figures.rss_start_kib)} / {_mib(figures.rss_peak_kib)} / {_mib(figures.rss_end_kib)}"),
+        (
+            "RSS start / peak / end, MiB",
+            f"{_mib(figures.rss_start_kib)} / {_mib(figures.rss_peak_kib)} / {_mib(figures.rss_end_kib)}",
+        ),
         ("healthz at the end", ", ".join(f"{k}={v}" for k, v in health.items() if k != "status") or "-"),
         ("bystander moves accepted / refused", f"{figures.bystander_played} / {figures.bystander_refused}"),
         ("bystander ack latency p50 / p99, ms", f"{_ms(figures.latency_ms(0.5))} / {_ms(figures.latency_ms(0.99))}"),
@@ -1457,8 +1730,10 @@ def print_figures(figures: Figures, console: Console) -> None:
     console.print(_counter_table("Answers by type", "answer", figures.answers))
     console.print(_counter_table("Refusals by code", "code", figures.codes))
     for failure in figures.failures:
-        console.print(f"[red]{escape(failure.kind)} (x{failure.count}):[/] {escape(failure.detail)}"
-                      + (f"\n  first frame: {failure.frame_hex[:400]}" if failure.frame_hex else ""))
+        console.print(
+            f"[red]{escape(failure.kind)} (x{failure.count}):[/] {escape(failure.detail)}"
+            + (f"\n  first frame: {failure.frame_hex[:400]}" if failure.frame_hex else "")
+        )
     console.print("[green]no failures[/]" if figures.ok else "[red]FAILED[/]")
 
 

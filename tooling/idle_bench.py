@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import contextlib
+import json
 import math
 import multiprocessing
 import os
@@ -68,8 +68,15 @@ from server.protocol import Hello, Watch, encode
 from tooling.loadgen import run_load_process
 from tooling.server_process import ServerProcess, ServerProcessError, fetch_health, rss_mib
 
-__all__ = ["IdleFigures", "IdleSettings", "MemoryReading", "add_idle_arguments", "bench_idle", "idle_table",
-           "read_memory"]
+__all__ = [
+    "IdleFigures",
+    "IdleSettings",
+    "MemoryReading",
+    "add_idle_arguments",
+    "bench_idle",
+    "idle_table",
+    "read_memory",
+]
 
 #: The target of issue 13: server memory per idle connection, KiB.
 TARGET_KIB = 16.0
@@ -224,10 +231,15 @@ class IdleFigures:
 
     def to_json(self) -> dict[str, Any]:
         """Every figure, the derived ones too, for ``--json``."""
-        return {**asdict(self), "errors": self.errors, "rss_kib_per_connection": self.rss_kib_per_connection,
-                "pss_kib_per_connection": self.pss_kib_per_connection,
-                "private_kib_per_connection": self.private_kib_per_connection, "target_kib": TARGET_KIB,
-                "within_target": self.within_target}
+        return {
+            **asdict(self),
+            "errors": self.errors,
+            "rss_kib_per_connection": self.rss_kib_per_connection,
+            "pss_kib_per_connection": self.pss_kib_per_connection,
+            "private_kib_per_connection": self.private_kib_per_connection,
+            "target_kib": TARGET_KIB,
+            "within_target": self.within_target,
+        }
 
 
 # ------------------------------------------------------------------------- one load process
@@ -283,8 +295,14 @@ class _Worker:
     async def _open(self, n: int) -> None:
         spec = self.spec
         try:
-            ws = await connect(spec.url, compression=None, max_size=_MAX_FRAME_BYTES, ping_interval=None,
-                               open_timeout=_ANSWER_TIMEOUT_S, close_timeout=1)
+            ws = await connect(
+                spec.url,
+                compression=None,
+                max_size=_MAX_FRAME_BYTES,
+                ping_interval=None,
+                open_timeout=_ANSWER_TIMEOUT_S,
+                close_timeout=1,
+            )
         except (OSError, TimeoutError, ConnectionClosed, Exception) as exc:  # noqa: BLE001 (counted)
             self._error("refused", f"client {n}: no connection: {type(exc).__name__}: {exc}")
             return
@@ -348,8 +366,18 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
         await worker.connect_all()
         report.put(("ready", spec.worker, began, time.time()))
         while (await loop.run_in_executor(None, control.get)) == "count":
-            report.put(("count", spec.worker, {"held": worker.held(), "refused": worker.refused,
-                                               "closed": worker.closed, "examples": worker.examples}))
+            report.put(
+                (
+                    "count",
+                    spec.worker,
+                    {
+                        "held": worker.held(),
+                        "refused": worker.refused,
+                        "closed": worker.closed,
+                        "examples": worker.examples,
+                    },
+                )
+            )
         worker.stopping = True  # "stop": the process ends; its sockets close with it
     finally:
         ticking = False
@@ -398,19 +426,33 @@ async def bench_idle(settings: IdleSettings, *, console: Console) -> IdleFigures
     ServerProcessError if the server or a load process fails."""
     if settings.server_url is not None:
         where = settings.server_url + (f" (pid {settings.server_pid})" if settings.server_pid else "")
-        return await _drive(settings, settings.server_url, settings.server_pid, console=console, server=where,
-                            raised={})
+        return await _drive(
+            settings, settings.server_url, settings.server_pid, console=console, server=where, raised={}
+        )
     limits = settings.server_limits()
-    console.print("raised on the server: " + ", ".join(f"{name}={value:,}" if isinstance(value, int) else
-                                                       f"{name}={value}" for name, value in limits.items()),
-                  highlight=False)
+    console.print(
+        "raised on the server: "
+        + ", ".join(
+            f"{name}={value:,}" if isinstance(value, int) else f"{name}={value}" for name, value in limits.items()
+        ),
+        highlight=False,
+    )
     async with ServerProcess(limits) as server:
-        return await _drive(settings, server.url, server.pid, console=console, server="a child process",
-                            raised=limits, child=server)
+        return await _drive(
+            settings, server.url, server.pid, console=console, server="a child process", raised=limits, child=server
+        )
 
 
-async def _drive(settings: IdleSettings, url: str, pid: int | None, *, console: Console, server: str,
-                 raised: dict[str, object], child: ServerProcess | None = None) -> IdleFigures:
+async def _drive(
+    settings: IdleSettings,
+    url: str,
+    pid: int | None,
+    *,
+    console: Console,
+    server: str,
+    raised: dict[str, object],
+    child: ServerProcess | None = None,
+) -> IdleFigures:
     host: ArenaClient | None = None
     races: list[str] = []
     if settings.watchers:
@@ -418,17 +460,27 @@ async def _drive(settings: IdleSettings, url: str, pid: int | None, *, console: 
     try:
         await asyncio.sleep(1.0)  # let the server finish what creating the races started
         before = read_memory(pid) if pid is not None else None
-        return await _run_load(settings, url, pid, races, before, console=console, server=server, raised=raised,
-                               child=child)
+        return await _run_load(
+            settings, url, pid, races, before, console=console, server=server, raised=raised, child=child
+        )
     finally:
         if host is not None:
             with contextlib.suppress(Exception):
                 await host.close()
 
 
-async def _run_load(settings: IdleSettings, url: str, pid: int | None, races: Sequence[str],
-                    before: MemoryReading | None, *, console: Console, server: str, raised: dict[str, object],
-                    child: ServerProcess | None) -> IdleFigures:
+async def _run_load(
+    settings: IdleSettings,
+    url: str,
+    pid: int | None,
+    races: Sequence[str],
+    before: MemoryReading | None,
+    *,
+    console: Console,
+    server: str,
+    raised: dict[str, object],
+    child: ServerProcess | None,
+) -> IdleFigures:
     context = multiprocessing.get_context("spawn")
     report = context.Queue()
     count = settings.processes
@@ -436,12 +488,20 @@ async def _run_load(settings: IdleSettings, url: str, pid: int | None, races: Se
     specs, first = [], 0
     for n in range(count):
         size = share + (1 if n < extra else 0)
-        specs.append(_WorkerSpec(worker=n, url=url, first=first, count=size, watchers=settings.watchers,
-                                 races=tuple(races)))
+        specs.append(
+            _WorkerSpec(worker=n, url=url, first=first, count=size, watchers=settings.watchers, races=tuple(races))
+        )
         first += size
     controls = [context.Queue() for _ in specs]
-    processes = [context.Process(target=_worker_main, args=(spec, controls[spec.worker], report), daemon=True,
-                                 name=f"arena-idle-{spec.worker}") for spec in specs]
+    processes = [
+        context.Process(
+            target=_worker_main,
+            args=(spec, controls[spec.worker], report),
+            daemon=True,
+            name=f"arena-idle-{spec.worker}",
+        )
+        for spec in specs
+    ]
     ticks: dict[int, tuple[int, int]] = {}
     ready: dict[int, tuple[float, float]] = {}  # load process -> wall clock of its first attempt, last welcome
     counts: dict[int, dict[str, Any]] = {}
@@ -464,8 +524,13 @@ async def _run_load(settings: IdleSettings, url: str, pid: int | None, races: Se
             if process.exitcode not in (0, None):
                 raise ServerProcessError(f"{process.name} exited with code {process.exitcode}")
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+    )
     for process in processes:
         process.start()
     try:
@@ -473,8 +538,11 @@ async def _run_load(settings: IdleSettings, url: str, pid: int | None, races: Se
             task = progress.add_task("connecting", total=settings.clients, status="")
             while set(ready) != expected:
                 pump()
-                progress.update(task, completed=sum(t[0] for t in ticks.values()),
-                                status=f"{sum(t[1] for t in ticks.values())} errors")
+                progress.update(
+                    task,
+                    completed=sum(t[0] for t in ticks.values()),
+                    status=f"{sum(t[1] for t in ticks.values())} errors",
+                )
                 await asyncio.sleep(0.05)
             connect_s = max(end for _, end in ready.values()) - min(start for start, _ in ready.values())
             progress.update(task, description="settling", completed=sum(t[0] for t in ticks.values()))
@@ -500,14 +568,24 @@ async def _run_load(settings: IdleSettings, url: str, pid: int | None, races: Se
     held = sum(c["held"] for c in counts.values())
     examples = [text for c in counts.values() for text in c["examples"]][:5]
     return IdleFigures(
-        clients=settings.clients, watching=settings.watchers, races=len(races), load_processes=count, server=server,
-        raised_limits=raised, clients_held=held,
+        clients=settings.clients,
+        watching=settings.watchers,
+        races=len(races),
+        load_processes=count,
+        server=server,
+        raised_limits=raised,
+        clients_held=held,
         server_connections=health["connections"] - 1 - (1 if races else 0) if health else None,
         server_sessions=health["sessions"] - (1 if races else 0) if health else None,
-        connect_s=connect_s, connect_rate_per_s=settings.clients / connect_s if connect_s > 0 else 0.0,
-        settle_s=settings.settle_s, before=before, after=after,
-        refused=sum(c["refused"] for c in counts.values()), closed=sum(c["closed"] for c in counts.values()),
-        error_examples=examples)
+        connect_s=connect_s,
+        connect_rate_per_s=settings.clients / connect_s if connect_s > 0 else 0.0,
+        settle_s=settings.settle_s,
+        before=before,
+        after=after,
+        refused=sum(c["refused"] for c in counts.values()),
+        closed=sum(c["closed"] for c in counts.values()),
+        error_examples=examples,
+    )
 
 
 def _mib(value: float | None) -> str:
@@ -520,9 +598,11 @@ def _kib(value: float | None) -> str:
 
 def idle_table(figures: IdleFigures) -> Table:
     """The figures of one idle run as a rich table."""
-    table = Table(title=f"idle clients: {figures.clients:,} ({figures.watching:,} watching one of "
-                        f"{figures.races} races), {figures.load_processes} load process(es); server: "
-                        f"{escape(figures.server)}")
+    table = Table(
+        title=f"idle clients: {figures.clients:,} ({figures.watching:,} watching one of "
+        f"{figures.races} races), {figures.load_processes} load process(es); server: "
+        f"{escape(figures.server)}"
+    )
     table.add_column("figure")
     table.add_column("value", justify="right")
     server_count = "-" if figures.server_connections is None else f"{figures.server_connections:,}"
@@ -548,27 +628,56 @@ def idle_table(figures: IdleFigures) -> Table:
 def add_idle_arguments(subparsers: argparse._SubParsersAction) -> None:
     """Add ``idle`` to ``subparsers`` (those of ``arena bench``)."""
     sub = subparsers.add_parser(
-        "idle", help="server memory per idle connection, with thousands of clients held",
+        "idle",
+        help="server memory per idle connection, with thousands of clients held",
         description="Many clients that connect, say hello (some watch a race first) and stay silent, from "
-                    "several load processes, against a server in its own process (or --server URL): clients "
-                    "held, connect rate, and the server's resident memory per connection against the 16 KiB "
-                    "target of issue 13.")
-    sub.add_argument("--clients", type=bounded(int, low=1), default=19_500,
-                     help="idle clients to open (default 19500; the server needs one file per client)")
-    sub.add_argument("--watching", type=bounded(float, low=0, high=1), default=0.0, metavar="SHARE",
-                     help="share of the clients that watch a race before falling silent, 0 to 1 (default 0)")
-    sub.add_argument("--races", type=bounded(int, low=1, high=100), default=4,
-                     help="races the watchers watch, half open and half running (default 4)")
-    sub.add_argument("--settle-s", type=bounded(float, low=0), default=5.0,
-                     help="seconds between the last welcome and the memory reading (default 5)")
-    sub.add_argument("--load-processes", type=bounded(int, low=0), default=0,
-                     help=f"processes holding the clients (default 0: enough for at most "
-                          f"{_SOCKETS_PER_PROCESS:,} sockets each)")
-    sub.add_argument("--server", metavar="URL",
-                     help="measure this running server (ws://host:port) instead of starting one; start it with "
-                          "--max-connections and --max-connections-per-ip above --clients")
-    sub.add_argument("--server-pid", type=bounded(int, low=1), metavar="PID",
-                     help="with --server on this machine: its process id, to read its memory")
+        "several load processes, against a server in its own process (or --server URL): clients "
+        "held, connect rate, and the server's resident memory per connection against the 16 KiB "
+        "target of issue 13.",
+    )
+    sub.add_argument(
+        "--clients",
+        type=bounded(int, low=1),
+        default=19_500,
+        help="idle clients to open (default 19500; the server needs one file per client)",
+    )
+    sub.add_argument(
+        "--watching",
+        type=bounded(float, low=0, high=1),
+        default=0.0,
+        metavar="SHARE",
+        help="share of the clients that watch a race before falling silent, 0 to 1 (default 0)",
+    )
+    sub.add_argument(
+        "--races",
+        type=bounded(int, low=1, high=100),
+        default=4,
+        help="races the watchers watch, half open and half running (default 4)",
+    )
+    sub.add_argument(
+        "--settle-s",
+        type=bounded(float, low=0),
+        default=5.0,
+        help="seconds between the last welcome and the memory reading (default 5)",
+    )
+    sub.add_argument(
+        "--load-processes",
+        type=bounded(int, low=0),
+        default=0,
+        help=f"processes holding the clients (default 0: enough for at most {_SOCKETS_PER_PROCESS:,} sockets each)",
+    )
+    sub.add_argument(
+        "--server",
+        metavar="URL",
+        help="measure this running server (ws://host:port) instead of starting one; start it with "
+        "--max-connections and --max-connections-per-ip above --clients",
+    )
+    sub.add_argument(
+        "--server-pid",
+        type=bounded(int, low=1),
+        metavar="PID",
+        help="with --server on this machine: its process id, to read its memory",
+    )
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     sub.set_defaults(bench_run=run_idle)
 
@@ -577,15 +686,24 @@ async def run_idle(args: argparse.Namespace, console: Console) -> int:
     """``arena bench idle``: run it, print the figures; 1 when a client was refused or closed, or
     fewer clients were held than asked for."""
     try:
-        settings = IdleSettings(clients=args.clients, watching=args.watching, races=args.races,
-                                settle_s=args.settle_s, load_processes=args.load_processes, server_url=args.server,
-                                server_pid=args.server_pid)
+        settings = IdleSettings(
+            clients=args.clients,
+            watching=args.watching,
+            races=args.races,
+            settle_s=args.settle_s,
+            load_processes=args.load_processes,
+            server_url=args.server,
+            server_pid=args.server_pid,
+        )
     except ValueError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    console.print(f"idle: {settings.clients:,} clients ({settings.watchers:,} watching), {settings.processes} load "
-                  f"process(es), open-files limit {soft:,} per process", highlight=False)
+    console.print(
+        f"idle: {settings.clients:,} clients ({settings.watchers:,} watching), {settings.processes} load "
+        f"process(es), open-files limit {soft:,} per process",
+        highlight=False,
+    )
     figures = await bench_idle(settings, console=console)
     console.print(idle_table(figures))
     for example in figures.error_examples:
@@ -594,7 +712,9 @@ async def run_idle(args: argparse.Namespace, console: Console) -> int:
         Path(args.json).write_text(json.dumps(figures.to_json(), indent=2) + "\n")
         console.print(f"figures written to {args.json}")
     if figures.errors or figures.clients_held != figures.clients:
-        console.print(f"[red]check failed:[/] {figures.clients_held:,} of {figures.clients:,} clients held, "
-                      f"{figures.errors:,} errors")
+        console.print(
+            f"[red]check failed:[/] {figures.clients_held:,} of {figures.clients:,} clients held, "
+            f"{figures.errors:,} errors"
+        )
         return 1
     return 0

@@ -90,7 +90,6 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -109,10 +108,25 @@ from websockets.uri import parse_uri
 from client.serving import event_loop_factory
 from server.catalog import CatalogEntry, load_catalog, public_catalogs
 from server.protocol import CreateRace, Hello, JoinRace, MoveRequest, Resign, StartRace, Watch, encode
-from tooling.server_process import (ServerProcess, ServerProcessError, cpu_seconds, cpu_times, fetch_health,
-                                    fetch_metrics, rss_mib)
+from tooling.server_process import (
+    ServerProcess,
+    ServerProcessError,
+    cpu_seconds,
+    cpu_times,
+    fetch_health,
+    fetch_metrics,
+    rss_mib,
+)
 
-__all__ = ["LoadFigures", "LoadSettings", "NodeFigures", "bench_load", "load_table", "load_warnings", "run_load_process"]
+__all__ = [
+    "LoadFigures",
+    "LoadSettings",
+    "NodeFigures",
+    "bench_load",
+    "load_table",
+    "load_warnings",
+    "run_load_process",
+]
 
 #: The public catalogs of winnable deals (the repository's seeds/).
 _SEEDS = public_catalogs()
@@ -202,11 +216,14 @@ class LoadSettings:
             if self.redis is not None:
                 raise ValueError("--redis starts servers of its own: it cannot go with --server")
             if self.nodes not in (1, len(self.server_urls)):
-                raise ValueError(f"--nodes {self.nodes} starts servers of its own: with --server, give one "
-                                 f"--server per node")
+                raise ValueError(
+                    f"--nodes {self.nodes} starts servers of its own: with --server, give one --server per node"
+                )
         elif self.nodes > 1 and self.redis is None:
-            raise ValueError("--nodes more than 1 needs --redis (several nodes share one Redis): --redis local "
-                             "starts a private redis-server")
+            raise ValueError(
+                "--nodes more than 1 needs --redis (several nodes share one Redis): --redis local "
+                "starts a private redis-server"
+            )
         if self.server_urls and self.server_pids and len(self.server_pids) != len(self.server_urls):
             raise ValueError(f"give one --server-pid per --server ({len(self.server_urls)}), or none")
         if self.redis not in (None, "local") and self.redis.split("://", 1)[0] not in ("redis", "rediss", "unix"):
@@ -392,18 +409,18 @@ class _Wire(asyncio.Protocol):
             if size == 126:
                 if end - start < 4:
                     break
-                size, head = int.from_bytes(raw[start + 2:start + 4], "big"), 4
+                size, head = int.from_bytes(raw[start + 2 : start + 4], "big"), 4
             elif size == 127:
                 if end - start < 10:
                     break
-                size, head = int.from_bytes(raw[start + 2:start + 10], "big"), 10
+                size, head = int.from_bytes(raw[start + 2 : start + 10], "big"), 10
             if end - start < head + size:
                 break
             opcode = first & 0x0F
             if first & 0xF0 == 0x80 and not second & 0x80 and opcode in (0x1, 0x2):  # FIN, no RSV, not masked
-                self.on_message(bytes(raw[start + head:start + head + size]))
+                self.on_message(bytes(raw[start + head : start + head + size]))
             elif first == 0x89 and not second & 0x80 and size <= 125:  # a ping: pong it
-                self.protocol.send_pong(bytes(raw[start + head:start + head + size]))
+                self.protocol.send_pong(bytes(raw[start + head : start + head + size]))
                 self._flush()
             else:
                 rest = bytes(raw[start:])
@@ -612,10 +629,12 @@ class _Worker:
                 return conn
 
         for group in self.spec.groups:
-            entrants = await asyncio.gather(*(one(f"w{w}g{group}e{n}", False, (group + n) % len(urls))
-                                              for n in range(s.entrants)))
-            spectators = await asyncio.gather(*(one(f"w{w}g{group}s{n}", True, (group + n) % len(urls))
-                                                for n in range(s.spectators)))
+            entrants = await asyncio.gather(
+                *(one(f"w{w}g{group}e{n}", False, (group + n) % len(urls)) for n in range(s.entrants))
+            )
+            spectators = await asyncio.gather(
+                *(one(f"w{w}g{group}s{n}", True, (group + n) % len(urls)) for n in range(s.spectators))
+            )
             self.groups[group] = (list(entrants), list(spectators))
             self.conns.extend(entrants)
             self.conns.extend(spectators)
@@ -655,9 +674,17 @@ class _Worker:
         s = self.settings
         limit_s = min(86_400, max(60, math.ceil(3 * len(entry.moves) / s.rate) + 60))
         creator = entrants[0]
-        reply = await creator.request(lambda req: CreateRace(
-            req=req, game=s.game, seed=entry.seed, max_entrants=s.entrants, countdown_s=s.countdown_s,
-            time_limit_s=limit_s, join=True))
+        reply = await creator.request(
+            lambda req: CreateRace(
+                req=req,
+                game=s.game,
+                seed=entry.seed,
+                max_entrants=s.entrants,
+                countdown_s=s.countdown_s,
+                time_limit_s=limit_s,
+                join=True,
+            )
+        )
         code = reply.race["code"]
         for conn in (*entrants, *spectators):  # the creator's node owns the race
             conn.forwarded = conn.node != creator.node
@@ -725,8 +752,9 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
 
     async def tick() -> None:
         while ticking:
-            report.put(("tick", spec.worker, worker.stats.connected, worker.stats.total_acked,
-                        worker.stats.total_errors))
+            report.put(
+                ("tick", spec.worker, worker.stats.connected, worker.stats.total_acked, worker.stats.total_errors)
+            )
             await asyncio.sleep(_TICK_S)
 
     ticker = asyncio.create_task(tick())
@@ -752,19 +780,40 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
         await asyncio.gather(*groups, return_exceptions=True)
         await worker.close()
         stats = worker.stats
-        report.put(("done", spec.worker, {
-            "cpu_s": cpu_s, "held": held, "acks_ms": stats.acks_ms, "delivery_ms": stats.delivery_ms,
-            "lag_ms": stats.lag_ms, "moves_acked": stats.moves_acked, "moves_sent": stats.moves_sent,
-            "moves_late": stats.moves_late, "frames": stats.frames, "bytes": stats.bytes,
-            "frame_types": dict(stats.frame_types), "refused": stats.refused,
-            "refused_codes": dict(stats.refused_codes), "timeouts": stats.timeouts, "closed": stats.closed,
-            "request_errors": stats.request_errors, "races_finished": stats.races_finished,
-            "clock_offsets_ms": stats.clock_offsets_ms, "error_examples": stats.error_examples,
-            "acks_local_ms": stats.acks_local_ms, "acks_forwarded_ms": stats.acks_forwarded_ms,
-            "delivery_local_ms": stats.delivery_local_ms, "delivery_forwarded_ms": stats.delivery_forwarded_ms,
-            "clients_by_url": dict(stats.clients_by_url), "clients_by_node": dict(stats.clients_by_node),
-            "names_by_url": stats.names_by_url,
-        }))
+        report.put(
+            (
+                "done",
+                spec.worker,
+                {
+                    "cpu_s": cpu_s,
+                    "held": held,
+                    "acks_ms": stats.acks_ms,
+                    "delivery_ms": stats.delivery_ms,
+                    "lag_ms": stats.lag_ms,
+                    "moves_acked": stats.moves_acked,
+                    "moves_sent": stats.moves_sent,
+                    "moves_late": stats.moves_late,
+                    "frames": stats.frames,
+                    "bytes": stats.bytes,
+                    "frame_types": dict(stats.frame_types),
+                    "refused": stats.refused,
+                    "refused_codes": dict(stats.refused_codes),
+                    "timeouts": stats.timeouts,
+                    "closed": stats.closed,
+                    "request_errors": stats.request_errors,
+                    "races_finished": stats.races_finished,
+                    "clock_offsets_ms": stats.clock_offsets_ms,
+                    "error_examples": stats.error_examples,
+                    "acks_local_ms": stats.acks_local_ms,
+                    "acks_forwarded_ms": stats.acks_forwarded_ms,
+                    "delivery_local_ms": stats.delivery_local_ms,
+                    "delivery_forwarded_ms": stats.delivery_forwarded_ms,
+                    "clients_by_url": dict(stats.clients_by_url),
+                    "clients_by_node": dict(stats.clients_by_node),
+                    "names_by_url": stats.names_by_url,
+                },
+            )
+        )
     finally:
         ticking = False
         ticker.cancel()
@@ -900,8 +949,10 @@ class LoadFigures:
     server_system_share: float | None = None
     server_fanout_delay_p50_ms: float | None = None
     server_fanout_delay_p99_ms: float | None = None
-    clock_note: str = ("spectator latency compares the server's clock (server_ms) with the generator's: valid "
-                       "only when both run on the same machine")
+    clock_note: str = (
+        "spectator latency compares the server's clock (server_ms) with the generator's: valid "
+        "only when both run on the same machine"
+    )
 
     @property
     def errors(self) -> int:
@@ -914,21 +965,28 @@ class LoadFigures:
         return len(self.nodes) > 1 or self.store == "redis"
 
 
-def load_warnings(load_cpu_cores: Sequence[float], late_moves_share: float, moves_sent: int,
-                  offered: float, acked: float) -> list[str]:
+def load_warnings(
+    load_cpu_cores: Sequence[float], late_moves_share: float, moves_sent: int, offered: float, acked: float
+) -> list[str]:
     """Why the generator may be the limit (empty: it is not), from each load process's share of a
     core, the share of moves sent late, and the offered and acknowledged rates."""
     found = []
     for n, cores in enumerate(load_cpu_cores):
         if cores >= _BUSY_CORE_SHARE:
-            found.append(f"load process {n} used {cores:.0%} of a core: the generator is the limit; "
-                         f"add --load-processes (on other cores than the server's)")
+            found.append(
+                f"load process {n} used {cores:.0%} of a core: the generator is the limit; "
+                f"add --load-processes (on other cores than the server's)"
+            )
     if moves_sent and late_moves_share > _LATE_MOVES_SHARE:
-        found.append(f"{late_moves_share:.0%} of the moves left more than {_LATE_SHARE_OF_INTERVAL:.0%} of an "
-                     f"interval after they were due: the generator sends behind schedule")
+        found.append(
+            f"{late_moves_share:.0%} of the moves left more than {_LATE_SHARE_OF_INTERVAL:.0%} of an "
+            f"interval after they were due: the generator sends behind schedule"
+        )
     if offered and acked < 0.9 * offered and not found:
-        found.append(f"only {acked / offered:.0%} of the offered moves were acknowledged: the server (or the "
-                     f"machine) is the limit")
+        found.append(
+            f"only {acked / offered:.0%} of the offered moves were acknowledged: the server (or the "
+            f"machine) is the limit"
+        )
     return found
 
 
@@ -962,8 +1020,11 @@ class _NodeReading:
         if self.metrics_before is None or self.metrics_after is None:
             return None
         prefix = f'{histogram}_bucket{{le="'
-        grown = {float(key[len(prefix):-2]): value - self.metrics_before.get(key, 0.0)
-                 for key, value in self.metrics_after.items() if key.startswith(prefix)}
+        grown = {
+            float(key[len(prefix) : -2]): value - self.metrics_before.get(key, 0.0)
+            for key, value in self.metrics_after.items()
+            if key.startswith(prefix)
+        }
         return grown or None
 
 
@@ -999,8 +1060,16 @@ def _sum(values: Sequence[float | None]) -> float | None:
     return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
-def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *, readings: list[_NodeReading],
-             redis: str | None = None, redis_cpu_s: float | None = None, notes: Sequence[str] = ()) -> LoadFigures:
+def _figures(
+    settings: LoadSettings,
+    server: str,
+    parts: list[dict[str, Any]],
+    *,
+    readings: list[_NodeReading],
+    redis: str | None = None,
+    redis_cpu_s: float | None = None,
+    notes: Sequence[str] = (),
+) -> LoadFigures:
     window = settings.duration_s
 
     def joined(key: str) -> list[float]:
@@ -1043,55 +1112,89 @@ def _figures(settings: LoadSettings, server: str, parts: list[dict[str, Any]], *
         return found * 1000 if found is not None else None
 
     store = "redis" if settings.redis is not None or any(names.values()) else "memory"
-    nodes = [NodeFigures(url=r.url, node=names.get(n, ""), pid=r.pid, cpu=r.cpu, clients=clients.get(n, 0),
-                         server_connections=r.connections,
-                         cpu_us_per_move=r.cpu_s / acked * 1e6 if r.cpu_s is not None and acked else None,
-                         cpu_cores=r.cpu_s / window if r.cpu_s is not None else None,
-                         rss_idle_mib=r.rss_idle, rss_mib=r.rss_end)
-             for n, r in enumerate(readings)]
+    nodes = [
+        NodeFigures(
+            url=r.url,
+            node=names.get(n, ""),
+            pid=r.pid,
+            cpu=r.cpu,
+            clients=clients.get(n, 0),
+            server_connections=r.connections,
+            cpu_us_per_move=r.cpu_s / acked * 1e6 if r.cpu_s is not None and acked else None,
+            cpu_cores=r.cpu_s / window if r.cpu_s is not None else None,
+            rss_idle_mib=r.rss_idle,
+            rss_mib=r.rss_end,
+        )
+        for n, r in enumerate(readings)
+    ]
     warnings = [*notes, *load_warnings(load_cores, late, sent, settings.offered_moves_per_s, acked / window)]
     if len(nodes) == 1:
         if cpu_s is not None and cpu_s / window >= _BUSY_CORE_SHARE:
-            warnings.append(f"the server used {cpu_s / window:.0%} of a core (one asyncio loop): "
-                            f"the server is the limit")
+            warnings.append(
+                f"the server used {cpu_s / window:.0%} of a core (one asyncio loop): the server is the limit"
+            )
     else:
         for n, node in enumerate(nodes):
             if node.cpu_cores is not None and node.cpu_cores >= _BUSY_CORE_SHARE:
-                warnings.append(f"node {node.node or n + 1} used {node.cpu_cores:.0%} of a core (one asyncio loop): "
-                                f"that node is the limit")
+                warnings.append(
+                    f"node {node.node or n + 1} used {node.cpu_cores:.0%} of a core (one asyncio loop): "
+                    f"that node is the limit"
+                )
         seen = [node.node for node in nodes if node.node]
         if len(set(seen)) < len(seen):
             warnings.append(f"several server URLs lead to the same node ({', '.join(seen)}): give each node's own URL")
     limited = any("generator" in text for text in warnings)
     offsets = joined("clock_offsets_ms")
     return LoadFigures(
-        settings=settings, server=server, clients_held=held,
+        settings=settings,
+        server=server,
+        clients_held=held,
         server_connections=_sum([r.connections for r in readings]),  # type: ignore[arg-type]
-        offered_moves_per_s=settings.offered_moves_per_s, moves_acked_per_s=acked / window,
-        ack_p50_ms=_percentile(acks, 50), ack_p95_ms=_percentile(acks, 95), ack_p99_ms=_percentile(acks, 99),
+        offered_moves_per_s=settings.offered_moves_per_s,
+        moves_acked_per_s=acked / window,
+        ack_p50_ms=_percentile(acks, 50),
+        ack_p95_ms=_percentile(acks, 95),
+        ack_p99_ms=_percentile(acks, 99),
         ack_max_ms=max(acks) if acks else None,
-        spectator_p50_ms=_percentile(delivery, 50), spectator_p99_ms=_percentile(delivery, 99),
+        spectator_p50_ms=_percentile(delivery, 50),
+        spectator_p99_ms=_percentile(delivery, 99),
         spectator_samples=len(delivery),
         server_cpu_us_per_move=cpu_s / acked * 1e6 if cpu_s is not None and acked else None,
         server_cpu_cores=cpu_s / window if cpu_s is not None else None,
         server_system_share=system_s / cpu_s if system_s is not None and cpu_s else None,
-        server_fanout_delay_p50_ms=delay_ms(0.5), server_fanout_delay_p99_ms=delay_ms(0.99),
-        server_rss_idle_mib=rss_idle, server_rss_mib=rss_end,
+        server_fanout_delay_p50_ms=delay_ms(0.5),
+        server_fanout_delay_p99_ms=delay_ms(0.99),
+        server_rss_idle_mib=rss_idle,
+        server_rss_mib=rss_end,
         server_frames_per_move=frames_counted / moves_counted if frames_counted is not None and moves_counted else None,
         server_writes_per_move=writes_counted / moves_counted if writes_counted is not None and moves_counted else None,
-        rss_kib_per_connection=((rss_end - rss_idle) * 1024 / held
-                                if rss_end is not None and rss_idle is not None and held else None),
-        frames_per_s=total("frames") / window, bytes_per_s=total("bytes") / window,
+        rss_kib_per_connection=(
+            (rss_end - rss_idle) * 1024 / held if rss_end is not None and rss_idle is not None and held else None
+        ),
+        frames_per_s=total("frames") / window,
+        bytes_per_s=total("bytes") / window,
         frame_types_per_s={kind: count / window for kind, count in sorted(types.items())},
-        races_finished=total("races_finished"), refused=total("refused"), refused_codes=dict(refused_codes),
-        timeouts=total("timeouts"), closed=total("closed"), request_errors=total("request_errors"),
+        races_finished=total("races_finished"),
+        refused=total("refused"),
+        refused_codes=dict(refused_codes),
+        timeouts=total("timeouts"),
+        closed=total("closed"),
+        request_errors=total("request_errors"),
         error_examples=[text for part in parts for text in part["error_examples"]][:5],
-        load_cpu_cores=load_cores, late_moves_share=late, send_lag_p99_ms=_percentile(lags, 99),
-        clock_offset_ms=_percentile(offsets, 50), generator_limited=limited, warnings=warnings,
-        store=store, redis=redis, nodes=nodes,
+        load_cpu_cores=load_cores,
+        late_moves_share=late,
+        send_lag_p99_ms=_percentile(lags, 99),
+        clock_offset_ms=_percentile(offsets, 50),
+        generator_limited=limited,
+        warnings=warnings,
+        store=store,
+        redis=redis,
+        nodes=nodes,
         moves_forwarded_share=len(acks_forwarded) / len(acks) if acks else 0.0,
-        ack_local_p50_ms=_percentile(acks_local, 50), ack_local_p99_ms=_percentile(acks_local, 99),
-        ack_forwarded_p50_ms=_percentile(acks_forwarded, 50), ack_forwarded_p99_ms=_percentile(acks_forwarded, 99),
+        ack_local_p50_ms=_percentile(acks_local, 50),
+        ack_local_p99_ms=_percentile(acks_local, 99),
+        ack_forwarded_p50_ms=_percentile(acks_forwarded, 50),
+        ack_forwarded_p99_ms=_percentile(acks_forwarded, 99),
         spectator_local_p50_ms=_percentile(delivery_local, 50),
         spectator_local_p99_ms=_percentile(delivery_local, 99),
         spectator_forwarded_p50_ms=_percentile(delivery_forwarded, 50),
@@ -1118,12 +1221,15 @@ def load_table(figures: LoadFigures) -> Table:
     nodes' own figures and the latencies split by same node / forwarded too)."""
     s = figures.settings
     several = figures.several
-    nodes = (f", {len(figures.nodes)} node{'s' if len(figures.nodes) != 1 else ''}, {figures.store} store"
-             if several else "")
-    table = Table(title=f"load: {s.races} races x ({s.entrants} entrants + {s.spectators} spectators), "
-                        f"{s.rate:g} moves/s per entrant, {s.game}{nodes}",
-                  caption=f"Over a {s.duration_s:g} s window after {s.warmup_s:g} s of warm-up; server: "
-                          f"{figures.server}. {figures.clock_note[0].upper()}{figures.clock_note[1:]}.")
+    nodes = (
+        f", {len(figures.nodes)} node{'s' if len(figures.nodes) != 1 else ''}, {figures.store} store" if several else ""
+    )
+    table = Table(
+        title=f"load: {s.races} races x ({s.entrants} entrants + {s.spectators} spectators), "
+        f"{s.rate:g} moves/s per entrant, {s.game}{nodes}",
+        caption=f"Over a {s.duration_s:g} s window after {s.warmup_s:g} s of warm-up; server: "
+        f"{figures.server}. {figures.clock_note[0].upper()}{figures.clock_note[1:]}.",
+    )
     table.add_column("figure")
     table.add_column("value", justify="right")
     every = " (all nodes)" if several else ""
@@ -1131,29 +1237,53 @@ def load_table(figures: LoadFigures) -> Table:
         ("clients held", f"{figures.clients_held:,}"),
         ("moves/s offered", f"{figures.offered_moves_per_s:,.1f}"),
         ("moves/s acknowledged", f"{figures.moves_acked_per_s:,.1f}"),
-        ("ack latency p50 / p95 / p99 / max, ms",
-         " / ".join(_ms(v) for v in (figures.ack_p50_ms, figures.ack_p95_ms, figures.ack_p99_ms, figures.ack_max_ms))),
-        ("spectator delivery p50 / p99, ms",
-         f"{_ms(figures.spectator_p50_ms)} / {_ms(figures.spectator_p99_ms)} ({figures.spectator_samples:,} frames)"),
-        (f"server CPU per accepted move, µs{every}",
-         "-" if figures.server_cpu_us_per_move is None else f"{figures.server_cpu_us_per_move:,.0f}"
-         + ("" if figures.server_system_share is None else f" ({figures.server_system_share:.0%} system)")),
+        (
+            "ack latency p50 / p95 / p99 / max, ms",
+            " / ".join(
+                _ms(v) for v in (figures.ack_p50_ms, figures.ack_p95_ms, figures.ack_p99_ms, figures.ack_max_ms)
+            ),
+        ),
+        (
+            "spectator delivery p50 / p99, ms",
+            f"{_ms(figures.spectator_p50_ms)} / {_ms(figures.spectator_p99_ms)} ({figures.spectator_samples:,} frames)",
+        ),
+        (
+            f"server CPU per accepted move, µs{every}",
+            "-"
+            if figures.server_cpu_us_per_move is None
+            else f"{figures.server_cpu_us_per_move:,.0f}"
+            + ("" if figures.server_system_share is None else f" ({figures.server_system_share:.0%} system)"),
+        ),
         (f"server CPU, cores{every}", "-" if figures.server_cpu_cores is None else f"{figures.server_cpu_cores:.2f}"),
-        (f"server RSS idle -> loaded, MiB{every}",
-         "-" if figures.server_rss_mib is None else f"{figures.server_rss_idle_mib:,.1f} -> {figures.server_rss_mib:,.1f}"),
-        ("server frames / socket writes per accepted move",
-         "-" if figures.server_frames_per_move is None or figures.server_writes_per_move is None
-         else f"{figures.server_frames_per_move:.1f} / {figures.server_writes_per_move:.1f}"),
-        (f"fan-out tick's writes late p50 / p99, ms{every}",
-         f"{_ms(figures.server_fanout_delay_p50_ms)} / {_ms(figures.server_fanout_delay_p99_ms)}"
-         if figures.server_fanout_delay_p99_ms is not None else "- (no tick written, or no /metrics)"),
-        ("RSS per connection, KiB",
-         "-" if figures.rss_kib_per_connection is None else f"{figures.rss_kib_per_connection:,.1f}"),
+        (
+            f"server RSS idle -> loaded, MiB{every}",
+            "-"
+            if figures.server_rss_mib is None
+            else f"{figures.server_rss_idle_mib:,.1f} -> {figures.server_rss_mib:,.1f}",
+        ),
+        (
+            "server frames / socket writes per accepted move",
+            "-"
+            if figures.server_frames_per_move is None or figures.server_writes_per_move is None
+            else f"{figures.server_frames_per_move:.1f} / {figures.server_writes_per_move:.1f}",
+        ),
+        (
+            f"fan-out tick's writes late p50 / p99, ms{every}",
+            f"{_ms(figures.server_fanout_delay_p50_ms)} / {_ms(figures.server_fanout_delay_p99_ms)}"
+            if figures.server_fanout_delay_p99_ms is not None
+            else "- (no tick written, or no /metrics)",
+        ),
+        (
+            "RSS per connection, KiB",
+            "-" if figures.rss_kib_per_connection is None else f"{figures.rss_kib_per_connection:,.1f}",
+        ),
         ("frames/s received by the generator", f"{figures.frames_per_s:,.0f}"),
         ("bytes/s received by the generator", f"{figures.bytes_per_s:,.0f}"),
         ("races finished in the window", f"{figures.races_finished:,}"),
-        ("errors: refused / timeouts / closed / requests",
-         f"{figures.refused} / {figures.timeouts} / {figures.closed} / {figures.request_errors}"),
+        (
+            "errors: refused / timeouts / closed / requests",
+            f"{figures.refused} / {figures.timeouts} / {figures.closed} / {figures.request_errors}",
+        ),
         ("load CPU per process, cores", ", ".join(f"{c:.2f}" for c in figures.load_cpu_cores)),
         ("moves sent late (>10% of an interval)", f"{figures.late_moves_share:.1%}"),
         ("send lag p99, ms", _ms(figures.send_lag_p99_ms)),
@@ -1164,25 +1294,44 @@ def load_table(figures: LoadFigures) -> Table:
         extra = [
             ("nodes, store", f"{len(figures.nodes)} ({names}), {figures.store}"),
             ("moves forwarded to the race's node", f"{figures.moves_forwarded_share:.1%}"),
-            ("ack p50 / p99, ms: same node | forwarded",
-             f"{_ms(figures.ack_local_p50_ms)} / {_ms(figures.ack_local_p99_ms)} | "
-             f"{_ms(figures.ack_forwarded_p50_ms)} / {_ms(figures.ack_forwarded_p99_ms)}"),
-            ("spectator p50 / p99, ms: same node | forwarded",
-             f"{_ms(figures.spectator_local_p50_ms)} / {_ms(figures.spectator_local_p99_ms)} | "
-             f"{_ms(figures.spectator_forwarded_p50_ms)} / {_ms(figures.spectator_forwarded_p99_ms)}"),
+            (
+                "ack p50 / p99, ms: same node | forwarded",
+                f"{_ms(figures.ack_local_p50_ms)} / {_ms(figures.ack_local_p99_ms)} | "
+                f"{_ms(figures.ack_forwarded_p50_ms)} / {_ms(figures.ack_forwarded_p99_ms)}",
+            ),
+            (
+                "spectator p50 / p99, ms: same node | forwarded",
+                f"{_ms(figures.spectator_local_p50_ms)} / {_ms(figures.spectator_local_p99_ms)} | "
+                f"{_ms(figures.spectator_forwarded_p50_ms)} / {_ms(figures.spectator_forwarded_p99_ms)}",
+            ),
         ]
         for n, node in enumerate(figures.nodes):
             name = node.node or f"node {n + 1}"
             pinned = f", CPU {node.cpu}" if node.cpu is not None else ""
             counted = "-" if node.server_connections is None else f"{node.server_connections:,}"
             extra.append((f"{name}{pinned}: clients (generator / server)", f"{node.clients:,} / {counted}"))
-            extra.append((f"{name}{pinned}: CPU µs per accepted move / cores",
-                          f"{_us(node.cpu_us_per_move)} / {_cores(node.cpu_cores)}"))
+            extra.append(
+                (
+                    f"{name}{pinned}: CPU µs per accepted move / cores",
+                    f"{_us(node.cpu_us_per_move)} / {_cores(node.cpu_cores)}",
+                )
+            )
         if figures.redis_cpu_cores is not None:
-            extra.append(("redis-server CPU µs per accepted move / cores",
-                          f"{_us(figures.redis_cpu_us_per_move)} / {_cores(figures.redis_cpu_cores)}"))
-        rows = (rows[:1] + extra[:2 if split else 1] + rows[1:5] + (extra[2:4] if split else [])
-                + rows[5:8] + extra[4:] + rows[8:])
+            extra.append(
+                (
+                    "redis-server CPU µs per accepted move / cores",
+                    f"{_us(figures.redis_cpu_us_per_move)} / {_cores(figures.redis_cpu_cores)}",
+                )
+            )
+        rows = (
+            rows[:1]
+            + extra[: 2 if split else 1]
+            + rows[1:5]
+            + (extra[2:4] if split else [])
+            + rows[5:8]
+            + extra[4:]
+            + rows[8:]
+        )
     for name, value in rows:
         style = "red" if name.startswith("errors") and figures.errors else None
         table.add_row(name, value, style=style)
@@ -1241,18 +1390,37 @@ class _LocalRedis:
     async def __aenter__(self) -> _LocalRedis:
         exe = shutil.which("redis-server")
         if exe is None:
-            raise ServerProcessError("--redis local starts a redis-server, and none is installed (Debian: "
-                                     "apt-get install redis-server, or `make redis`)")
+            raise ServerProcessError(
+                "--redis local starts a redis-server, and none is installed (Debian: "
+                "apt-get install redis-server, or `make redis`)"
+            )
         self._folder = tempfile.TemporaryDirectory(prefix="arena-bench-redis-")
         self._log = tempfile.TemporaryFile()
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = int(probe.getsockname()[1])
-        command = [exe, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "yes",
-                   "--appendfsync", "always", "--dir", self._folder.name, "--daemonize", "no",
-                   "--loglevel", "warning"]
-        self.process = subprocess.Popen(_pinned(command, self.cpu), stdin=subprocess.DEVNULL, stdout=self._log,
-                                        stderr=subprocess.STDOUT)
+        command = [
+            exe,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--dir",
+            self._folder.name,
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning",
+        ]
+        self.process = subprocess.Popen(
+            _pinned(command, self.cpu), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT
+        )
         try:
             deadline = time.monotonic() + 10
             while await _redis_keys(self.url, timeout_s=0.5) is None:
@@ -1339,20 +1507,29 @@ async def bench_load(settings: LoadSettings, *, console: Console) -> LoadFigures
     lines = _catalog_lines(settings.game)
     if settings.server_urls:
         pids: tuple[int | None, ...] = settings.server_pids or (None,) * len(settings.server_urls)
-        described = [url + (f" (pid {pid})" if pid else "")
-                     for url, pid in zip(settings.server_urls, pids, strict=True)]
+        described = [
+            url + (f" (pid {pid})" if pid else "") for url, pid in zip(settings.server_urls, pids, strict=True)
+        ]
         server = described[0] if len(described) == 1 else f"{len(described)} nodes: {', '.join(described)}"
         return await _drive(settings, settings.server_urls, pids, lines, console=console, server=server)
     if settings.redis is None and settings.nodes == 1:
         async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as server:
             pinned = f", pinned to CPU {settings.server_cpu}" if settings.server_cpu is not None else ""
-            return await _drive(settings, (server.url,), (server.pid,), lines, console=console,
-                                server=f"a child process{pinned}", children=(server,))
+            return await _drive(
+                settings,
+                (server.url,),
+                (server.pid,),
+                lines,
+                console=console,
+                server=f"a child process{pinned}",
+                children=(server,),
+            )
     return await _bench_nodes(settings, lines, console=console)
 
 
-async def _bench_nodes(settings: LoadSettings, lines: tuple[tuple[int, tuple[str, ...]], ...], *,
-                       console: Console) -> LoadFigures:
+async def _bench_nodes(
+    settings: LoadSettings, lines: tuple[tuple[int, tuple[str, ...]], ...], *, console: Console
+) -> LoadFigures:
     """Start ``settings.nodes`` servers over ``settings.redis`` (a private one for ``local``),
     run the load over them, stop them all."""
     assert settings.redis is not None
@@ -1368,47 +1545,94 @@ async def _bench_nodes(settings: LoadSettings, lines: tuple[tuple[int, tuple[str
             if keys is None:
                 raise ServerProcessError(f"nothing answers at --redis {url}")
             if keys:
-                notes.append(f"the Redis at {url} already holds {keys:,} keys: a load run needs an empty one (the "
-                             f"nodes resume and serve whatever races are left there); --redis local starts a "
-                             f"private one")
+                notes.append(
+                    f"the Redis at {url} already holds {keys:,} keys: a load run needs an empty one (the "
+                    f"nodes resume and serve whatever races are left there); --redis local starts a "
+                    f"private one"
+                )
                 console.print(f"[yellow]warning:[/] {escape(notes[-1])}", highlight=False)
         cpus = settings.server_cpus
-        servers = [_PinnedServer(_SERVER_LIMITS, cpus[k % len(cpus)] if cpus else None,
-                                 extra_flags=["--redis", url, "--node-id", f"node{k + 1}"])
-                   for k in range(settings.nodes)]
+        servers = [
+            _PinnedServer(
+                _SERVER_LIMITS,
+                cpus[k % len(cpus)] if cpus else None,
+                extra_flags=["--redis", url, "--node-id", f"node{k + 1}"],
+            )
+            for k in range(settings.nodes)
+        ]
         stack.callback(_stop_all, servers)
         for server in servers:  # one after the other: each picks its own free port
             await server.start()
         count = len(servers)
-        pinned = (f", pinned to CPU{'s' if count > 1 else ''} {', '.join(str(s.cpu) for s in servers)}"
-                  if cpus else "")
-        described = (f"{count} nodes (node1..node{count}), child processes{pinned}, over {where}" if count > 1
-                     else f"1 node (node1), a child process{pinned}, over {where}")
-        return await _drive(settings, tuple(s.url for s in servers), tuple(s.pid for s in servers), lines,
-                            console=console, server=described, children=servers, redis=local, redis_where=where,
-                            notes=notes)
+        pinned = f", pinned to CPU{'s' if count > 1 else ''} {', '.join(str(s.cpu) for s in servers)}" if cpus else ""
+        described = (
+            f"{count} nodes (node1..node{count}), child processes{pinned}, over {where}"
+            if count > 1
+            else f"1 node (node1), a child process{pinned}, over {where}"
+        )
+        return await _drive(
+            settings,
+            tuple(s.url for s in servers),
+            tuple(s.pid for s in servers),
+            lines,
+            console=console,
+            server=described,
+            children=servers,
+            redis=local,
+            redis_where=where,
+            notes=notes,
+        )
     raise AssertionError("unreachable")  # pragma: no cover (the stack does not swallow exceptions)
 
 
-async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int | None],
-                 lines: tuple[tuple[int, tuple[str, ...]], ...], *, console: Console, server: str,
-                 children: Sequence[ServerProcess] = (), redis: _LocalRedis | None = None,
-                 redis_where: str | None = None, notes: Sequence[str] = ()) -> LoadFigures:
+async def _drive(
+    settings: LoadSettings,
+    urls: Sequence[str],
+    pids: Sequence[int | None],
+    lines: tuple[tuple[int, tuple[str, ...]], ...],
+    *,
+    console: Console,
+    server: str,
+    children: Sequence[ServerProcess] = (),
+    redis: _LocalRedis | None = None,
+    redis_where: str | None = None,
+    notes: Sequence[str] = (),
+) -> LoadFigures:
     context = multiprocessing.get_context("spawn")
     report = context.Queue()
     controls = [context.Queue() for _ in range(settings.load_processes)]
-    readings = [_NodeReading(url=url, pid=pid, cpu=getattr(child, "cpu", None) if child else None,
-                             rss_idle=rss_mib(pid) if pid is not None else None)
-                for url, pid, child in itertools.zip_longest(urls, pids, children[:len(urls)])]
+    readings = [
+        _NodeReading(
+            url=url,
+            pid=pid,
+            cpu=getattr(child, "cpu", None) if child else None,
+            rss_idle=rss_mib(pid) if pid is not None else None,
+        )
+        for url, pid, child in itertools.zip_longest(urls, pids, children[: len(urls)])
+    ]
     cpus = settings.load_cpus
     specs = [
-        _WorkerSpec(worker=n, urls=tuple(urls), settings=settings,
-                    groups=tuple(range(n, settings.races, settings.load_processes)), lines=lines,
-                    cpu=cpus[n % len(cpus)] if cpus else None, seed=n)
+        _WorkerSpec(
+            worker=n,
+            urls=tuple(urls),
+            settings=settings,
+            groups=tuple(range(n, settings.races, settings.load_processes)),
+            lines=lines,
+            cpu=cpus[n % len(cpus)] if cpus else None,
+            seed=n,
+        )
         for n in range(settings.load_processes)
     ]
-    processes = [context.Process(target=_worker_main, args=(spec, controls[spec.worker], report), daemon=True,
-                                 name=f"arena-load-{spec.worker}") for spec in specs if spec.groups]
+    processes = [
+        context.Process(
+            target=_worker_main,
+            args=(spec, controls[spec.worker], report),
+            daemon=True,
+            name=f"arena-load-{spec.worker}",
+        )
+        for spec in specs
+        if spec.groups
+    ]
     for process in processes:
         process.start()
     ticks: dict[int, tuple[int, int, int]] = {}
@@ -1441,8 +1665,7 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
     def cpu_now() -> list[tuple[float, float] | None]:
         return [cpu_times(pid) if pid is not None else None for pid in pids]
 
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
-               TimeElapsedColumn())
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"), TimeElapsedColumn())
     redis_before = redis_after = None
     try:
         with Progress(*columns, console=console, transient=True) as progress:
@@ -1465,27 +1688,31 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
                 if measuring and cpu_before is None:
                     cpu_before = cpu_now()
                     redis_before = cpu_seconds(redis.pid) if redis is not None else None
-                    for reading, metrics in zip(readings, await asyncio.gather(*(fetch_metrics(u) for u in urls)),
-                                                strict=True):
+                    for reading, metrics in zip(
+                        readings, await asyncio.gather(*(fetch_metrics(u) for u in urls)), strict=True
+                    ):
                         reading.metrics_before = metrics
                 if not counted and now >= start_wall + settings.duration_s / 2:
                     # counted mid-window, while every client is surely connected (at the end the
                     # load processes may already be closing theirs)
                     counted = True
-                    for reading, health in zip(readings, await asyncio.gather(*(fetch_health(u) for u in urls)),
-                                               strict=True):
+                    for reading, health in zip(
+                        readings, await asyncio.gather(*(fetch_health(u) for u in urls)), strict=True
+                    ):
                         if health is not None:
                             reading.connections = health["connections"] - 1  # less the health request's own
                 acked = sum(t[1] for t in ticks.values())
                 errors = sum(t[2] for t in ticks.values())
-                progress.update(task, description="measuring" if measuring else "warm-up",
-                                completed=settings.warmup_s - (start_wall - now),
-                                status=f"{acked:,} moves acknowledged, {errors} errors")
+                progress.update(
+                    task,
+                    description="measuring" if measuring else "warm-up",
+                    completed=settings.warmup_s - (start_wall - now),
+                    status=f"{acked:,} moves acknowledged, {errors} errors",
+                )
                 await asyncio.sleep(min(0.1, max(0.0, (start_wall if not measuring else end_wall) - now)))
             cpu_after = cpu_now()
             redis_after = cpu_seconds(redis.pid) if redis is not None else None
-            for reading, metrics in zip(readings, await asyncio.gather(*(fetch_metrics(u) for u in urls)),
-                                        strict=True):
+            for reading, metrics in zip(readings, await asyncio.gather(*(fetch_metrics(u) for u in urls)), strict=True):
                 reading.metrics_after = metrics
             for reading, before, after in zip(readings, cpu_before or [None] * len(readings), cpu_after, strict=True):
                 if reading.pid is not None:
@@ -1508,5 +1735,12 @@ async def _drive(settings: LoadSettings, urls: Sequence[str], pids: Sequence[int
                 process.kill()
                 process.join()
     redis_cpu_s = redis_after - redis_before if redis_after is not None and redis_before is not None else None
-    return _figures(settings, server, [parts[n] for n in sorted(parts)], readings=readings,
-                    redis=redis_where, redis_cpu_s=redis_cpu_s, notes=notes)
+    return _figures(
+        settings,
+        server,
+        [parts[n] for n in sorted(parts)],
+        readings=readings,
+        redis=redis_where,
+        redis_cpu_s=redis_cpu_s,
+        notes=notes,
+    )

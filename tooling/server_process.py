@@ -51,7 +51,7 @@ def cpu_times(pid: int) -> tuple[float, float]:
     work for the process: on a server, mostly its socket writes. Raises OSError if there is no
     such process."""
     text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2:].split()  # the name, in parentheses, may hold spaces
+    fields = text[text.rindex(")") + 2 :].split()  # the name, in parentheses, may hold spaces
     utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5); fields[0] is field 3
     return utime / _TICKS_PER_S, stime / _TICKS_PER_S
 
@@ -123,8 +123,12 @@ async def fetch_metrics(url: str, timeout_s: float = 5.0) -> dict[str, float] | 
         families = list(text_string_to_metric_families(body.decode()))
     except ValueError:
         return None
-    return {sample.name if not sample.labels else f'{sample.name}{{le="{sample.labels["le"]}"}}': sample.value
-            for family in families for sample in family.samples if not sample.labels or set(sample.labels) == {"le"}}
+    return {
+        sample.name if not sample.labels else f'{sample.name}{{le="{sample.labels["le"]}"}}': sample.value
+        for family in families
+        for sample in family.samples
+        if not sample.labels or set(sample.labels) == {"le"}
+    }
 
 
 class ServerProcess:
@@ -163,8 +167,18 @@ class ServerProcess:
     def command(self) -> list[str]:
         """The command line that starts the server: ``python -m client.cli serve`` and its flags."""
         flags = [f"--{name.replace('_', '-')}={value}" for name, value in self.limits.items()]
-        return [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), *flags,
-                *self.extra_flags]
+        return [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            *flags,
+            *self.extra_flags,
+        ]
 
     async def start(self, timeout_s: float = 30.0) -> None:
         """Start the server and wait until ``GET /healthz`` answers (at most ``timeout_s``
@@ -174,8 +188,9 @@ class ServerProcess:
             self.port = _free_port()
         if self._log is None:
             self._log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log,
-                                        stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + timeout_s
         while await fetch_health(self.url, 1.0) is None:
             self._check_alive()

@@ -101,8 +101,12 @@ _ORDER_WORDS = "foundations build in suit in the order A K 2 Q 3 J 4 10 5 9 6 8 
 
 def _unpacked(card: Card, top: Card) -> str:
     """Why ``card`` may not be packed on ``top`` in the ramparts, in words."""
-    return (f"the {card_name(card)} cannot go on the {card_name(top)}: a card packs on one of its suit "
-            f"a rank above or below it, or next to it in the foundations' order")
+    return (
+        f"the {card_name(card)} cannot go on the {card_name(top)}: a card packs on one of its suit "
+        f"a rank above or below it, or next to it in the foundations' order"
+    )
+
+
 _TRANSPOSE = re.compile(r"(r\d{1,2})\.(r\d{1,2})")
 
 
@@ -163,11 +167,7 @@ class BesiegedCity(Game):
         position: every check asks)."""
         cached = getattr(self, "_vacancy_cache", None)
         if cached is None or cached[0] != len(self.history):
-            found = [
-                t
-                for t in _RAMPARTS
-                if not self.piles[t].cards and any(self.piles[r].cards for r in LINE_OF[t])
-            ]
+            found = [t for t in _RAMPARTS if not self.piles[t].cards and any(self.piles[r].cards for r in LINE_OF[t])]
             cached = (len(self.history), found)
             self._vacancy_cache = cached
         return cached[1]
@@ -190,9 +190,7 @@ class BesiegedCity(Game):
         piles = self.piles
         # the rank each foundation takes next (None: it is complete), and the Ramparts' top cards
         # by suit, in Rampart order: a card packs only on its own suit
-        following = {
-            f: ORDER[len(piles[f].cards)] if len(piles[f].cards) < len(ORDER) else None for f in _FOUNDATIONS
-        }
+        following = {f: ORDER[len(piles[f].cards)] if len(piles[f].cards) < len(ORDER) else None for f in _FOUNDATIONS}
         by_suit: dict[int, list[tuple[str, Card]]] = {}
         for t in _RAMPARTS:
             if piles[t].cards:
@@ -225,11 +223,7 @@ class BesiegedCity(Game):
     def _useful_transpose(self, a: str, b: str, tops: dict[str, Card]) -> bool:
         """Whether, once the Reserve cards at ``a`` and ``b`` (``tops``) swap places, either could
         go to the Ramparts (the test `_check_transpose` makes)."""
-        return any(
-            self._may_place(place, t, card)
-            for place, card in ((a, tops[b]), (b, tops[a]))
-            for t in ENDS[place]
-        )
+        return any(self._may_place(place, t, card) for place, card in ((a, tops[b]), (b, tops[a])) for t in ENDS[place])
 
     def _check(self, move: Move) -> None:
         vacancies = self._vacancies()
@@ -302,8 +296,7 @@ class BesiegedCity(Game):
             return f"the {what} cannot start {self.pile_name(pid)}: {suit_name(card.suit)} already have a foundation"
         if len(pile.cards) >= len(ORDER):
             return f"{self.pile_name(pid)} is complete"
-        return (f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pid)}: "
-                f"{_ORDER_WORDS}")
+        return f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pid)}: {_ORDER_WORDS}"
 
     def _describe(self, move: Move) -> str:
         if move.action == "deal":
@@ -312,8 +305,10 @@ class BesiegedCity(Game):
             m = _TRANSPOSE.fullmatch(move.arg)
             assert m is not None
             a, b = m[1], m[2]
-            return (f"swap the {card_name(self.piles[a].cards[-1])} in {self.pile_name(a)} "
-                    f"with the {card_name(self.piles[b].cards[-1])} in {self.pile_name(b)}")
+            return (
+                f"swap the {card_name(self.piles[a].cards[-1])} in {self.pile_name(a)} "
+                f"with the {card_name(self.piles[b].cards[-1])} in {self.pile_name(b)}"
+            )
         return super()._describe(move)
 
     def _check_transpose(self, move: Move) -> None:

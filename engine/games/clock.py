@@ -130,8 +130,10 @@ class Clock(Game):
             return f"turn up the top card of {self.pile_name(f't{self.current}')}"
         m = _ADDRESS.fullmatch(move.arg)
         assert m is not None
-        return (f"exchange the fourth King for face-down card {int(m[2]) + 1} from the bottom of "
-                f"{self.pile_name(f't{int(m[1])}')}")
+        return (
+            f"exchange the fourth King for face-down card {int(m[2]) + 1} from the bottom of "
+            f"{self.pile_name(f't{int(m[1])}')}"
+        )
 
     def _lay(self, card: Card) -> None:
         self.current = card.rank - 1

@@ -85,6 +85,8 @@ class Friday13(PileGame):
             if card.rank != label:
                 return f"the {card_name(card)} cannot go on {name}: it starts with {a(rank_name(label))}"
             waiting = next(pid for pid in _FOUNDATIONS if not self.piles[pid].cards)
-            return (f"the {card_name(card)} cannot start {name} before {self.pile_name(waiting)}: "
-                    f"the foundations start in order from the left")
+            return (
+                f"the {card_name(card)} cannot start {name} before {self.pile_name(waiting)}: "
+                f"the foundations start in order from the left"
+            )
         return super()._misfit(pile, card)

@@ -179,8 +179,10 @@ class GeneralsPatience(Game):
                 ranks = wanted[dst]
                 for count in range(1, run + 1):
                     card = pile.cards[-count]
-                    if (ranks is None or card.rank in ranks) and self._fits(dst, card) and (
-                        self.piles[dst].cards or src == "w" or count < len(pile)
+                    if (
+                        (ranks is None or card.rank in ranks)
+                        and self._fits(dst, card)
+                        and (self.piles[dst].cards or src == "w" or count < len(pile))
                     ):
                         yield Move(src=src, dst=dst, count=count)
         yield Move(action="deal")
@@ -270,8 +272,10 @@ class GeneralsPatience(Game):
             return f"the {what} cannot go on an empty foundation: a foundation starts with {a(rank_name(self.base))}"
         if len(pile.cards) >= _FULL:
             return f"{self.pile_name(pile.id)} is complete: a foundation holds {_FULL} cards"
-        return (f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pile.id)}: "
-                f"foundations {rule_words(_up_in_suit)}")
+        return (
+            f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pile.id)}: "
+            f"foundations {rule_words(_up_in_suit)}"
+        )
 
     def _describe(self, move: Move) -> str:
         if move.action == "choose":

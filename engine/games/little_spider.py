@@ -99,8 +99,10 @@ class LittleSpider(PileGame):
             return f"the {what} cannot go on an empty foundation: a foundation starts with an Ace or a King"
         first = next(other.cards[0] for other in self.piles.values() if other.id[0] == "f" and other.cards)
         aces = first.colour if first.rank == Rank.ACE else _other_colour(first.colour)
-        return (f"the {what} cannot start a foundation: in this deal the {aces} Aces build up "
-                f"and the {_other_colour(aces)} Kings build down")
+        return (
+            f"the {what} cannot start a foundation: in this deal the {aces} Aces build up "
+            f"and the {_other_colour(aces)} Kings build down"
+        )
 
     def _restrict(self, move: Move) -> None:
         super()._restrict(move)

@@ -64,5 +64,6 @@ class Osmosis(PileGame):
         name = self.pile_name(pile.id)
         if card.suit != pile.cards[0].suit:
             return f"the {card_name(card)} cannot go on {name}: it holds {suit_name(pile.cards[0].suit)} only"
-        return (f"the {card_name(card)} cannot go on {name} until {a(rank_name(card.rank))} "
-                f"lies on {self.pile_name('f0')}")
+        return (
+            f"the {card_name(card)} cannot go on {name} until {a(rank_name(card.rank))} lies on {self.pile_name('f0')}"
+        )

@@ -56,8 +56,11 @@ class Penguin(PileGame):
         Foundations(4, base=FIRST, build=build(UP, Suits.SAME, wrap=True)),
         Cells(7),
         Tableau(
-            deal=(7,) * 7, build=build(DOWN, Suits.SAME, wrap=True), empty=Empty.BELOW_BASE,
-            blocks=True, face_up=None,
+            deal=(7,) * 7,
+            build=build(DOWN, Suits.SAME, wrap=True),
+            empty=Empty.BELOW_BASE,
+            blocks=True,
+            face_up=None,
         ),
     )
 

@@ -77,6 +77,9 @@ class QueensQuadrille(PileGame):
         name = self.pile_name(pile.id)
         if len(pile.cards) >= _SIZE[first.rank]:
             return f"{name} is complete"
-        rule = ("down by one from its Five to the Ace, then the King" if first.rank == Rank.FIVE
-                else "up by one from its Six to the Queen")
+        rule = (
+            "down by one from its Five to the Ace, then the King"
+            if first.rank == Rank.FIVE
+            else "up by one from its Six to the Queen"
+        )
         return f"the {what} cannot go on the {card_name(top)} on {name}: it builds {rule}, regardless of suit"

@@ -170,11 +170,15 @@ class Tournament(Game):
             first = "Ace" if aces else "King"
             if card.rank != (Rank.ACE if aces else Rank.KING):
                 return f"the {what} cannot go on {self.pile_name(pid)}: an empty {first} foundation takes {a(first)}"
-            return (f"the {what} cannot start {self.pile_name(pid)}: "
-                    f"{suit_name(card.suit)} already have {a(first)} foundation")
+            return (
+                f"the {what} cannot start {self.pile_name(pid)}: "
+                f"{suit_name(card.suit)} already have {a(first)} foundation"
+            )
         rule = rule_words(up_in_suit if aces else _down_in_suit)
-        return (f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pid)}: "
-                f"{'Ace' if aces else 'King'} foundations {rule}")
+        return (
+            f"the {what} cannot go on the {card_name(pile.cards[-1])} on {self.pile_name(pid)}: "
+            f"{'Ace' if aces else 'King'} foundations {rule}"
+        )
 
     def _describe(self, move: Move) -> str:
         if move.action == "deal":

@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 import secrets
 
+from server.logs import fields
 from server.names import BadName, normal_name
 from server.players import Player, token_digest
 from server.protocol import PROTOCOL_VERSION, ErrorCode, Hello, ProtocolError, Rename, Renamed, Welcome
 from server.state import ServerState
 from server.store import StoreUnavailable
-from server.logs import fields
 from server.transport.session import Session
 
 __all__ = ["hello", "keep_player", "rename"]
@@ -32,7 +32,9 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
     if session.player is not None:
         raise ProtocolError(ErrorCode.ALREADY_HELLO, "this connection already said hello")
     if msg.protocol != PROTOCOL_VERSION:
-        raise ProtocolError(ErrorCode.PROTOCOL_VERSION, f"this server speaks protocol {PROTOCOL_VERSION}, not {msg.protocol}")
+        raise ProtocolError(
+            ErrorCode.PROTOCOL_VERSION, f"this server speaks protocol {PROTOCOL_VERSION}, not {msg.protocol}"
+        )
     durable = state.store.durable
     if msg.token is not None:
         player = state.players.get(msg.token)
@@ -46,9 +48,17 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
         if old is not None and old is not session:
             state.forget(old)  # from now on nothing reaches the old connection
             old.close(1008, "session resumed on another connection")  # type: ignore[attr-defined]
-        _players_log.info("%s resumed", player.name,
-                          extra=fields("player_resumed", player=player.id, player_name=player.name,
-                                       remote=session.address, replaced=old is not None and old is not session))
+        _players_log.info(
+            "%s resumed",
+            player.name,
+            extra=fields(
+                "player_resumed",
+                player=player.id,
+                player_name=player.name,
+                remote=session.address,
+                replaced=old is not None and old is not session,
+            ),
+        )
     else:
         try:
             name = normal_name(msg.name)
@@ -61,14 +71,24 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
             await keep_player(state, player, renew=False)  # nothing is acknowledged before it is stored
         state.players[player.token] = player
         state.players_by_id[player.id] = player
-        _players_log.info("%s said hello", player.name,
-                          extra=fields("player_hello", player=player.id, player_name=player.name,
-                                       remote=session.address))
+        _players_log.info(
+            "%s said hello",
+            player.name,
+            extra=fields("player_hello", player=player.id, player_name=player.name, remote=session.address),
+        )
     player.session = session
     session.player = player
     state.listen(player, player)
-    session.reply(Welcome(player=player.id, name=player.name, token=player.token, protocol=PROTOCOL_VERSION,
-                          server_time_ms=state.clock.wall_ms(), node=state.node_id))
+    session.reply(
+        Welcome(
+            player=player.id,
+            name=player.name,
+            token=player.token,
+            protocol=PROTOCOL_VERSION,
+            server_time_ms=state.clock.wall_ms(),
+            node=state.node_id,
+        )
+    )
 
 
 async def _stored_player(state: ServerState, token: str) -> Player | None:
@@ -100,8 +120,9 @@ async def rename(state: ServerState, session: Session, player: Player, msg: Rena
         except StoreUnavailable:
             player.name = old
             raise
-    _players_log.info("%s is now %s", old, name,
-                      extra=fields("player_renamed", player=player.id, player_name=name, old_name=old))
+    _players_log.info(
+        "%s is now %s", old, name, extra=fields("player_renamed", player=player.id, player_name=name, old_name=old)
+    )
     session.reply(Renamed(req=msg.req, name=name))
 
 

@@ -38,8 +38,20 @@ from server.state import ServerState
 from server.transport.session import Session
 
 __all__ = [
-    "create", "draw_winnable", "get_record", "join", "list_races", "move", "record", "rematch", "replay", "resign",
-    "start", "sync", "watch", "winnable_secret_seeds",
+    "create",
+    "draw_winnable",
+    "get_record",
+    "join",
+    "list_races",
+    "move",
+    "record",
+    "rematch",
+    "replay",
+    "resign",
+    "start",
+    "sync",
+    "watch",
+    "winnable_secret_seeds",
 ]
 
 log = logging.getLogger("arena.server")
@@ -65,17 +77,35 @@ async def create(state: ServerState, session: Session, player: Player, msg: Crea
                 seed = (await winnable_secret_seeds(state, game_cls.key, 1, msg.options))[0]
     except BadNotation as exc:
         raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
-    race = await _open_race(state, session, player, game_cls, seed=seed, seed_public=public, options=msg.options,
-                            max_entrants=msg.max_entrants, countdown_s=msg.countdown_s,
-                            time_limit_s=msg.time_limit_s, spectator_delay_s=msg.spectator_delay_s)
+    race = await _open_race(
+        state,
+        session,
+        player,
+        game_cls,
+        seed=seed,
+        seed_public=public,
+        options=msg.options,
+        max_entrants=msg.max_entrants,
+        countdown_s=msg.countdown_s,
+        time_limit_s=msg.time_limit_s,
+        spectator_delay_s=msg.spectator_delay_s,
+    )
     if msg.join:
         await race.join(player.id, player.name, player)
         player.races.add(race.code)
     session.reply(RaceReply(req=msg.req, race=race.info()))
 
 
-async def _open_race(state: ServerState, session: Session, player: Player, game_cls: type, *, seed: int | None,
-                     seed_public: bool, **settings: object) -> Race:
+async def _open_race(
+    state: ServerState,
+    session: Session,
+    player: Player,
+    game_cls: type,
+    *,
+    seed: int | None,
+    seed_public: bool,
+    **settings: object,
+) -> Race:
     """Create a casual race by ``player`` (``seed`` None: a random secret one) and keep it;
     raises ProtocolError (too_many_races, bad_option)."""
     _check_creation(state, session, player)
@@ -107,14 +137,19 @@ def _check_creation(state: ServerState, session: Session, player: Player) -> Non
     cfg = state.config
     now = state.clock.monotonic()
     if len(player.open_races) >= cfg.max_open_races_per_player:
-        raise ProtocolError(ErrorCode.TOO_MANY_RACES,
-                            f"you have {len(player.open_races)} races that have not started: start them, "
-                            f"or wait for them to expire, before creating another")
+        raise ProtocolError(
+            ErrorCode.TOO_MANY_RACES,
+            f"you have {len(player.open_races)} races that have not started: start them, "
+            f"or wait for them to expire, before creating another",
+        )
     if state.created.count(f"p:{player.id}", now) >= cfg.races_per_hour_per_player:
-        raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"a player may create {cfg.races_per_hour_per_player} races an hour")
+        raise ProtocolError(
+            ErrorCode.TOO_MANY_RACES, f"a player may create {cfg.races_per_hour_per_player} races an hour"
+        )
     if state.created.count(f"a:{session.address}", now) >= cfg.races_per_hour_per_ip:
-        raise ProtocolError(ErrorCode.TOO_MANY_RACES,
-                            f"{cfg.races_per_hour_per_ip} races an hour may be created from one address")
+        raise ProtocolError(
+            ErrorCode.TOO_MANY_RACES, f"{cfg.races_per_hour_per_ip} races an hour may be created from one address"
+        )
 
 
 def draw_winnable(state: ServerState, game: str, count: int, *, private: bool) -> list[int]:
@@ -147,10 +182,18 @@ async def winnable_secret_seeds(state: ServerState, game: str, count: int, optio
     try:
         drawn = draw_winnable(state, game, count - len(proved), private=True) if len(proved) < count else []
     except ProtocolError as exc:
-        raise ProtocolError(exc.code, f"the solver proved {len(proved)} of {count} fresh {game} deals winnable "
-                                      f"within {search.wait_s:g} s, and {exc.reason}") from None
-    log.info("%d winnable secret %s deals: %d proved by the solver, %d from the private catalog", count, game,
-             len(proved), len(drawn))
+        raise ProtocolError(
+            exc.code,
+            f"the solver proved {len(proved)} of {count} fresh {game} deals winnable "
+            f"within {search.wait_s:g} s, and {exc.reason}",
+        ) from None
+    log.info(
+        "%d winnable secret %s deals: %d proved by the solver, %d from the private catalog",
+        count,
+        game,
+        len(proved),
+        len(drawn),
+    )
     return proved + drawn
 
 
@@ -270,9 +313,19 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
         raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {old.code} is not finished")
     race = state.races.get(old.rematch) if old.rematch else None
     if race is None or race.status != "open":
-        race = await _open_race(state, session, player, old.game_cls, seed=None, seed_public=False,
-                                options=old.options, max_entrants=old.max_entrants, countdown_s=old.countdown_s,
-                                time_limit_s=old.time_limit_s, spectator_delay_s=old.spectator_delay_s)
+        race = await _open_race(
+            state,
+            session,
+            player,
+            old.game_cls,
+            seed=None,
+            seed_public=False,
+            options=old.options,
+            max_entrants=old.max_entrants,
+            countdown_s=old.countdown_s,
+            time_limit_s=old.time_limit_s,
+            spectator_delay_s=old.spectator_delay_s,
+        )
         race.rematch_of = old.code
     if player.id not in race.entrants:
         await race.join(player.id, player.name, player)

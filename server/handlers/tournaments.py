@@ -52,8 +52,16 @@ from server.tournament import Tournament, TournamentPlan
 from server.transport.session import Session
 
 __all__ = [
-    "cancel", "create", "create_tournament", "follow", "list_tournaments", "load_schedule", "open_deal", "register",
-    "resume_tournaments", "withdraw",
+    "cancel",
+    "create",
+    "create_tournament",
+    "follow",
+    "list_tournaments",
+    "load_schedule",
+    "open_deal",
+    "register",
+    "resume_tournaments",
+    "withdraw",
 ]
 
 log = logging.getLogger("arena.server")
@@ -167,13 +175,19 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type, int]:
     return game_cls, starts_at
 
 
-def _create_checked(state: ServerState, msg: CreateTournament, game_cls: type, starts_at: int,
-                    seeds: list[int] | None, *, ident: str | None = None) -> Tournament:
+def _create_checked(
+    state: ServerState,
+    msg: CreateTournament,
+    game_cls: type,
+    starts_at: int,
+    seeds: list[int] | None,
+    *,
+    ident: str | None = None,
+) -> Tournament:
     """Schedule a checked tournament request (``seeds``: winnable ones already found).
     ``ident``: the digest of a schedule file's entry (`load_schedule`), which names its schedule
     (``S`` + it) or its one-off tournament (``T`` + it) at every start."""
-    if (seeds is None and msg.winnable and msg.seeds is None
-            and state.private_deals.available(game_cls.key) < msg.deals):
+    if seeds is None and msg.winnable and msg.seeds is None and state.private_deals.available(game_cls.key) < msg.deals:
         draw_winnable(state, game_cls.key, msg.deals, private=True)  # raises: too few secret deals
     schedule_id = None
     if msg.cron is not None:
@@ -181,8 +195,15 @@ def _create_checked(state: ServerState, msg: CreateTournament, game_cls: type, s
         state.schedules[schedule_id] = msg
         if state.store.durable:  # a restarted server goes on with the series (`resume_tournaments`)
             state.spawn(_keep_schedule(state, schedule_id, msg))
-    return _schedule(state, msg, game_cls, starts_at, schedule_id, seeds,
-                     tournament_id=f"T{ident}" if ident is not None and schedule_id is None else None)
+    return _schedule(
+        state,
+        msg,
+        game_cls,
+        starts_at,
+        schedule_id,
+        seeds,
+        tournament_id=f"T{ident}" if ident is not None and schedule_id is None else None,
+    )
 
 
 async def _keep_schedule(state: ServerState, schedule_id: str, msg: CreateTournament) -> None:
@@ -190,8 +211,9 @@ async def _keep_schedule(state: ServerState, schedule_id: str, msg: CreateTourna
     cannot be reached, say so: the series goes on in memory, and its first occurrence is kept
     (a restart then finds it, without its schedule)."""
     try:
-        await state.store.save_schedule(schedule_id, msgspec.msgpack.encode(
-            msgspec.structs.replace(msg, req=0, admin_token="-")))
+        await state.store.save_schedule(
+            schedule_id, msgspec.msgpack.encode(msgspec.structs.replace(msg, req=0, admin_token="-"))
+        )
     except StoreUnavailable as exc:
         log.warning("schedule %s not stored: %s", schedule_id, exc)
 
@@ -203,8 +225,16 @@ def _pend(state: ServerState, schedule_id: str, tournament: Tournament) -> None:
     state.pending[schedule_id] = tournament.id
 
 
-def _schedule(state: ServerState, msg: CreateTournament, game_cls: type, starts_at: int, schedule_id: str | None,
-              found: list[int] | None = None, *, tournament_id: str | None = None) -> Tournament:
+def _schedule(
+    state: ServerState,
+    msg: CreateTournament,
+    game_cls: type,
+    starts_at: int,
+    schedule_id: str | None,
+    found: list[int] | None = None,
+    *,
+    tournament_id: str | None = None,
+) -> Tournament:
     if found is not None:
         seeds = tuple(found)
     elif msg.seeds is not None:
@@ -214,11 +244,20 @@ def _schedule(state: ServerState, msg: CreateTournament, game_cls: type, starts_
     else:
         seeds = tuple(random_seed() for _ in range(msg.deals))
     plan = TournamentPlan(
-        name=normal_name(msg.name, max_chars=64), game_cls=game_cls, options=dict(msg.options),
-        format=msg.format, seeds=seeds, starts_at_ms=starts_at, deal_time_limit_s=msg.deal_time_limit_s,
-        max_entrants=msg.max_entrants, registration_opens_s=msg.registration_opens_s,
-        arena_window_s=msg.arena_window_s, break_s=msg.break_s, countdown_s=msg.countdown_s,
-        schedule=f"{schedule_id}: {msg.cron}" if schedule_id else None, timezone=msg.timezone,
+        name=normal_name(msg.name, max_chars=64),
+        game_cls=game_cls,
+        options=dict(msg.options),
+        format=msg.format,
+        seeds=seeds,
+        starts_at_ms=starts_at,
+        deal_time_limit_s=msg.deal_time_limit_s,
+        max_entrants=msg.max_entrants,
+        registration_opens_s=msg.registration_opens_s,
+        arena_window_s=msg.arena_window_s,
+        break_s=msg.break_s,
+        countdown_s=msg.countdown_s,
+        schedule=f"{schedule_id}: {msg.cron}" if schedule_id else None,
+        timezone=msg.timezone,
         spectator_delay_s=msg.spectator_delay_s,
     )
     tournament = Tournament(state, tournament_id or "T" + secrets.token_hex(3).upper(), plan)
@@ -226,13 +265,25 @@ def _schedule(state: ServerState, msg: CreateTournament, game_cls: type, starts_
         _pend(state, schedule_id, tournament)
     state.tournaments[tournament.id] = tournament
     tournament.start()
-    _tournaments_log.info("tournament %s %r created, starting at %s", tournament.id, plan.name,
-                          iso_time(plan.starts_at_ms),
-                          extra=fields("tournament_created", tournament=tournament.id, tournament_name=plan.name,
-                                       game=game_cls.key, format=plan.format, deals=len(plan.seeds),
-                                       starts_at=iso_time(plan.starts_at_ms),
-                                       registration_opens_at=iso_time(tournament.registration_opens_ms),
-                                       status=tournament.status, schedule=plan.schedule, timezone=plan.timezone))
+    _tournaments_log.info(
+        "tournament %s %r created, starting at %s",
+        tournament.id,
+        plan.name,
+        iso_time(plan.starts_at_ms),
+        extra=fields(
+            "tournament_created",
+            tournament=tournament.id,
+            tournament_name=plan.name,
+            game=game_cls.key,
+            format=plan.format,
+            deals=len(plan.seeds),
+            starts_at=iso_time(plan.starts_at_ms),
+            registration_opens_at=iso_time(tournament.registration_opens_ms),
+            status=tournament.status,
+            schedule=plan.schedule,
+            timezone=plan.timezone,
+        ),
+    )
     return tournament
 
 
@@ -329,8 +380,12 @@ async def resume_tournaments(state: ServerState) -> None:
             rebuilt.append(await Tournament.rebuild(state, tournament_id, meta))
         except RebuildError as exc:
             skipped += 1
-            log.error("tournament %s not resumed: %s", tournament_id, exc,
-                      extra=fields("tournament_not_resumed", tournament=tournament_id, reason=str(exc)))
+            log.error(
+                "tournament %s not resumed: %s",
+                tournament_id,
+                exc,
+                extra=fields("tournament_not_resumed", tournament=tournament_id, reason=str(exc)),
+            )
     kept = await state.store.schedules()
     for schedule_id, data in kept.items():
         if schedule_id in state.schedules:
@@ -338,8 +393,12 @@ async def resume_tournaments(state: ServerState) -> None:
         try:
             state.schedules[schedule_id] = msgspec.msgpack.decode(data, type=CreateTournament)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            log.error("schedule %s not resumed: %s", schedule_id, exc,
-                      extra=fields("schedule_not_resumed", schedule=schedule_id, reason=str(exc)))
+            log.error(
+                "schedule %s not resumed: %s",
+                schedule_id,
+                exc,
+                extra=fields("schedule_not_resumed", schedule=schedule_id, reason=str(exc)),
+            )
     for tournament in sorted(rebuilt, key=lambda t: (t.plan.starts_at_ms, t.id)):
         state.tournaments[tournament.id] = tournament
         for entrant in tournament.entrants.values():
@@ -350,22 +409,45 @@ async def resume_tournaments(state: ServerState) -> None:
         if tournament.status in ("finished", "cancelled"):
             state.tournament_ended(tournament)  # it leaves memory after the retention, as it would have
         tournament.resume()
-        _tournaments_log.info("tournament %s resumed (%s, %d entrants, %d races, event %d)", tournament.id,
-                              tournament.status, len(tournament.entrants), len(tournament.races), tournament.version,
-                              extra=fields("tournament_resumed", tournament=tournament.id, status=tournament.status,
-                                           entrants=len(tournament.entrants), races=len(tournament.races),
-                                           version=tournament.version, schedule=tournament.plan.schedule))
+        _tournaments_log.info(
+            "tournament %s resumed (%s, %d entrants, %d races, event %d)",
+            tournament.id,
+            tournament.status,
+            len(tournament.entrants),
+            len(tournament.races),
+            tournament.version,
+            extra=fields(
+                "tournament_resumed",
+                tournament=tournament.id,
+                status=tournament.status,
+                entrants=len(tournament.entrants),
+                races=len(tournament.races),
+                version=tournament.version,
+                schedule=tournament.plan.schedule,
+            ),
+        )
     for schedule_id in list(state.schedules):
         pending = state.tournaments.get(state.pending.get(schedule_id, ""))
         if pending is not None and pending.status in ("scheduled", "registration"):
             continue
         # Every occurrence there is has started (or there is none): the next one, after the latest.
-        latest = max((t.plan.starts_at_ms for t in state.tournaments.values() if _schedule_id(t) == schedule_id),
-                     default=0)
+        latest = max(
+            (t.plan.starts_at_ms for t in state.tournaments.values() if _schedule_id(t) == schedule_id), default=0
+        )
         _next_occurrence(state, schedule_id, max(latest, state.clock.wall_ms()))
     took_ms = (time.perf_counter() - began) * 1000
     if ids or kept:
-        log.info("resumed %d tournaments and %d schedules from the store in %.0f ms (%d left as they are)",
-                 len(rebuilt), len(state.schedules), took_ms, skipped,
-                 extra=fields("tournaments_resumed", tournaments=len(rebuilt), schedules=len(state.schedules),
-                              skipped=skipped, took_ms=round(took_ms, 1)))
+        log.info(
+            "resumed %d tournaments and %d schedules from the store in %.0f ms (%d left as they are)",
+            len(rebuilt),
+            len(state.schedules),
+            took_ms,
+            skipped,
+            extra=fields(
+                "tournaments_resumed",
+                tournaments=len(rebuilt),
+                schedules=len(state.schedules),
+                skipped=skipped,
+                took_ms=round(took_ms, 1),
+            ),
+        )

@@ -34,13 +34,15 @@ class MemoryStore(Store):
     durable = False  # the process's memory: its races end with it
     in_process = True  # no call waits on anything: a request needs no task of its own
 
-    def __init__(self, *, max_events: int = 10_000, max_records: int = 100_000,
-                 now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, max_events: int = 10_000, max_records: int = 100_000, now: Callable[[], float] = time.monotonic
+    ) -> None:
         self._races: dict[str, dict[str, object]] = {}
         self._moves: dict[tuple[str, str], list[tuple[int, str, int]]] = defaultdict(list)  # (plain `MoveEntry`s)
         self._players: dict[str, set[str]] = defaultdict(set)  # race -> players with a move log
         self._events: dict[str, deque[tuple[int, bytes, bytes]]] = defaultdict(  # (plain `StoredEvent`s)
-            lambda: deque(maxlen=max_events))
+            lambda: deque(maxlen=max_events)
+        )
         self._records: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self._tokens: dict[str, tuple[float, StoredPlayer]] = {}  # token digest -> (keep until, player)
         self._tournaments: dict[str, dict[str, object]] = {}

@@ -139,8 +139,13 @@ CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 #: How redis-py's cluster client says that it could not reach or map the cluster (a plain
 #: RedisClusterException, which it also raises for mistakes in a command).
-_CLUSTER_AWAY = ("Redis Cluster cannot be connected", "Cluster mode is not enabled", "All slots are not covered",
-                 "startup_nodes could not agree", "No targets were found")
+_CLUSTER_AWAY = (
+    "Redis Cluster cannot be connected",
+    "Cluster mode is not enabled",
+    "All slots are not covered",
+    "startup_nodes could not agree",
+    "No targets were found",
+)
 
 
 def cluster_seeds(url: str) -> list[tuple[str, int]] | None:
@@ -193,6 +198,7 @@ def _cluster_client(url: str, seeds: list[tuple[str, int]] | None, **options: ob
     first = urllib.parse.urlunsplit((CLUSTER_SCHEMES[parts.scheme], netloc, parts.path, parts.query, ""))
     return RedisCluster.from_url(first, startup_nodes=[ClusterNode(h, p) for h, p in seeds[1:]], **options)
 
+
 #: Fencing, in every script that writes a race (KEYS[1]: the race's owner key; ARGV[1]: this
 #: node's id): a node that is no longer the race's owner (another node took it over while this
 #: one was cut off or stalled) writes nothing and is told so.
@@ -207,7 +213,9 @@ end
 #: notation, time in ms, player). A last entry with the same seq is a write whose caller gave up
 #: on it: replaced. A seq that does not follow the log's last one is refused (``BADSEQ``), so
 #: that no move is ever logged twice or out of order, whichever node sends it.
-_APPEND_MOVE = _FENCE + """
+_APPEND_MOVE = (
+    _FENCE
+    + """
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
 local seq = tonumber(ARGV[2])
 if last then
@@ -222,11 +230,14 @@ redis.call('XADD', KEYS[2], '*', 's', ARGV[2], 'm', ARGV[3], 't', ARGV[4])
 redis.call('SADD', KEYS[3], ARGV[5])
 return 1
 """
+)
 
 #: Appends one event (KEYS: owner, the event stream; ARGV: node, version, max events, the
 #: entrants' frame, the spectators' frame or ''): 0 if that version is there already (a write
 #: whose answer was lost, tried again).
-_APPEND_EVENT = _FENCE + """
+_APPEND_EVENT = (
+    _FENCE
+    + """
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
 if last and tonumber(string.match(last[1], '^(%d+)')) >= tonumber(ARGV[2]) then
   return 0
@@ -238,10 +249,13 @@ else
 end
 return 1
 """
+)
 
 #: Saves a race's description (KEYS: owner, meta; ARGV: node, then field, value pairs) and
 #: makes this node its owner if it has none (a new race).
-_SAVE_RACE = _FENCE + """
+_SAVE_RACE = (
+    _FENCE
+    + """
 redis.call('DEL', KEYS[2])
 if #ARGV > 1 then
   redis.call('HSET', KEYS[2], unpack(ARGV, 2))
@@ -251,6 +265,7 @@ if not owner then
 end
 return 1
 """
+)
 
 #: Archives a race at once (KEYS: owner, meta, record, players, then every other key to drop:
 #: events, info and each move log; ARGV: node, the record, its time to live in ms ('0': none kept),
@@ -258,7 +273,9 @@ return 1
 #: is now (or was by this very call, run again after its answer was lost: the same record). A
 #: player missing from the move logs given (one whose first move came after they were read) is
 #: refused (``NEWPLAYER``): read them again.
-_ARCHIVE_RACE = _FENCE + """
+_ARCHIVE_RACE = (
+    _FENCE
+    + """
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local kept = redis.call('GET', KEYS[3])
   if kept then
@@ -283,6 +300,7 @@ if ARGV[3] ~= '0' then
 end
 return 1
 """
+)
 
 #: Replaces a hash (KEYS: the hash; ARGV: field, value pairs, none: the hash is dropped).
 _REPLACE_HASH = """
@@ -360,14 +378,26 @@ class RedisStore(Store):
     durable = True  # a restarted server resumes its races from here (`Store.live_races`)
     shared = True  # several nodes share one Redis (`server.nodes`)
 
-    def __init__(self, url: str, *, prefix: str = "arena", timeout_s: float = 1.0, max_events: int = 10_000,
-                 max_records: int = 100_000, node_id: str = "node", cluster: bool | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "arena",
+        timeout_s: float = 1.0,
+        max_events: int = 10_000,
+        max_records: int = 100_000,
+        node_id: str = "node",
+        cluster: bool | None = None,
+    ) -> None:
         seeds = cluster_seeds(url)
         self.cluster = seeds is not None if cluster is None else cluster
-        options = {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s,
-                   # a broken connection is tried once more at once (the cluster client also once
-                   # more after a timeout, having asked the cluster which node serves the slot now)
-                   "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))}
+        options = {
+            "socket_timeout": timeout_s,
+            "socket_connect_timeout": timeout_s,
+            # a broken connection is tried once more at once (the cluster client also once
+            # more after a timeout, having asked the cluster which node serves the slot now)
+            "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        }
         self._redis: aioredis.Redis | RedisCluster
         if self.cluster:
             try:
@@ -379,8 +409,11 @@ class RedisStore(Store):
         else:
             self._redis = aioredis.Redis.from_url(url, **options)
             kwargs = self._redis.connection_pool.connection_kwargs
-            self.where = (f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
-                          if "path" not in kwargs else f"{kwargs['path']} (db {kwargs.get('db', 0)})")
+            self.where = (
+                f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
+                if "path" not in kwargs
+                else f"{kwargs['path']} (db {kwargs.get('db', 0)})"
+            )
         self.prefix = prefix
         self.max_events = max_events
         self.max_records = max_records
@@ -424,8 +457,11 @@ class RedisStore(Store):
             # a cluster that is down (CLUSTERDOWN, a ResponseError too), a slot no node serves (a
             # master died and no replica took over yet), or no node to ask; anything else the
             # cluster client raises is a mistake in a command, not Redis being away
-            if isinstance(exc, RedisClusterException) and not isinstance(exc, SlotNotCoveredError) \
-                    and not str(exc).startswith(_CLUSTER_AWAY):
+            if (
+                isinstance(exc, RedisClusterException)
+                and not isinstance(exc, SlotNotCoveredError)
+                and not str(exc).startswith(_CLUSTER_AWAY)
+            ):
                 raise
             why = str(exc).split("\n", 1)[0] or type(exc).__name__
             raise StoreUnavailable(f"Redis at {self.where} is unavailable: {why}") from exc
@@ -452,12 +488,16 @@ class RedisStore(Store):
             except ResponseError:  # INFO turned off: the first command sent elsewhere will say
                 clustered = False
             if clustered:
-                raise StoreUnavailable(f"Redis at {self.where} is a node of a Redis Cluster: name the cluster with "
-                                       f"redis+cluster://HOST:PORT[,HOST:PORT...]")
+                raise StoreUnavailable(
+                    f"Redis at {self.where} is a node of a Redis Cluster: name the cluster with "
+                    f"redis+cluster://HOST:PORT[,HOST:PORT...]"
+                )
             try:
                 if self.cluster:  # each master answers for its own slots: ask them all
-                    each = {node.name: await self._redis.config_get("append*", target_nodes=node)
-                            for node in self._redis.get_primaries()}
+                    each = {
+                        node.name: await self._redis.config_get("append*", target_nodes=node)
+                        for node in self._redis.get_primaries()
+                    }
                 else:
                     each = {self.where: await self._redis.config_get("append*")}
             except ResponseError:  # CONFIG is often turned off on managed Redis: nothing to check
@@ -466,8 +506,13 @@ class RedisStore(Store):
         for where, settings in sorted(each.items()):
             appendonly, appendfsync = (_text(settings.get(name, "?")) for name in ("appendonly", "appendfsync"))
             if (appendonly, appendfsync) != ("yes", "always"):
-                log.warning("Redis at %s has appendonly %s, appendfsync %s: if it crashes it may lose moves already "
-                            "acknowledged (set appendonly yes and appendfsync always)", where, appendonly, appendfsync)
+                log.warning(
+                    "Redis at %s has appendonly %s, appendfsync %s: if it crashes it may lose moves already "
+                    "acknowledged (set appendonly yes and appendfsync always)",
+                    where,
+                    appendonly,
+                    appendfsync,
+                )
 
     async def close(self) -> None:
         await self._redis.aclose()
@@ -503,8 +548,9 @@ class RedisStore(Store):
         node holds it; True if this node is the leader now. The leader runs the tournaments and
         their schedules, and takes dead nodes' races over (`server.nodes`)."""
         with self._reaching():
-            return bool(await self._lead(keys=[f"{self.prefix}:leader"],
-                                         args=[self.node_id, max(1, round(lease_s * 1000))]))
+            return bool(
+                await self._lead(keys=[f"{self.prefix}:leader"], args=[self.node_id, max(1, round(lease_s * 1000))])
+            )
 
     async def leader(self) -> str | None:
         """The id of the node holding the leader lock, or None."""
@@ -571,8 +617,9 @@ class RedisStore(Store):
         (None: none). Two round trips."""
         top = "+inf" if before is None else f"({before}"
         with self._reaching():
-            found = await self._redis.zrevrangebyscore(f"{self.prefix}:lobby:{listing}", top, "-inf", start=0,
-                                                       num=limit + 1, withscores=True)
+            found = await self._redis.zrevrangebyscore(
+                f"{self.prefix}:lobby:{listing}", top, "-inf", start=0, num=limit + 1, withscores=True
+            )
             page = found[:limit]
             async with self._redis.pipeline(transaction=False) as pipe:
                 for code, _ in page:
@@ -610,8 +657,9 @@ class RedisStore(Store):
                     # without this, a node stopped just as it started would wait here forever
                     raise asyncio.CancelledError
                 while True:
-                    message = await (pubsub.get_sharded_message(timeout=None) if self.cluster
-                                     else pubsub.get_message(timeout=None))
+                    message = await (
+                        pubsub.get_sharded_message(timeout=None) if self.cluster else pubsub.get_message(timeout=None)
+                    )
                     kind = _text(message["type"]) if message is not None else "nothing"
                     if kind == "smessage":
                         yield message["data"]
@@ -636,8 +684,9 @@ class RedisStore(Store):
         set of races). Raises `NotOwner` if another node owns it."""
         pairs = [x for k, v in meta.items() for x in (k, msgspec.json.encode(v))]
         with self._reaching(code):
-            await self._save_race(keys=[self._race_key(code, "owner"), self._race_key(code, "meta")],
-                                  args=[self.node_id, *pairs])
+            await self._save_race(
+                keys=[self._race_key(code, "owner"), self._race_key(code, "meta")], args=[self.node_id, *pairs]
+            )
             if meta:
                 await self._redis.sadd(self._node_key(self.node_id, "races"), code)
 
@@ -663,8 +712,11 @@ class RedisStore(Store):
 
     async def save_player(self, player: str, token_digest: str, name: str, keep_s: float) -> None:
         with self._reaching():
-            await self._redis.set(self._player_key(token_digest), msgspec.json.encode({"p": player, "n": name}),
-                                  px=max(1, round(keep_s * 1000)))
+            await self._redis.set(
+                self._player_key(token_digest),
+                msgspec.json.encode({"p": player, "n": name}),
+                px=max(1, round(keep_s * 1000)),
+            )
 
     async def player_by_token(self, token_digest: str) -> StoredPlayer | None:
         with self._reaching():
@@ -681,8 +733,7 @@ class RedisStore(Store):
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         """As `Store.append_move`; raises `NotOwner` if another node owns the race now, and
         `StaleRace` if the log's last move is neither ``entry.seq`` nor the one before it."""
-        keys = [self._race_key(code, "owner"), self._race_key(code, f"moves:{player}"),
-                self._race_key(code, "players")]
+        keys = [self._race_key(code, "owner"), self._race_key(code, f"moves:{player}"), self._race_key(code, "players")]
         with self._reaching(code):
             await self._append_move(keys=keys, args=[self.node_id, entry.seq, entry.move, entry.time_ms, player])
 
@@ -696,17 +747,19 @@ class RedisStore(Store):
         answer was lost, tried again); raises `NotOwner` if another node owns the race now."""
         spectator = b"" if event.spectator_frame == event.entrant_frame else event.spectator_frame
         with self._reaching(code):
-            await self._append_event(keys=[self._race_key(code, "owner"), self._race_key(code, "events")],
-                                     args=[self.node_id, event.version, self.max_events, event.entrant_frame,
-                                           spectator])
+            await self._append_event(
+                keys=[self._race_key(code, "owner"), self._race_key(code, "events")],
+                args=[self.node_id, event.version, self.max_events, event.entrant_frame, spectator],
+            )
 
     async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
         """As `Store.events_since`; also None when an event in the range is missing (one that
         could not be stored while Redis was away), so that the caller sends a snapshot."""
         start = f"{since + 1}-0" if since + 1 >= 0 else "-"
         with self._reaching():
-            entries = await self._redis.xrange(self._race_key(code, "events"), min=start,
-                                               count=None if limit is None else max(1, limit))
+            entries = await self._redis.xrange(
+                self._race_key(code, "events"), min=start, count=None if limit is None else max(1, limit)
+            )
         if not entries:
             return [] if since >= 0 else None
         events = []
@@ -726,16 +779,27 @@ class RedisStore(Store):
         set of races and the records' index (other slots) follow."""
         keep = record is not None and keep_s > 0
         moves = self._race_key(code, "moves:")
-        keys = [self._race_key(code, "owner"), self._race_key(code, "meta"), self._record_key(code),
-                self._race_key(code, "players"), self._race_key(code, "events"), self._race_key(code, "info")]
+        keys = [
+            self._race_key(code, "owner"),
+            self._race_key(code, "meta"),
+            self._record_key(code),
+            self._race_key(code, "players"),
+            self._race_key(code, "events"),
+            self._race_key(code, "info"),
+        ]
         with self._reaching(code):
             for _ in range(3):
                 players = await self._redis.smembers(keys[3])
                 try:
                     archived = await self._archive_race(
                         keys=[*keys, *(moves + p.decode() for p in sorted(players))],
-                        args=[self.node_id, record if keep else b"", max(1, round(keep_s * 1000)) if keep else 0,
-                              moves])
+                        args=[
+                            self.node_id,
+                            record if keep else b"",
+                            max(1, round(keep_s * 1000)) if keep else 0,
+                            moves,
+                        ],
+                    )
                     break
                 except ResponseError as exc:
                     if not str(exc).startswith("NEWPLAYER "):

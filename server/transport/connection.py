@@ -227,9 +227,9 @@ class Connection(asyncio.Protocol):
             if end > size:
                 break
             if first == 0x82 and not self._fragmented:
-                session.take(unmask(buf[start:end], buf[start - 4:start]))
+                session.take(unmask(buf[start:end], buf[start - 4 : start]))
             elif first == 0x8A and length <= 125:  # a pong (a longer one is for websockets to refuse)
-                Keepalive.pong(self, unmask(buf[start:end], buf[start - 4:start]))
+                Keepalive.pong(self, unmask(buf[start:end], buf[start - 4 : start]))
             else:
                 opcode = first & 0x0F
                 if opcode and opcode < 3:  # a text or binary frame: its message may go on

@@ -53,8 +53,9 @@ class Fanout:
     #: Seconds of writing the ticks' batches in one loop turn at most before the rest waits for the next.
     SLICE_S = 0.001
 
-    def __init__(self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0,
-                 tally: Tally | None = None) -> None:
+    def __init__(
+        self, tick_ms: float, busy_share: float = 0.0, standings_tick_ms: float = 0.0, tally: Tally | None = None
+    ) -> None:
         self.tally = tally if tally is not None else Tally()
         self.max_tick_s = tick_ms / 1000
         self.max_standings_tick_s = standings_tick_ms / 1000
@@ -220,8 +221,17 @@ class FanoutChannel:
     carries the whole table, so a receiver gets the latest standings, not every one of a busy
     race (docs/protocol.md, Events). A receiver handed the frame replaced gets the new one."""
 
-    __slots__ = ("fanout", "receivers", "frames", "urgent", "given", "last_standings", "_flush_pending",
-                 "_tick_pending", "_standings_pending")
+    __slots__ = (
+        "fanout",
+        "receivers",
+        "frames",
+        "urgent",
+        "given",
+        "last_standings",
+        "_flush_pending",
+        "_tick_pending",
+        "_standings_pending",
+    )
 
     def __init__(self, fanout: Fanout, receivers: Callable[[], Iterable[object]]) -> None:
         self.fanout = fanout

@@ -114,8 +114,10 @@ class Keepalive:
             if conn.ping_payload is not None and timeout is not None:
                 if now - conn.pinged_at >= timeout:
                     self.tally.keepalive_timeouts += 1
-                    log.debug("closing a connection whose keepalive ping went unanswered",
-                              extra=fields("keepalive_timeout", remote=conn.client))
+                    log.debug(
+                        "closing a connection whose keepalive ping went unanswered",
+                        extra=fields("keepalive_timeout", remote=conn.client),
+                    )
                     conn.fail(1011, "keepalive ping timeout")
                     continue
                 self._push(conn.pinged_at + timeout, conn)

@@ -143,9 +143,29 @@ class Session:
 
     # Slots keep an idle connection small (at most about 12 KiB of server memory each, docs/
     # performance.md §3.13); an attribute not named here still works: it goes into a ``__dict__``.
-    __slots__ = ("server", "conn", "player", "_watching", "_following", "_remote_nodes", "conn_id", "max_buffer",
-                 "_out", "_loop", "_flush_pending", "_tick_pending", "_standings_pending", "bucket", "strikes",
-                 "closing", "address", "running", "backlog", "hello_timer", "__dict__")
+    __slots__ = (
+        "server",
+        "conn",
+        "player",
+        "_watching",
+        "_following",
+        "_remote_nodes",
+        "conn_id",
+        "max_buffer",
+        "_out",
+        "_loop",
+        "_flush_pending",
+        "_tick_pending",
+        "_standings_pending",
+        "bucket",
+        "strikes",
+        "closing",
+        "address",
+        "running",
+        "backlog",
+        "hello_timer",
+        "__dict__",
+    )
 
     #: Codes of the races this connection watches.
     watching = _SetOnFirstUse()
@@ -314,9 +334,11 @@ class Session:
     def _too_slow(self) -> None:
         tally = self.server.tally
         tally.queue_drops += 1
-        log.warning("closing a slow client (%s bytes waiting)", self.buffered,
-                    extra=fields("slow_client_closed", remote=self.address,
-                                 player=self.player.id if self.player else None))
+        log.warning(
+            "closing a slow client (%s bytes waiting)",
+            self.buffered,
+            extra=fields("slow_client_closed", remote=self.address, player=self.player.id if self.player else None),
+        )
         tally.slow_closes += 1
         self.closing = True  # (what waits is not sent: the buffer is full)
         self.conn.close(1008, "too slow: outgoing buffer full")
@@ -348,6 +370,9 @@ class Session:
         """Wait until what was sent is handed to the socket (at most one second)."""
         loop = asyncio.get_running_loop()
         until = loop.time() + 1  # (no asyncio.timeout: this may run outside a task)
-        while ((self._flush_pending or self._tick_pending or self._standings_pending or self.buffered)
-               and self.conn.open and loop.time() < until):
+        while (
+            (self._flush_pending or self._tick_pending or self._standings_pending or self.buffered)
+            and self.conn.open
+            and loop.time() < until
+        ):
             await asyncio.sleep(0.005)

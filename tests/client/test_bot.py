@@ -27,13 +27,36 @@ from server.protocol import board_of
 
 #: The one-pack pile games of issue 4 (engine/rules.py declarations).
 PILE_GAMES = (
-    "bristol", "calculation", "canfield", "chameleon", "dutchess", "eight_off", "four_seasons",
-    "kings_clover", "little_spider", "osmosis", "penguin", "strategy", "try_again", "queens_quadrille",
+    "bristol",
+    "calculation",
+    "canfield",
+    "chameleon",
+    "dutchess",
+    "eight_off",
+    "four_seasons",
+    "kings_clover",
+    "little_spider",
+    "osmosis",
+    "penguin",
+    "strategy",
+    "try_again",
+    "queens_quadrille",
 )
 
 GAMES = (
-    "klondike", "golf", "clock", "baroness", "idiots_delight", "pyramid", "perpetual_motion",
-    "scorpion", "double_or_naught", "friday_13", "tournament", "generals_patience", "besieged_city",
+    "klondike",
+    "golf",
+    "clock",
+    "baroness",
+    "idiots_delight",
+    "pyramid",
+    "perpetual_motion",
+    "scorpion",
+    "double_or_naught",
+    "friday_13",
+    "tournament",
+    "generals_patience",
+    "besieged_city",
     *PILE_GAMES,
 )
 
@@ -111,8 +134,15 @@ def test_the_bot_finishes_every_deal_and_wins_some(key: str, seeds: int) -> None
 @pytest.mark.parametrize(
     "key",
     [
-        "baroness", "idiots_delight", "pyramid", "scorpion", "double_or_naught", "friday_13",
-        "tournament", "generals_patience", "besieged_city",
+        "baroness",
+        "idiots_delight",
+        "pyramid",
+        "scorpion",
+        "double_or_naught",
+        "friday_13",
+        "tournament",
+        "generals_patience",
+        "besieged_city",
     ],
 )
 @pytest.mark.slow
@@ -137,9 +167,7 @@ def test_the_bot_never_comes_back_to_a_layout() -> None:
                 layouts.append(layout_key(game))
 
 
-KLONDIKE_STUCK = (
-    "klondike - f0:AH f1: f2: f3: t0:KS t1: t2: t3: t4: t5: t6: s: w:QHJS redeals=0"
-)
+KLONDIKE_STUCK = "klondike - f0:AH f1: f2: f3: t0:KS t1: t2: t3: t4: t5: t6: s: w:QHJS redeals=0"
 
 
 def test_klondike_redeals_only_after_some_progress() -> None:
@@ -150,40 +178,30 @@ def test_klondike_redeals_only_after_some_progress() -> None:
 
 
 def test_a_king_is_not_moved_from_one_space_to_another() -> None:
-    game = Game.from_position(
-        "klondike - f0: f1: f2: f3: t0:KSQH t1: t2: t3: t4: t5: t6: s:2c w: redeals=0"
-    )
+    game = Game.from_position("klondike - f0: f1: f2: f3: t0:KSQH t1: t2: t3: t4: t5: t6: s:2c w: redeals=0")
     assert "t0>t1x2" in _moves(game)
     assert str(choose_move(game, BotMemory())) == "deal"
 
 
 def test_foundation_plays_come_first() -> None:
-    game = Game.from_position(
-        "klondike - f0: f1: f2: f3: t0:5h2c t1:3H t2:AS t3: t4: t5: t6: s:4d w:9C redeals=0"
-    )
+    game = Game.from_position("klondike - f0: f1: f2: f3: t0:5h2c t1:3H t2:AS t3: t4: t5: t6: s:4d w:9C redeals=0")
     assert str(choose_move(game, BotMemory())) == "t2>f0"
 
 
 def test_a_face_down_card_is_turned_up_before_a_waste_card_is_played() -> None:
-    game = Game.from_position(
-        "klondike - f0: f1: f2: f3: t0:5h2c9H t1:TS t2:9D t3: t4: t5: t6: s:4d w:8C redeals=0"
-    )
+    game = Game.from_position("klondike - f0: f1: f2: f3: t0:5h2c9H t1:TS t2:9D t3: t4: t5: t6: s:4d w:8C redeals=0")
     assert str(choose_move(game, BotMemory())) == "t0>t1"
 
 
 def test_golf_plays_the_card_that_starts_the_longest_run() -> None:
     # On the 5: the 4 leads nowhere (nothing plays on it), the 6 leads to 7, 8.
-    game = Game.from_position(
-        "golf queen_on_king=1 f0:5H r0:4C r1:8S r2:7D6S r3:KC r4:KD r5:KH r6:KS s:2d redeals=0"
-    )
+    game = Game.from_position("golf queen_on_king=1 f0:5H r0:4C r1:8S r2:7D6S r3:KC r4:KD r5:KH r6:KS s:2d redeals=0")
     assert isinstance(strategy_for("golf"), GolfStrategy)
     assert str(choose_move(game, BotMemory())) == "r2>f0"
 
 
 def test_golf_deals_when_no_card_plays() -> None:
-    game = Game.from_position(
-        "golf queen_on_king=1 f0:5H r0:9C r1:8S r2:KD r3:KC r4:KD r5:KH r6:KS s:2d redeals=0"
-    )
+    game = Game.from_position("golf queen_on_king=1 f0:5H r0:9C r1:8S r2:KD r3:KC r4:KD r5:KH r6:KS s:2d redeals=0")
     assert str(choose_move(game, BotMemory())) == "deal"
 
 

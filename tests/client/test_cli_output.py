@@ -30,8 +30,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 async def _arena(*args: str) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "client.cli", *args,
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client.cli", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
     out, err = await asyncio.wait_for(process.communicate(), 90)
     return process.returncode or 0, out.decode(), err.decode()
 
@@ -62,11 +63,28 @@ async def test_races_lists_and_watch_streams_each_event_as_it_happens():
             assert [r["code"] for r in page["races"]] == [info.code] and page["cursor"] is None
 
             watch = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "client.cli", "watch", info.code, "--server", server.url,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                sys.executable,
+                "-m",
+                "client.cli",
+                "watch",
+                info.code,
+                "--server",
+                server.url,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
             as_json = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "client.cli", "watch", info.code, "--json", "--server", server.url,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                sys.executable,
+                "-m",
+                "client.cli",
+                "watch",
+                info.code,
+                "--json",
+                "--server",
+                server.url,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
             # the first line comes while the race is still open: nothing waits for the end
             first = await asyncio.wait_for(watch.stdout.readline(), 30)
             assert first.decode().strip() == f"golf race {info.code}: open"
@@ -82,8 +100,9 @@ async def test_races_lists_and_watch_streams_each_event_as_it_happens():
     lines = out.decode().splitlines()
     assert lines[0].startswith("starting in 1 s; commitment ") and lines[1] == "running; time limit 900 s"
     moves = [line for line in lines if " s  robin: " in line]
-    assert len(moves) == result.moves and moves[-1].endswith(f"({result.cleared}/35 cleared, {result.moves} moves, "
-                                                            f"{result.end})")
+    assert len(moves) == result.moves and moves[-1].endswith(
+        f"({result.cleared}/35 cleared, {result.moves} moves, {result.end})"
+    )
     finished = lines.index(next(line for line in lines if line.startswith("finished: ")))
     assert lines[finished + 1].split("\t") == ["#", "player", "status", "cleared", "time", "moves"]
     assert lines[finished + 2].split("\t")[1:4] == ["robin", result.end, f"{result.cleared}/35"]
@@ -97,9 +116,27 @@ async def test_races_lists_and_watch_streams_each_event_as_it_happens():
 async def test_tournament_commands_list_show_register_a_bot_and_follow():
     async with ArenaServer(ServerConfig(ping_interval_s=None, admin_token=ADMIN)) as server:
         url = ("--server", server.url)
-        code, out, err = await _arena("tournament", "create", "--name", "Cup", "--game", "golf", "--deals", "2",
-                                      "--in", "10", "--countdown", "1", "--break", "1", "--deal-time-limit", "30",
-                                      "--admin-token", ADMIN, *url)
+        code, out, err = await _arena(
+            "tournament",
+            "create",
+            "--name",
+            "Cup",
+            "--game",
+            "golf",
+            "--deals",
+            "2",
+            "--in",
+            "10",
+            "--countdown",
+            "1",
+            "--break",
+            "1",
+            "--deal-time-limit",
+            "30",
+            "--admin-token",
+            ADMIN,
+            *url,
+        )
         assert code == 0, err
         tid = out.split()[-1]
         # The follower and the bot start at once: each command's start-up takes seconds on a busy
@@ -115,7 +152,9 @@ async def test_tournament_commands_list_show_register_a_bot_and_follow():
         assert code == 0 and reg_code == 0, err + reg_out + reg_err
         code, shown, _ = await _arena("tournament", "show", tid, "--json", *url)
     assert "already" not in reg_out + reg_err and [line.split(":")[0] for line in reg_out.splitlines()[1:]] == [
-        "deal 1", "deal 2"]
+        "deal 1",
+        "deal 2",
+    ]
     lines = out.splitlines()
     kinds = [line.split("  ")[2] for line in lines if line.startswith("20")]
     assert kinds[-1].startswith("finished; leader robin")  # "starting" may come before the follower is in
@@ -136,11 +175,14 @@ async def test_follow_goes_on_through_a_quiet_minute():
     prints the final standings."""
     clock = FastClock(20)
     async with ArenaServer(ServerConfig(ping_interval_s=None, admin_token=ADMIN), clock=clock) as server:
-        async with await ArenaClient.connect(server.url, "org") as org, \
-                await ArenaClient.connect(server.url, "robin") as robin:
+        async with (
+            await ArenaClient.connect(server.url, "org") as org,
+            await ArenaClient.connect(server.url, "robin") as robin,
+        ):
             starts = dt.datetime.fromtimestamp(clock.wall_ms() / 1000 + 60, dt.UTC).isoformat()
-            info = await org.create_tournament(ADMIN, "Quiet cup", "golf", 1, starts_at=starts, countdown_s=1,
-                                               deal_time_limit_s=600)
+            info = await org.create_tournament(
+                ADMIN, "Quiet cup", "golf", 1, starts_at=starts, countdown_s=1, deal_time_limit_s=600
+            )
             quiet = 0
             next_event = org.next_event
 
@@ -155,8 +197,9 @@ async def test_follow_goes_on_through_a_quiet_minute():
             org.next_event = counting  # type: ignore[method-assign]
             player = asyncio.create_task(run_tournament_bot(robin, info.id))
             out = io.StringIO()
-            await asyncio.wait_for(_show(org, info.id, follow=True, console=Console(file=out, width=200),
-                                         quiet_s=0.1), 60)
+            await asyncio.wait_for(
+                _show(org, info.id, follow=True, console=Console(file=out, width=200), quiet_s=0.1), 60
+            )
             results = await player
     assert quiet >= 10, quiet
     header, row = out.getvalue().splitlines()[-2:]

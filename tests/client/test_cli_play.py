@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import re
+import signal
 import sys
 import threading
 import time
@@ -24,8 +24,8 @@ import pexpect
 import pytest
 
 from client.connection import ArenaClient
-from server.catalog import load_catalog, public_catalogs
 from server.app import ArenaServer
+from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
 from tests.conftest import MS
 
@@ -50,9 +50,16 @@ class Tty:
         env.pop("NO_COLOR", None)
         # Ctrl-C as a person's terminal delivers it: a test run started in the background (`cmd &`)
         # ignores SIGINT, and a child would inherit that and never see the key
-        self.child = pexpect.spawn(sys.executable, ["-m", "client.cli", *args], cwd=str(ROOT), env=env,
-                                   dimensions=(40, 120), encoding="utf-8", codec_errors="replace",
-                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "client.cli", *args],
+            cwd=str(ROOT),
+            env=env,
+            dimensions=(40, 120),
+            encoding="utf-8",
+            codec_errors="replace",
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         self.text = ""  # everything printed so far, escape sequences removed
         self.pos = 0  # where the next `expect` starts looking
         self.ended = False
@@ -93,8 +100,11 @@ class Tty:
             while not (found := re.compile(pattern).search(self.text, self.pos)):
                 left = deadline - time.monotonic()
                 if left <= 0 or self.ended:
-                    pytest.fail(f"{pattern!r} did not appear in the terminal; it shows, since the last "
-                                f"match:\n{self.text[self.pos:][-3000:]}", pytrace=False)
+                    pytest.fail(
+                        f"{pattern!r} did not appear in the terminal; it shows, since the last "
+                        f"match:\n{self.text[self.pos :][-3000:]}",
+                        pytrace=False,
+                    )
                 self._changed.wait(min(left, 0.5))
             self.pos = found.end()
             return found
@@ -179,8 +189,10 @@ async def test_a_person_plays_a_catalog_deal_to_a_win(server):
 
 async def test_an_opponents_progress_shows_while_the_person_plays_and_the_end_interrupts_the_prompt(server):
     line = solution()
-    async with await ArenaClient.connect(server.url, "host") as host, \
-            await ArenaClient.connect(server.url, "robin") as robin:
+    async with (
+        await ArenaClient.connect(server.url, "host") as host,
+        await ArenaClient.connect(server.url, "robin") as robin,
+    ):
         race = await host.create_race(GAME, seed=SEED, join=False, countdown_s=0)
         await robin.join_race(race.code)
         tty = Tty("play", race.code, "--server", server.url, "--name", "alice")
@@ -225,8 +237,12 @@ async def test_ctrl_c_shows_the_token_that_resumes_the_race(server):
         try:
             await tty.expect_async("Waiting for the start")
             tty.child.sendintr()
-            token = (await tty.expect_async(rf"Interrupted; the race goes on\. Resume with: arena play {race.code} "
-                                            r"--token=(\S+)"))[1]
+            token = (
+                await tty.expect_async(
+                    rf"Interrupted; the race goes on\. Resume with: arena play {race.code} "
+                    r"--token=(\S+)"
+                )
+            )[1]
             assert await tty.exit_code() == 130
         finally:
             tty.kill()

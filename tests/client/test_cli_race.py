@@ -14,8 +14,9 @@ from server.config import ServerConfig
 
 
 async def _arena(*args: str) -> tuple[int, str]:
-    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "client.cli", *args,
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client.cli", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
     out, _ = await asyncio.wait_for(process.communicate(), 60)
     return process.returncode, out.decode()
 

@@ -23,17 +23,36 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: What ``arena --help`` and ``arena --version`` must not load: every package of ours but the
 #: client's command line, every third-party package ``arena`` depends on, and asyncio.
-HEAVY = ("engine", "server", "solver", "tooling", "websockets", "msgspec", "redis", "hiredis", "rich", "croniter",
-         "markdown_it", "prometheus_client", "prompt_toolkit", "uvloop", "asyncio")
+HEAVY = (
+    "engine",
+    "server",
+    "solver",
+    "tooling",
+    "websockets",
+    "msgspec",
+    "redis",
+    "hiredis",
+    "rich",
+    "croniter",
+    "markdown_it",
+    "prometheus_client",
+    "prompt_toolkit",
+    "uvloop",
+    "asyncio",
+)
 
 _IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)\s*$", re.MULTILINE)
 
 
 def _arena(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run ``arena ARGS`` as its console script does; return the run and every module it imported."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                           "import sys; from client.cli import main; sys.exit(main())", *args],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import sys; from client.cli import main; sys.exit(main())", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     return done, set(_IMPORT_LINE.findall(done.stderr))
 
 
@@ -78,8 +97,11 @@ def test_a_command_loads_what_it_uses_and_only_bench_and_fuzz_load_the_tooling()
 def _imports() -> dict[str, set[str]]:
     """Each module of client/ and tooling/ -> the modules of client/ and tooling/ it imports, from any
     import statement in it (at the top or inside a function)."""
-    paths = {path.parent.name if path.stem == "__init__" else f"{path.parent.name}.{path.stem}": path
-             for package in ("client", "tooling") for path in sorted((ROOT / package).glob("*.py"))}
+    paths = {
+        path.parent.name if path.stem == "__init__" else f"{path.parent.name}.{path.stem}": path
+        for package in ("client", "tooling")
+        for path in sorted((ROOT / package).glob("*.py"))
+    }
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         found = set()
@@ -95,16 +117,24 @@ def _imports() -> dict[str, set[str]]:
 def test_client_imports_the_tooling_only_in_the_bench_and_fuzz_commands():
     """client/ is the product: only `client.cli`'s functions of ``arena bench`` and ``arena fuzz``
     import tooling/, inside the function, when that command runs."""
-    outside_cli = {name: sorted(targets) for name, targets in _imports().items()
-                   if name.partition(".")[0] == "client" and name != "client.cli"
-                   and any(target.partition(".")[0] == "tooling" for target in targets)}
+    outside_cli = {
+        name: sorted(targets)
+        for name, targets in _imports().items()
+        if name.partition(".")[0] == "client"
+        and name != "client.cli"
+        and any(target.partition(".")[0] == "tooling" for target in targets)
+    }
     assert not outside_cli
     tree = ast.parse((ROOT / "client" / "cli.py").read_text())
     at_top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
     assert not [node for node in at_top if "tooling" in ast.unparse(node)]
     functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    importers = {function.name for function in functions for node in ast.walk(function)
-                 if isinstance(node, ast.ImportFrom) and (node.module or "").partition(".")[0] == "tooling"}
+    importers = {
+        function.name
+        for function in functions
+        for node in ast.walk(function)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").partition(".")[0] == "tooling"
+    }
     assert importers == {"_cmd_bench", "_bench_arguments", "_cmd_fuzz", "_fuzz_arguments"}
 
 
@@ -114,7 +144,7 @@ def test_no_module_of_client_or_tooling_imports_itself_in_a_circle():
 
     def walk(name: str, path: list[str]) -> None:
         if name in path:
-            raise AssertionError("import circle: " + " -> ".join(path[path.index(name):] + [name]))
+            raise AssertionError("import circle: " + " -> ".join(path[path.index(name) :] + [name]))
         if name in done:
             return
         for target in sorted(graph[name]):

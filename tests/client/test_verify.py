@@ -15,7 +15,9 @@ from server.protocol import EntrantRecord, RaceInfo, RaceRecord, Standing
 SALT = "5a17" * 8
 
 
-def _entrant(key: str, seed: int, player: str, name: str, max_moves: int, step_ms: int) -> tuple[EntrantRecord, int, int]:
+def _entrant(
+    key: str, seed: int, player: str, name: str, max_moves: int, step_ms: int
+) -> tuple[EntrantRecord, int, int]:
     """An entrant who played the bot's moves (at most ``max_moves``), one every ``step_ms``;
     returns its record, its cleared count and the time (ms) it reached it."""
     game = find_game(key)(seed)
@@ -35,11 +37,23 @@ def _entrant(key: str, seed: int, player: str, name: str, max_moves: int, step_m
 def make_record(key: str = "golf", seed: int = 4) -> RaceRecord:
     """An honest record of a three-entrant race: each entrant stops after a different number
     of moves, at a different pace."""
-    rows = [_entrant(key, seed, f"p{i}", f"bot-{i}", max_moves, step)
-            for i, (max_moves, step) in enumerate([(30, 120), (12, 100), (30, 90)])]
+    rows = [
+        _entrant(key, seed, f"p{i}", f"bot-{i}", max_moves, step)
+        for i, (max_moves, step) in enumerate([(30, 120), (12, 100), (30, 90)])
+    ]
     standings = [
-        Standing(place=0, player=rec.player, name=rec.name, cleared=cleared, total=find_game(key).total,
-                 time_ms=time_ms, moves=len(rec.moves), status=rec.status, order=order, points=cleared)  # type: ignore[arg-type]
+        Standing(
+            place=0,
+            player=rec.player,
+            name=rec.name,
+            cleared=cleared,
+            total=find_game(key).total,
+            time_ms=time_ms,
+            moves=len(rec.moves),
+            status=rec.status,
+            order=order,
+            points=cleared,
+        )  # type: ignore[arg-type]
         for order, (rec, cleared, time_ms) in enumerate(rows)
     ]
     standings.sort(key=lambda s: (-s.cleared, s.time_ms, s.order))
@@ -47,12 +61,31 @@ def make_record(key: str = "golf", seed: int = 4) -> RaceRecord:
         standing.place = place
     commitment = hashlib.sha256(f"{seed}:{SALT}".encode()).hexdigest()
     info = RaceInfo(
-        code="DEMO42", game=key, options={}, rules_version=1, deal_version=1, creator="p0",
-        entrants=[rec.player for rec, _, _ in rows], max_entrants=8, countdown_s=3, time_limit_s=900,
-        status="finished", seed=seed, commitment=commitment, starts_at_ms=0, version=50,
+        code="DEMO42",
+        game=key,
+        options={},
+        rules_version=1,
+        deal_version=1,
+        creator="p0",
+        entrants=[rec.player for rec, _, _ in rows],
+        max_entrants=8,
+        countdown_s=3,
+        time_limit_s=900,
+        status="finished",
+        seed=seed,
+        commitment=commitment,
+        starts_at_ms=0,
+        version=50,
     )
-    return RaceRecord(req=1, race=info, seed=seed, salt=SALT, commitment=commitment,
-                      entrants=[rec for rec, _, _ in rows], standings=standings)
+    return RaceRecord(
+        req=1,
+        race=info,
+        seed=seed,
+        salt=SALT,
+        commitment=commitment,
+        entrants=[rec for rec, _, _ in rows],
+        standings=standings,
+    )
 
 
 def _failed(record: RaceRecord) -> list[str]:
@@ -157,11 +190,16 @@ def test_a_record_whose_seed_salt_and_commitment_were_swapped_fails_against_the_
     kept = honest.commitment
     forged_salt = "f0" * 16
     forged = msgspec.structs.replace(
-        honest, seed=5, salt=forged_salt, commitment=commitment_of(5, forged_salt),
+        honest,
+        seed=5,
+        salt=forged_salt,
+        commitment=commitment_of(5, forged_salt),
         race=msgspec.structs.replace(honest.race, seed=None, commitment=commitment_of(5, forged_salt)),
         entrants=[msgspec.structs.replace(e, moves=[], times_ms=[]) for e in honest.entrants],
-        standings=[msgspec.structs.replace(s, place=s.order + 1, cleared=0, time_ms=0, points=0, status="stuck")
-                   for s in sorted(honest.standings, key=lambda s: s.order)],
+        standings=[
+            msgspec.structs.replace(s, place=s.order + 1, cleared=0, time_ms=0, points=0, status="stuck")
+            for s in sorted(honest.standings, key=lambda s: s.order)
+        ],
     )
     assert verify_record(forged).check("commitment").ok, "the forged record agrees with itself"
     report = verify_record(forged, kept)
@@ -183,8 +221,16 @@ async def test_arena_verify_checks_against_the_commitment_given_on_the_command_l
     arena = str(Path(sys.executable).parent / "arena")
 
     async def verify(*extra: str) -> tuple[int, str]:
-        proc = await asyncio.create_subprocess_exec(arena, "verify", code, "--server", server.url, *extra,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        proc = await asyncio.create_subprocess_exec(
+            arena,
+            "verify",
+            code,
+            "--server",
+            server.url,
+            *extra,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
         return proc.returncode, out.decode()
 

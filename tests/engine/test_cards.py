@@ -43,9 +43,7 @@ def test_repr_rebuilds_the_card():
     assert eval(repr(card)) == card
 
 
-@pytest.mark.parametrize(
-    "junk", ["", "A", "1S", "10S", "AX", "ZZ", "AS''", "AS!", "??", " AS", "AS ", None, 12, b"AS"]
-)
+@pytest.mark.parametrize("junk", ["", "A", "1S", "10S", "AX", "ZZ", "AS''", "AS!", "??", " AS", "AS ", None, 12, b"AS"])
 def test_junk_is_not_a_card(junk):
     with pytest.raises(BadCard) as info:
         Card.parse(junk)

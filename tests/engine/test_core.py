@@ -5,7 +5,6 @@ import random
 import pytest
 
 import engine.core
-
 from engine.cards import Card
 from engine.core import (
     Audience,
@@ -376,9 +375,7 @@ def test_legal_moves_support_iteration_len_bool_and_in():
 
 
 def test_legal_moves_are_empty_and_false_when_the_game_is_over():
-    game = Game.from_position(
-        "golf queen_on_king=1 f0:5H r0:2C r1: r2: r3: r4: r5: r6: s: redeals=0"
-    )
+    game = Game.from_position("golf queen_on_king=1 f0:5H r0:2C r1: r2: r3: r4: r5: r6: s: redeals=0")
     legal = game.legal_moves()
     assert list(legal) == [] and len(legal) == 0 and not legal
     assert game.over and not game.won
@@ -412,7 +409,12 @@ def test_a_view_hides_face_down_cards_and_the_stock():
         assert view.piles["s"] == ("??",) * 24
         assert view.info == {"redeals": 0}
         assert (view.game, view.cleared, view.total, view.won, view.over, view.moves) == (
-            "klondike", 0, 52, False, False, 0,
+            "klondike",
+            0,
+            52,
+            False,
+            False,
+            0,
         )
 
 

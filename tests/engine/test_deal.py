@@ -71,9 +71,7 @@ def test_deals_match_the_pinned_vectors(key, seed, cards):
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.key)
 @pytest.mark.parametrize("seed", SEEDS + (7, 123456789))
 def test_deals_match_an_independent_implementation_of_the_specification(game, seed):
-    assert [str(c) for c in shuffled(game.key, seed, game.packs)] == reference_shuffle(
-        game.key, seed, game.packs
-    )
+    assert [str(c) for c in shuffled(game.key, seed, game.packs)] == reference_shuffle(game.key, seed, game.packs)
 
 
 @pytest.mark.parametrize("seed", [0, 99])

@@ -55,10 +55,17 @@ def test_the_listed_transfers_are_all_the_legal_ones(game_cls: type[Game]) -> No
             game.apply(rng.choice(legal))
 
 
-@pytest.mark.parametrize("rule", [
-    build(DOWN, Suits.ALTERNATE), build(UP, Suits.SAME), build(EITHER), build(EITHER, wrap=True),
-    build(UP, wrap=True, step=3), build(DOWN, Suits.SAME, wrap=True),
-])
+@pytest.mark.parametrize(
+    "rule",
+    [
+        build(DOWN, Suits.ALTERNATE),
+        build(UP, Suits.SAME),
+        build(EITHER),
+        build(EITHER, wrap=True),
+        build(UP, wrap=True, step=3),
+        build(DOWN, Suits.SAME, wrap=True),
+    ],
+)
 def test_a_build_rules_ranks_name_every_card_it_takes(rule) -> None:
     pack = new_pack(1)
     for top in pack:

@@ -51,8 +51,18 @@ def candidate_transfers(game_cls):
 ACTIONS = [
     Move.parse(text)
     for text in (
-        "deal", "redeal", "turn", "exchange t0.0", "exchange t12.3", "exchange t4.9",
-        "exchange f0.0", "exchange", "fly", "deal x", "redeal 2", "turn t0",
+        "deal",
+        "redeal",
+        "turn",
+        "exchange t0.0",
+        "exchange t12.3",
+        "exchange t4.9",
+        "exchange f0.0",
+        "exchange",
+        "fly",
+        "deal x",
+        "redeal 2",
+        "turn t0",
     )
 ]
 
@@ -81,12 +91,14 @@ def check_views(game, legal, position, where):
             if pid == "s":
                 expected = (UNKNOWN,) * len(pile.cards)
             else:
-                expected = tuple(
-                    UNKNOWN if i < pile.down else card.code for i, card in enumerate(pile.cards)
-                )
+                expected = tuple(UNKNOWN if i < pile.down else card.code for i, card in enumerate(pile.cards))
             assert shown == expected, f"{where}: {audience} view of {pid} shows {shown}"
         assert (view.cleared, view.total, view.won, view.over, view.moves) == (
-            game.cleared, game.total, game.won, game.over, len(game.history),
+            game.cleared,
+            game.total,
+            game.won,
+            game.over,
+            len(game.history),
         ), where
 
     assert Game.from_position(position).position() == position, where
@@ -161,11 +173,7 @@ def run_on_every_core(key, seeds):
     with its message (which names the seed).
     """
     workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
-    if (
-        workers < 2
-        or "fork" not in multiprocessing.get_all_start_methods()
-        or threading.active_count() > 1
-    ):
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         return run_playouts(key, seeds)
     batches = [seeds[i::workers] for i in range(workers)]
     with multiprocessing.get_context("fork").Pool(workers) as pool:

@@ -57,7 +57,6 @@ def test_a_copy_does_not_share_the_kept_lists() -> None:
     assert [str(m) for m in game.legal_moves()] == before
 
 
-
 def _tracked_in(game: PileGame) -> set[int]:
     """Every object the garbage collector follows that ``game`` holds, directly or not (not
     classes, functions or modules): by id."""

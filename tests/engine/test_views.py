@@ -8,9 +8,8 @@ view, legal moves included, must not change. (Games dealt all face up, such as E
 have nothing to shuffle.)
 """
 
-import random
-
 import os
+import random
 
 import pytest
 

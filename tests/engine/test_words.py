@@ -57,7 +57,9 @@ def test_default_pile_names_by_letter_numbered_from_one():
     assert default_pile_name("r1") == "reserve pile 2"
     assert default_pile_name("w1") == "waste pile 2"
     assert (default_pile_name("s"), default_pile_name("w"), default_pile_name("d")) == (
-        "the stock", "the waste", "the deck card",
+        "the stock",
+        "the waste",
+        "the deck card",
     )
     assert default_pile_name("f0", alone=True) == "the foundation"
     assert default_pile_name("r0", alone=True) == "the reserve"
@@ -78,41 +80,44 @@ def test_a_game_with_one_foundation_or_one_reserve_says_the():
     assert find_game("generals_patience").pile_name("r") == "the reserve"
 
 
-@pytest.mark.parametrize(("key", "pile", "name"), [
-    ("calculation", "t0", "waste pile 1"),
-    ("calculation", "w", "the turned card"),
-    ("strategy", "t6", "waste pile 7"),
-    ("strategy", "w", "the turned card"),
-    ("try_again", "t3", "waste pile 4"),
-    ("try_again", "w", "the turned card"),
-    ("queens_quadrille", "t2", "waste pile 3"),
-    ("queens_quadrille", "t3", "the Queens' pile"),
-    ("queens_quadrille", "w", "the turned card"),
-    ("golf", "r6", "column 7"),
-    ("clock", "t0", "the 1 o'clock pile"),
-    ("clock", "t11", "the 12 o'clock pile"),
-    ("clock", "t12", "the centre pile"),
-    ("clock", "f0", "the face-up cards at 1 o'clock"),
-    ("clock", "f12", "the face-up Kings"),
-    ("pyramid", "r0", "row 1, card 1"),
-    ("pyramid", "r2", "row 2, card 2"),
-    ("pyramid", "r27", "row 7, card 7"),
-    ("pyramid", "f0", "the foundation"),
-    ("pyramid", "d", "the deck card"),
-    ("besieged_city", "t13", "rampart 14"),
-    ("besieged_city", "r0", "reserve place 1"),
-    ("besieged_city", "s", "the pack"),
-    ("besieged_city", "w", "the talon"),
-    ("tournament", "r7", "kibitzer 8"),
-    ("tournament", "w0", "dormitzer 1"),
-    ("double_or_naught", "r4", "card 5"),
-    ("double_or_naught", "r5", "the house card"),
-    ("double_or_naught", "s", "the pack"),
-    ("double_or_naught", "w", "the cards set aside"),
-    ("friday_13", "f0", "the Jack foundation"),
-    ("friday_13", "f3", "the Ace foundation"),
-    ("friday_13", "f12", "the Ten foundation"),
-])
+@pytest.mark.parametrize(
+    ("key", "pile", "name"),
+    [
+        ("calculation", "t0", "waste pile 1"),
+        ("calculation", "w", "the turned card"),
+        ("strategy", "t6", "waste pile 7"),
+        ("strategy", "w", "the turned card"),
+        ("try_again", "t3", "waste pile 4"),
+        ("try_again", "w", "the turned card"),
+        ("queens_quadrille", "t2", "waste pile 3"),
+        ("queens_quadrille", "t3", "the Queens' pile"),
+        ("queens_quadrille", "w", "the turned card"),
+        ("golf", "r6", "column 7"),
+        ("clock", "t0", "the 1 o'clock pile"),
+        ("clock", "t11", "the 12 o'clock pile"),
+        ("clock", "t12", "the centre pile"),
+        ("clock", "f0", "the face-up cards at 1 o'clock"),
+        ("clock", "f12", "the face-up Kings"),
+        ("pyramid", "r0", "row 1, card 1"),
+        ("pyramid", "r2", "row 2, card 2"),
+        ("pyramid", "r27", "row 7, card 7"),
+        ("pyramid", "f0", "the foundation"),
+        ("pyramid", "d", "the deck card"),
+        ("besieged_city", "t13", "rampart 14"),
+        ("besieged_city", "r0", "reserve place 1"),
+        ("besieged_city", "s", "the pack"),
+        ("besieged_city", "w", "the talon"),
+        ("tournament", "r7", "kibitzer 8"),
+        ("tournament", "w0", "dormitzer 1"),
+        ("double_or_naught", "r4", "card 5"),
+        ("double_or_naught", "r5", "the house card"),
+        ("double_or_naught", "s", "the pack"),
+        ("double_or_naught", "w", "the cards set aside"),
+        ("friday_13", "f0", "the Jack foundation"),
+        ("friday_13", "f3", "the Ace foundation"),
+        ("friday_13", "f12", "the Ten foundation"),
+    ],
+)
 def test_games_name_their_piles_in_their_own_words(key, pile, name):
     assert find_game(key).pile_name(pile) == name
 
@@ -165,7 +170,8 @@ def test_describe_refuses_an_illegal_move_as_apply_does():
 
 def test_a_won_game_refuses_every_move_with_game_over():
     won = Game.from_position(
-        "idiots_delight - f0:" + "".join(f"{r}{s}" for s in "CDHS" for r in "A23456789TJQ")
+        "idiots_delight - f0:"
+        + "".join(f"{r}{s}" for s in "CDHS" for r in "A23456789TJQ")
         + " t0:KC t1:KD t2:KH t3:KS s:"
     )
     assert won.won
@@ -187,8 +193,22 @@ NAMES = {card.code: card_name(card) for card in new_pack(1)}
 ACTIONS = [
     Move.parse(text)
     for text in (
-        "deal", "redeal", "turn", "clear", "fly", "deal x", "exchange", "exchange t0.0", "exchange t4.3",
-        "exchange t12.9", "guess r0", "guess r5", "guess z1", "choose t0", "choose t7", "transpose r0.r1",
+        "deal",
+        "redeal",
+        "turn",
+        "clear",
+        "fly",
+        "deal x",
+        "exchange",
+        "exchange t0.0",
+        "exchange t4.3",
+        "exchange t12.9",
+        "guess r0",
+        "guess r5",
+        "guess z1",
+        "choose t0",
+        "choose t7",
+        "transpose r0.r1",
         "transpose r0.r0",
     )
 ]

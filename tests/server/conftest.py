@@ -12,9 +12,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from server import protocol as p
-from server.race import Clock
 from server.app import ArenaServer
 from server.config import ServerConfig
+from server.race import Clock
 from tests.conftest import MS
 
 
@@ -104,7 +104,9 @@ class Peer:
         await self.send(message)
         req = getattr(message, "req", None)
         return await self._take(
-            lambda m: (isinstance(m, p.Error) and m.req == req) or (isinstance(m, kind) and getattr(m, "req", req) == req),
+            lambda m: (
+                (isinstance(m, p.Error) and m.req == req) or (isinstance(m, kind) and getattr(m, "req", req) == req)
+            ),
             timeout_ms,
         )
 

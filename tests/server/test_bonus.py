@@ -6,8 +6,8 @@ import pytest
 
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
-from server.catalog import load_catalog, public_catalogs
 from server.app import ArenaServer
+from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
 
 SEEDS = public_catalogs()

@@ -8,9 +8,18 @@ import pytest
 
 from client.connection import ArenaClient, ArenaError
 from engine.games import GAMES
-from server.catalog import (CatalogEntry, CatalogError, DealSource, draw_seeds, format_catalog, load_catalog,
-                            parse_catalog, public_catalogs, replay)
 from server.app import ArenaServer
+from server.catalog import (
+    CatalogEntry,
+    CatalogError,
+    DealSource,
+    draw_seeds,
+    format_catalog,
+    load_catalog,
+    parse_catalog,
+    public_catalogs,
+    replay,
+)
 from server.config import ServerConfig
 
 SEEDS = public_catalogs()
@@ -94,8 +103,9 @@ async def test_a_winnable_tournament_without_a_private_catalog_is_refused(tmp_pa
     async with ArenaServer(config) as server:
         async with await ArenaClient.connect(server.url, "org") as org:
             with pytest.raises(ArenaError) as caught:
-                await org.create_tournament("s3cret", "Open book", "klondike", 2, winnable=True,
-                                            starts_at="2099-01-01T20:00:00+00:00")
+                await org.create_tournament(
+                    "s3cret", "Open book", "klondike", 2, winnable=True, starts_at="2099-01-01T20:00:00+00:00"
+                )
             assert caught.value.code == "no_private_catalog"
             assert "--private" in caught.value.reason
             assert server.tournaments == {}
@@ -113,8 +123,9 @@ async def test_secret_winnable_deals_come_from_the_private_catalog_and_are_never
     config = ServerConfig(ping_interval_s=None, admin_token="s3cret", private_catalog_dir=private)
     async with ArenaServer(config) as server:
         async with await ArenaClient.connect(server.url, "org") as org:
-            info = await org.create_tournament("s3cret", "Golf night", "golf", 2, winnable=True,
-                                               starts_at="2099-01-01T20:00:00+00:00")
+            info = await org.create_tournament(
+                "s3cret", "Golf night", "golf", 2, winnable=True, starts_at="2099-01-01T20:00:00+00:00"
+            )
             drawn = list(server.tournaments[info.id].plan.seeds)
             assert info.seeds is None and set(drawn) <= set(seeds)
             race = await org.create_race("golf", winnable=True)
@@ -127,8 +138,9 @@ async def test_secret_winnable_deals_come_from_the_private_catalog_and_are_never
     async with ArenaServer(config) as server:  # a restarted server remembers what was drawn
         async with await ArenaClient.connect(server.url, "org") as org:
             with pytest.raises(ArenaError) as caught:
-                await org.create_tournament("s3cret", "Again", "golf", 1, winnable=True,
-                                            starts_at="2099-01-01T20:00:00+00:00")
+                await org.create_tournament(
+                    "s3cret", "Again", "golf", 1, winnable=True, starts_at="2099-01-01T20:00:00+00:00"
+                )
             assert caught.value.code == "no_private_catalog"
 
 
@@ -142,8 +154,12 @@ def test_the_private_catalog_command_makes_fresh_secret_seeds(tmp_path):
 
     folder = tmp_path / "secret"
     arena = Path(sys.executable).parent / "arena"
-    done = subprocess.run([str(arena), "catalog", "clock", "--count", "3", "--private", str(folder)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(arena), "catalog", "clock", "--count", "3", "--private", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "(private: keep it secret)" in done.stderr and "(secret)" in done.stdout
     entries = parse_catalog((folder / "clock.txt").read_text())

@@ -86,8 +86,9 @@ async def test_spectators_see_the_boards_late_and_the_standings_live():
         try:
             await ann.hello("ann")
             await sue.hello("sue")
-            created = await ann.request(p.CreateRace(req=1, game="klondike", seed=4, countdown_s=0,
-                                                     spectator_delay_s=10), p.RaceReply)
+            created = await ann.request(
+                p.CreateRace(req=1, game="klondike", seed=4, countdown_s=0, spectator_delay_s=10), p.RaceReply
+            )
             code = created.race.code
             assert created.race.spectator_delay_s == 10
             await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
@@ -116,8 +117,11 @@ async def test_a_new_spectator_sees_the_boards_as_they_were_a_delay_ago():
         try:
             await ann.hello("ann")
             await tom.hello("tom")
-            code = (await ann.request(p.CreateRace(req=1, game="klondike", seed=4, countdown_s=0,
-                                                   spectator_delay_s=10), p.RaceReply)).race.code
+            code = (
+                await ann.request(
+                    p.CreateRace(req=1, game="klondike", seed=4, countdown_s=0, spectator_delay_s=10), p.RaceReply
+                )
+            ).race.code
             await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
             deal = (await ann.expect(p.RaceStarted)).board
             for seq in (1, 2):

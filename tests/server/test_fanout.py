@@ -13,7 +13,6 @@ import pytest
 from websockets.frames import Frame, Opcode
 
 from server.transport.fanout import Fanout, FanoutChannel
-
 from server.transport.frames import framed, websocket_frame
 
 
@@ -111,7 +110,7 @@ async def test_the_batches_of_ticks_that_come_due_together_share_one_slice_per_l
     log: list = []
     receivers = [_Receiver(i, log, 0.001) for i in range(30)]
     for batch in range(5):
-        for receiver in receivers[batch * 6:batch * 6 + 6]:
+        for receiver in receivers[batch * 6 : batch * 6 + 6]:
             receiver._tick_pending = True
             fanout.on_tick(receiver)
         await asyncio.sleep(0)  # the next loop turn: a batch of its own

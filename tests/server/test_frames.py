@@ -27,8 +27,7 @@ _OWN, _WEBSOCKETS = "own", "websockets"
 BINARY, TEXT, CONT, CLOSE, PING, PONG = 0x2, 0x1, 0x0, 0x8, 0x9, 0xA
 
 
-def frame(payload: bytes, opcode: int = BINARY, *, fin: bool = True, masked: bool = True,
-          long: bool = False) -> bytes:
+def frame(payload: bytes, opcode: int = BINARY, *, fin: bool = True, masked: bool = True, long: bool = False) -> bytes:
     """One client frame; ``long``: its length in 64 bits even when it is small."""
     head = bytes([(0x80 if fin else 0) | opcode])
     mask_bit = 0x80 if masked else 0
@@ -61,8 +60,11 @@ class RawClient:
         host, port = server.url.removeprefix("ws://").rstrip("/").rsplit(":", 1)
         reader, writer = await asyncio.open_connection(host, int(port))
         key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode() + after_request)
+        writer.write(
+            f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+            + after_request
+        )
         status = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 3)
         assert status.startswith(b"HTTP/1.1 101"), status
         return cls(reader, writer)
@@ -73,7 +75,7 @@ class RawClient:
             await self.writer.drain()
             return
         for i in range(len(data)):
-            self.writer.write(data[i:i + 1])
+            self.writer.write(data[i : i + 1])
             await self.writer.drain()
             await asyncio.sleep(0.001)  # each byte its own segment, so the server reads it alone
 
@@ -173,13 +175,17 @@ async def test_a_text_frame_is_refused_with_its_code(server, client):
     assert (await client.answer()).req == 3
 
 
-@pytest.mark.parametrize("bad, code", [
-    (frame(p.encode(p.ListRaces(req=1)), masked=False), 1002),  # a client must mask its frames
-    (frame(b"\x80" * (MAX_FRAME_BYTES + 1)), 1009),
-    (frame(p.encode(p.ListRaces(req=1)), long=True), None),  # legal, if odd: websockets reads it
-    (bytes([0xC2]) + frame(b"")[1:], 1002),  # a reserved bit set, with no extension to own it
-    (frame(b"p" * 126, PONG), 1002),  # a control frame over 125 bytes (not read as the keepalive's pong)
-], ids=["unmasked", "oversized", "64-bit-length", "reserved-bit", "long-pong"])  # (the masks are random: named, not shown)
+@pytest.mark.parametrize(
+    "bad, code",
+    [
+        (frame(p.encode(p.ListRaces(req=1)), masked=False), 1002),  # a client must mask its frames
+        (frame(b"\x80" * (MAX_FRAME_BYTES + 1)), 1009),
+        (frame(p.encode(p.ListRaces(req=1)), long=True), None),  # legal, if odd: websockets reads it
+        (bytes([0xC2]) + frame(b"")[1:], 1002),  # a reserved bit set, with no extension to own it
+        (frame(b"p" * 126, PONG), 1002),  # a control frame over 125 bytes (not read as the keepalive's pong)
+    ],
+    ids=["unmasked", "oversized", "64-bit-length", "reserved-bit", "long-pong"],
+)  # (the masks are random: named, not shown)
 async def test_what_the_server_does_not_read_itself_websockets_reads(server, client, bad, code):
     """An unmasked, oversized, 64-bit-length or reserved-bit frame goes to websockets, which
     closes the connection with its code where the frame breaks the protocol; the server stays
@@ -235,8 +241,7 @@ async def answers_to_moves(client: RawClient, count: int) -> list[p.MoveResult]:
     return results
 
 
-async def test_with_the_memory_store_a_move_is_carried_out_in_the_callback_that_read_it(server, client,
-                                                                                     monkeypatch):
+async def test_with_the_memory_store_a_move_is_carried_out_in_the_callback_that_read_it(server, client, monkeypatch):
     """No task is made for a move: it is carried out, stored and answered within the call that
     took its frame."""
     at_once = []
@@ -303,8 +308,9 @@ async def test_a_frame_that_must_wait_holds_back_the_frames_after_it(server, cli
 
 
 @pytest.mark.parametrize("at_once", [True, False], ids=["at-once", "through-the-handler"])
-async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_else(server, client, monkeypatch,
-                                                                                  at_once):
+async def test_a_frame_that_fails_closes_its_connection_with_1011_and_nothing_else(
+    server, client, monkeypatch, at_once
+):
     if not at_once:
         monkeypatch.setattr(ArenaServer, "takes_at_once", property(lambda self: False))
     receive = dispatch.receive

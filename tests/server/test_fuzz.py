@@ -185,9 +185,14 @@ def _fuzz(url: str, bystander: Bystander) -> dict[str, int]:
     races = [bystander.code]
     made = {"players": 1, "races": 1}
 
-    @settings(max_examples=120, deadline=None, database=None, report_multiple_bugs=False,
-              phases=[Phase.generate, Phase.shrink],
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+    @settings(
+        max_examples=120,
+        deadline=None,
+        database=None,
+        report_multiple_bugs=False,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
     @given(st.data())
     def exchange(data: st.DataObject) -> None:
         source = DrawSource(data)
@@ -233,8 +238,10 @@ def test_the_generator_makes_every_client_message_type_valid_and_every_frame_fit
         (p.encode(p.ListRaces(req=9)), p.Welcome(player="p", name="n", token="t", protocol=1, server_time_ms=0)),
         (p.encode(p.ListRaces(req=9)), p.Error(code="bad_field", reason="no", req=9)),
         (p.encode(p.ListRaces(req=9)), p.Error(code="unknown_race", reason="no", req=None)),
-        (p.encode(p.MoveRequest(race="ABC", seq=3, move="deal")), p.MoveResult(race="ABC", seq=4, move="deal", ok=False,
-                                                                              code="seq_gap", reason="gap")),
+        (
+            p.encode(p.MoveRequest(race="ABC", seq=3, move="deal")),
+            p.MoveResult(race="ABC", seq=4, move="deal", ok=False, code="seq_gap", reason="gap"),
+        ),
         (p.encode(p.MoveRequest(race="ABC", seq=3, move="deal")), p.Error(code="unknown_race", reason="no")),
         (b"\xc1", p.Error(code="unknown_type", reason="no")),
         (b"\xc1", p.Error(code="bad_frame", reason="")),
@@ -248,16 +255,23 @@ def test_the_oracle_refuses_a_wrong_answer(frame: bytes | str, wrong: msgspec.St
 
 
 #: A create_race whose options nest 900 arrays deep.
-_DEEP_FRAME = (b"\x84" + b"".join(msgspec.msgpack.encode(v) for v in ("type", "create_race", "req", 5, "game"))
-               + b"\xa8klondike\xa7options" + b"\x91" * 900 + b"\xc0")
+_DEEP_FRAME = (
+    b"\x84"
+    + b"".join(msgspec.msgpack.encode(v) for v in ("type", "create_race", "req", 5, "game"))
+    + b"\xa8klondike\xa7options"
+    + b"\x91" * 900
+    + b"\xc0"
+)
 
 
 @pytest.mark.parametrize(
     ("frame", "right"),
     [
         (p.encode(p.Sync(req=3, race="ABC", since=0)), p.SyncPage(req=3, race="ABC", until=256, version=300)),
-        (p.encode(p.MoveRequest(race="abc234", seq=3, move="deal")),
-         p.MoveResult(race="ABC234", seq=3, move="deal", ok=False, code="no_such_pile", reason="r")),
+        (
+            p.encode(p.MoveRequest(race="abc234", seq=3, move="deal")),
+            p.MoveResult(race="ABC234", seq=3, move="deal", ok=False, code="no_such_pile", reason="r"),
+        ),
         (p.encode(p.ListRaces(req=9)), p.Error(code="rate_limited", reason="slow down", req=9)),
         (msgspec.msgpack.encode({"type": "join_race", "req": 4}), p.Error(code="bad_field", reason="no", req=4)),
         ("text", p.Error(code="text_frame", reason="binary only")),

@@ -17,10 +17,10 @@ from websockets.asyncio.client import connect
 
 from engine.games import find_game
 from server import protocol as p
-from server.logs import RepeatFilter
-from server.race import RESULTS_KEPT, Race
 from server.app import ArenaServer
 from server.config import ServerConfig
+from server.logs import RepeatFilter
+from server.race import RESULTS_KEPT, Race
 from tests.server.conftest import FastClock, Peer
 from tests.server.test_race_lifecycle import started_race
 
@@ -36,8 +36,19 @@ def open_races(server: ArenaServer, count: int) -> list[str]:
     golf = find_game("golf")
     codes = []
     for seed in range(count):
-        race = Race(server.new_race_code(), golf, options={}, seed=seed, seed_public=True, creator="p-setup",
-                    max_entrants=8, countdown_s=3, time_limit_s=900, store=server.store, clock=server.clock)
+        race = Race(
+            server.new_race_code(),
+            golf,
+            options={},
+            seed=seed,
+            seed_public=True,
+            creator="p-setup",
+            max_entrants=8,
+            countdown_s=3,
+            time_limit_s=900,
+            store=server.store,
+            clock=server.clock,
+        )
         server.add_race(race)
         codes.append(race.code)
     return codes
@@ -171,8 +182,10 @@ def test_the_server_fits_its_connections_under_the_open_files_limit(tmp_path):
 def test_the_same_log_line_is_written_once_per_window():
     times = iter(float(t) for t in range(1000))
     repeat = RepeatFilter(window_s=100, now=lambda: next(times))
-    records = [logging.LogRecord("asyncio", logging.ERROR, "", 0, "socket.accept() out of system resource", (), None)
-               for _ in range(250)]
+    records = [
+        logging.LogRecord("asyncio", logging.ERROR, "", 0, "socket.accept() out of system resource", (), None)
+        for _ in range(250)
+    ]
     passed = [r for r in records if repeat.filter(r)]
     assert len(passed) == 3
     assert "99 more like it" in passed[1].getMessage()
@@ -338,8 +351,9 @@ async def test_finished_races_and_idle_players_leave_memory_and_records_stay_ver
     token no longer resumes), and once the record's own time is over the race is unknown."""
     from client.verify import verify_record
 
-    server = await make_server(clock=FastClock(1000), race_retention_s=60, player_retention_s=60,
-                               record_retention_s=600)
+    server = await make_server(
+        clock=FastClock(1000), race_retention_s=60, player_retention_s=60, record_retention_s=600
+    )
     ann, bob = await peer(server, "ann"), await peer(server, "bob")
     code = await started_race(ann, bob)
     commitment = next(f for f in ann.frames if isinstance(f, p.RaceStarting)).commitment
@@ -379,8 +393,13 @@ async def test_memory_freed_by_a_burst_of_evictions_is_given_back_once_it_is_ove
     trims = []
     monkeypatch.setattr(upkeep, "TRIM_MIN", 20)
     monkeypatch.setattr(upkeep, "give_back_memory", lambda: trims.append(len(server.races)))
-    server = await make_server(clock=FastClock(1000), open_race_ttl_s=30, race_retention_s=30,
-                               max_open_races_per_player=100, races_per_hour_per_player=100)
+    server = await make_server(
+        clock=FastClock(1000),
+        open_race_ttl_s=30,
+        race_retention_s=30,
+        max_open_races_per_player=100,
+        races_per_hour_per_player=100,
+    )
     ann = await peer(server, "ann")
     try:
         for req in range(25):
@@ -397,9 +416,16 @@ async def test_memory_freed_by_a_burst_of_evictions_is_given_back_once_it_is_ove
 async def test_races_left_alone_leave_no_trace_in_memory(make_server):
     """Hundreds of races created and never started: they expire, then leave memory with every
     index entry and stored event; only the bounded counters of the last hour remain."""
-    server = await make_server(clock=FastClock(1000), open_race_ttl_s=30, race_retention_s=30,
-                               max_open_races_per_player=1000, races_per_hour_per_player=1000,
-                               races_per_hour_per_ip=1000, rate_per_s=10_000, burst=10_000)
+    server = await make_server(
+        clock=FastClock(1000),
+        open_race_ttl_s=30,
+        race_retention_s=30,
+        max_open_races_per_player=1000,
+        races_per_hour_per_player=1000,
+        races_per_hour_per_ip=1000,
+        rate_per_s=10_000,
+        burst=10_000,
+    )
     ann = await peer(server, "ann")
     try:
         for req in range(300):

@@ -22,8 +22,8 @@ from client.bot import run_tournament_bot
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import load_catalog, public_catalogs
 from server.app import ArenaServer
+from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
 from server.store import MoveEntry, StoredEvent, StoreUnavailable
 from server.store.redis import NotOwner, RedisStore, StaleRace
@@ -39,8 +39,16 @@ WAIT_S = 10_000 * MS
 def node_config(redis_url: str, node_id: str) -> ServerConfig:
     # (fanout_busy_share over 1: the fan-out never holds frames for its tick, however busy this
     # process's loop is with both nodes and every client, so each move's standings reach everyone)
-    return ServerConfig(redis_url=redis_url, node_id=node_id, lease_s=1.0, forward_timeout_s=2.0,
-                        rate_per_s=10_000, burst=10_000, ping_interval_s=None, fanout_busy_share=2.0)
+    return ServerConfig(
+        redis_url=redis_url,
+        node_id=node_id,
+        lease_s=1.0,
+        forward_timeout_s=2.0,
+        rate_per_s=10_000,
+        burst=10_000,
+        ping_interval_s=None,
+        fanout_busy_share=2.0,
+    )
 
 
 @pytest.fixture
@@ -90,10 +98,12 @@ async def test_entrants_and_a_spectator_on_two_nodes_race_together(two_nodes):
     assert eve.finished[info.code].standings == ann.finished[info.code].standings == bob.finished[info.code].standings
     for client, other in ((ann, bob), (bob, ann), (eve, bob)):
         progress = [e for e in client.pending_events() if isinstance(e, p.Progress) and e.player == other.player]
-        assert len({e.standings[[s.player for s in e.standings].index(other.player)].moves for e in progress}) \
-            == len(LINE), f"{client.name} did not see each of {other.name}'s moves live"
-        assert all(e.move == "" for e in progress) is (client is not eve), "an entrant saw a move, or a " \
-                                                                          "spectator did not"
+        assert len({e.standings[[s.player for s in e.standings].index(other.player)].moves for e in progress}) == len(
+            LINE
+        ), f"{client.name} did not see each of {other.name}'s moves live"
+        assert all(e.move == "" for e in progress) is (client is not eve), (
+            "an entrant saw a move, or a spectator did not"
+        )
     assert not two.races, "node two kept a race it does not own"
 
     record = await bob.get_record(info.code)
@@ -194,8 +204,7 @@ async def test_redis_refuses_a_move_from_a_node_that_lost_the_race(redis_at, red
         await new.close()
 
 
-async def test_in_a_cluster_a_race_keeps_to_one_slot_and_races_spread_over_every_master(redis_cluster,
-                                                                                       redis_prefix):
+async def test_in_a_cluster_a_race_keeps_to_one_slot_and_races_spread_over_every_master(redis_cluster, redis_prefix):
     """Over a Redis Cluster every key of a race (description, owner, players, move logs, events;
     once archived, its record) hashes to one slot, that of ``{CODE}``, and lies on the one master
     that serves it (as CLUSTER KEYSLOT and each master's own keys say); thirty races spread over
@@ -224,10 +233,11 @@ async def test_in_a_cluster_a_race_keeps_to_one_slot_and_races_spread_over_every
         any_master = next(iter(masters.values()))
         for code, where in held.items():
             assert len(where) == 1, f"race {code} is spread over masters {sorted(where)}"
-            (port, keys), = where.items()
+            ((port, keys),) = where.items()
             parts = sorted(key.split("}", 1)[1] for key in keys)
-            assert parts == ([""] if code == codes[0] else [":events", ":meta", ":moves:p1", ":moves:p2", ":owner",
-                                                            ":players"]), (code, keys)
+            assert parts == (
+                [""] if code == codes[0] else [":events", ":meta", ":moves:p1", ":moves:p2", ":owner", ":players"]
+            ), (code, keys)
             slots = {await any_master.cluster("keyslot", key) for key in keys}
             assert slots == {await any_master.cluster("keyslot", f"{{{code}}}")}, (code, keys, slots)
             assert redis_cluster.master_of(f"{{{code}}}").port == port
@@ -239,8 +249,7 @@ async def test_in_a_cluster_a_race_keeps_to_one_slot_and_races_spread_over_every
             await raw.aclose()
 
 
-async def test_a_node_hears_its_inbox_again_after_the_cluster_master_serving_it_restarts(redis_cluster,
-                                                                                         redis_prefix):
+async def test_a_node_hears_its_inbox_again_after_the_cluster_master_serving_it_restarts(redis_cluster, redis_prefix):
     """A node's inbox is a sharded channel, served by the master of its slot. That master is
     killed (SIGKILL) while node one listens: node two's sends fail meanwhile; once the master is
     back (same port, same data) node one has subscribed again by itself and hears node two."""
@@ -298,8 +307,21 @@ async def node_pair(redis: RedisServer, limits: dict[str, object]) -> AsyncItera
     """Start ``redis``, then nodes "one" (first: the leader) and "two" over it with a one-second
     lease and ``limits``; stop them all at the end."""
     redis.start()
-    nodes = [Node({"redis": redis.url, "node_id": name, "lease_s": 1, "forward_timeout_s": 2, "rate_per_s": 10_000,
-                   "burst": 10_000, "ping_interval_s": "none", **limits}) for name in ("one", "two")]
+    nodes = [
+        Node(
+            {
+                "redis": redis.url,
+                "node_id": name,
+                "lease_s": 1,
+                "forward_timeout_s": 2,
+                "rate_per_s": 10_000,
+                "burst": 10_000,
+                "ping_interval_s": "none",
+                **limits,
+            }
+        )
+        for name in ("one", "two")
+    ]
     try:
         for node in nodes:
             await node.start()
@@ -400,9 +422,18 @@ async def test_when_the_leader_dies_another_node_runs_its_tournament_on(leader_a
     org = await ArenaClient.connect(two.url, "org", timeout_s=WAIT_S)
     bots = [await ArenaClient.connect(two.url, f"bot{i}", timeout_s=WAIT_S) for i in range(3)]
     starts = time.time() + 2
-    info = await org.create_tournament(ADMIN, "Night owls", "golf", 2, format="rounds", seeds=[WINNER.seed] * 2,
-                                       starts_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(starts)) + "Z",
-                                       deal_time_limit_s=60, countdown_s=1, break_s=1)
+    info = await org.create_tournament(
+        ADMIN,
+        "Night owls",
+        "golf",
+        2,
+        format="rounds",
+        seeds=[WINNER.seed] * 2,
+        starts_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(starts)) + "Z",
+        deal_time_limit_s=60,
+        countdown_s=1,
+        break_s=1,
+    )
     tid = info.id
     playing = [asyncio.ensure_future(run_tournament_bot(bot, tid, delay_ms=30)) for bot in bots]
     await bots[0].wait_for(lambda: tid in bots[0].tournaments and len(bots[0].tournaments[tid].races) >= 1, WAIT_S)
@@ -421,8 +452,9 @@ async def test_when_the_leader_dies_another_node_runs_its_tournament_on(leader_a
         record = await org.get_record(code)
         assert verify_record(record).ok
         moves = {e.name: len(e.moves) for e in record.entrants}
-        assert moves == {bot.name: results[i][deal].moves for i, bot in enumerate(bots)}, \
+        assert moves == {bot.name: results[i][deal].moves for i, bot in enumerate(bots)}, (
             "the record and the bots' acknowledged moves differ"
+        )
     log = two.log_text()
     assert "leads now" in log and "Traceback" not in log, log[-3000:]
     for client in (org, *bots):

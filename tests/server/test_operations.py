@@ -16,10 +16,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from client.connection import ArenaClient, ArenaConnectionError, ArenaError
 from engine.games import find_game
 from server import protocol as p
-from server.catalog import load_catalog, public_catalogs
-from server.race import Clock, Race
 from server.app import SHUTDOWN_REASON, ArenaServer
+from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
+from server.race import Clock, Race
 from server.store.memory import MemoryStore
 from tests.conftest import MS, http_get
 from tests.server.conftest import FastClock
@@ -197,8 +197,11 @@ async def test_healthz_and_metrics_over_http(server, peers):
     assert status == 200 and json.loads(body)["status"] == "ok"
     status, headers, body = await asyncio.to_thread(http_get, base + "/metrics")
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
-    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
-               for family in text_string_to_metric_families(body.decode()) for s in family.samples}
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(body.decode())
+        for s in family.samples
+    }
     assert samples[("arena_moves_accepted_total", ())] == 3
     assert samples[("arena_moves_refused_total", (("code", "bad_notation"),))] == 1
     assert samples[("arena_moves_refused_total", (("code", "seq_gap"),))] == 1
@@ -266,8 +269,17 @@ async def test_a_shutdown_ends_tournaments_and_reveals_an_arena_deal():
         ann = await ArenaClient.connect(server.url, "ann")
         try:
             starts = dt.datetime.fromtimestamp(server.clock.wall_ms() / 1000 + 60, dt.UTC).isoformat()
-            cup = await org.create_tournament(admin, "Daily Golf", "golf", 1, format="arena", starts_at=starts,
-                                              arena_window_s=600, deal_time_limit_s=600, countdown_s=5)
+            cup = await org.create_tournament(
+                admin,
+                "Daily Golf",
+                "golf",
+                1,
+                format="arena",
+                starts_at=starts,
+                arena_window_s=600,
+                deal_time_limit_s=600,
+                countdown_s=5,
+            )
             await org.follow_tournament(cup.id)
             await ann.wait_for(lambda: server.tournaments[cup.id].status == "registration", timeout_s=5)
             await ann.register_tournament(cup.id)
@@ -320,6 +332,7 @@ async def test_closing_a_race_ends_a_timer_that_swallowed_its_cancellation():
     timer caught so in a store call would go on to sleep until the race's time limit (here ten
     minutes), and closing the race (the server's close) would wait for it: the timer is
     cancelled again until it ends."""
+
     class SwallowingStore(MemoryStore):
         slow = False
 
@@ -332,8 +345,19 @@ async def test_closing_a_race_ends_a_timer_that_swallowed_its_cancellation():
             await super().save_race(code, meta)
 
     store = SwallowingStore()
-    race = Race("RSWALLOW", find_game("golf"), options={}, seed=7, seed_public=True, creator="ann", max_entrants=2,
-                countdown_s=0, time_limit_s=600, store=store, clock=Clock())
+    race = Race(
+        "RSWALLOW",
+        find_game("golf"),
+        options={},
+        seed=7,
+        seed_public=True,
+        creator="ann",
+        max_entrants=2,
+        countdown_s=0,
+        time_limit_s=600,
+        store=store,
+        clock=Clock(),
+    )
     await race.join("ann", "ann", None)
     await race.start("ann")
     store.slow = True  # the start's own save is done; the timer's, as the race starts, is slow

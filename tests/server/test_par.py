@@ -71,14 +71,16 @@ async def test_a_secret_winnable_race_gets_a_fresh_deal_the_solver_proved_winnab
     solver wins again, and no catalog holds it (a fresh random seed)."""
     from solver import Budget, solve
 
-    config = ServerConfig(ping_interval_s=None, par_workers=1, winnable_nodes=4000, winnable_seconds=5,
-                          winnable_wait_s=60)
+    config = ServerConfig(
+        ping_interval_s=None, par_workers=1, winnable_nodes=4000, winnable_seconds=5, winnable_wait_s=60
+    )
     async with ArenaServer(config) as server:
         assert server.config.private_catalog_dir is None
         ann = Peer(await connect(server.url, compression=None))
         await ann.hello("ann")
-        reply = await ann.request(p.CreateRace(req=1, game="eight_off", winnable=True, countdown_s=0), p.RaceReply,
-                                  timeout_ms=60_000)
+        reply = await ann.request(
+            p.CreateRace(req=1, game="eight_off", winnable=True, countdown_s=0), p.RaceReply, timeout_ms=60_000
+        )
         assert reply.race.seed is None  # secret until the end
         await ann.request(p.StartRace(req=2, race=reply.race.code), p.RaceReply)
         await ann.request(p.Resign(req=3, race=reply.race.code), p.RaceReply)
@@ -91,15 +93,25 @@ async def test_a_secret_winnable_race_gets_a_fresh_deal_the_solver_proved_winnab
 async def test_a_winnable_tournament_gets_fresh_secret_deals_from_the_solver():
     from solver import Budget, solve
 
-    config = ServerConfig(ping_interval_s=None, admin_token="org", par_workers=1, winnable_seconds=5,
-                          winnable_wait_s=60)
+    config = ServerConfig(
+        ping_interval_s=None, admin_token="org", par_workers=1, winnable_seconds=5, winnable_wait_s=60
+    )
     async with ArenaServer(config) as server:
         org = Peer(await connect(server.url, compression=None))
         await org.hello("org")
-        reply = await org.request(p.CreateTournament(req=1, admin_token="org", name="Proved", game="eight_off",
-                                                     deals=2, winnable=True,
-                                                     starts_at=f"{dt.datetime.now(dt.UTC) + dt.timedelta(hours=1):%Y-%m-%dT%H:%M:%S}Z"),
-                                  p.TournamentReply, timeout_ms=60_000)
+        reply = await org.request(
+            p.CreateTournament(
+                req=1,
+                admin_token="org",
+                name="Proved",
+                game="eight_off",
+                deals=2,
+                winnable=True,
+                starts_at=f"{dt.datetime.now(dt.UTC) + dt.timedelta(hours=1):%Y-%m-%dT%H:%M:%S}Z",
+            ),
+            p.TournamentReply,
+            timeout_ms=60_000,
+        )
         seeds = server.tournaments[reply.tournament.id].plan.seeds
         await org.close()
     assert len(set(seeds)) == 2

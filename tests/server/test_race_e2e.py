@@ -59,7 +59,7 @@ async def test_two_entrants_and_a_spectator_race_a_klondike_deal(server, peers):
         seen[bob] |= face_up(games[bob])
         seen[sue] |= seen[ann] | seen[bob]
         for peer in (ann, bob, sue):
-            for frame in peer.frames[checked[peer]:]:
+            for frame in peer.frames[checked[peer] :]:
                 leaked = cards_in(frame) - seen[peer]
                 assert not leaked, f"{peer.player} received hidden cards {leaked} in {frame}"
                 if peer is not sue and isinstance(frame, p.Progress):
@@ -90,9 +90,7 @@ async def test_two_entrants_and_a_spectator_race_a_klondike_deal(server, peers):
     assert (await play(bob, 1, "deal")).ok
     assert (await play(bob, 2, "deal")).ok
     bad = next(
-        str(Move(src="w", dst=f"t{i}"))
-        for i in range(7)
-        if Move(src="w", dst=f"t{i}") not in games[bob].legal_moves()
+        str(Move(src="w", dst=f"t{i}")) for i in range(7) if Move(src="w", dst=f"t{i}") not in games[bob].legal_moves()
     )
     refused = await play(bob, 3, bad)
     assert (refused.ok, refused.code) == (False, "does_not_fit")

@@ -294,8 +294,9 @@ async def test_a_races_spectators_are_written_the_same_bytes_once_per_tick(serve
     assert {session.player.name for session, _, _ in shared} == {"tom", "una"}
 
 
-async def test_the_other_entrants_get_a_movers_latest_standings_at_the_tick_in_the_same_bytes(server, peers,
-                                                                                              monkeypatch):
+async def test_the_other_entrants_get_a_movers_latest_standings_at_the_tick_in_the_same_bytes(
+    server, peers, monkeypatch
+):
     """With a standings tick of 300 ms, three moves of bob's reach ann and cat, the other
     entrants, at the tick in one write each, framed once for both: the standings of the third
     move only, which replaced those of the first two (each carries the whole table); bob gets

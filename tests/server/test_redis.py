@@ -10,8 +10,8 @@ import redis.asyncio as aioredis
 
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import public_catalogs
 from server.app import ArenaServer
+from server.catalog import public_catalogs
 from server.config import ServerConfig
 from server.store.redis import RedisStore
 from tests.conftest import RedisServer

@@ -21,10 +21,10 @@ from websockets.asyncio.client import connect
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import load_catalog, public_catalogs
-from server.race import Clock
 from server.app import ArenaServer
+from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
+from server.race import Clock
 from server.store.redis import RedisStore
 from tests.conftest import MS, RedisServer
 from tests.server.conftest import FastClock, Peer
@@ -57,8 +57,16 @@ async def node_over_redis(folder, **limits: object) -> AsyncIterator[Node]:
     ``folder``; both stopped at the end."""
     redis = RedisServer(folder)
     redis.start()
-    server = Node({"redis": redis.url, "rate_per_s": 10_000, "burst": 10_000, "shutdown_grace_s": 5,
-                   "ping_interval_s": "none", **limits})
+    server = Node(
+        {
+            "redis": redis.url,
+            "rate_per_s": 10_000,
+            "burst": 10_000,
+            "shutdown_grace_s": 5,
+            "ping_interval_s": "none",
+            **limits,
+        }
+    )
     try:
         await server.start()
         yield server
@@ -184,9 +192,20 @@ async def test_a_finished_race_still_answers_its_record_after_a_restart(node):
     report = verify_record(record, commitment)
     assert report.ok, report.failed
     arena = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client.cli", "verify", info.code, "--server", node.url, "--commitment", commitment,
-        cwd=_ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "COLUMNS": "200"})
+        sys.executable,
+        "-m",
+        "client.cli",
+        "verify",
+        info.code,
+        "--server",
+        node.url,
+        "--commitment",
+        commitment,
+        cwd=_ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     out, _ = await asyncio.wait_for(arena.communicate(), WAIT_S)
     assert arena.returncode == 0, out.decode()
 
@@ -228,6 +247,7 @@ async def test_a_spectator_syncs_after_the_restart_from_its_last_version(node):
 
 # ------------------------------------------------------------------ in-process nodes, one Redis
 
+
 async def peer(url: str, name: str, token: str | None = None) -> Peer:
     client = Peer(await connect(url, compression=None))
     await client.hello(name, token)
@@ -252,8 +272,9 @@ async def test_resent_moves_get_their_first_answers_after_a_restart(redis_server
     try:
         async with ArenaServer(config, store=store) as first:
             ann = await peer(first.url, "ann")
-            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
-                                      p.RaceReply)).race.code
+            code = (
+                await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0), p.RaceReply)
+            ).race.code
             await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
             await ann.expect(p.RaceStarted)
             answers = [await ann.move(code, seq, move) for seq, move in enumerate(LINE[:6], start=1)]
@@ -281,8 +302,11 @@ async def test_a_race_whose_time_limit_passed_while_no_node_ran_ends_at_once(red
     try:
         async with ArenaServer(config, store=store) as first:
             ann = await peer(first.url, "ann")
-            code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0,
-                                                   time_limit_s=10), p.RaceReply)).race.code
+            code = (
+                await ann.request(
+                    p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0, time_limit_s=10), p.RaceReply
+                )
+            ).race.code
             await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
             await ann.expect(p.RaceStarted)
             for seq, move in enumerate(LINE[:3], start=1):
@@ -307,8 +331,7 @@ async def won_race(server: ArenaServer) -> tuple[Peer, str]:
     """Ann, connected to ``server``, and the code of a casual Golf race she played alone and won
     (the catalog's winning line), finished."""
     ann = await peer(server.url, "ann")
-    code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0),
-                              p.RaceReply)).race.code
+    code = (await ann.request(p.CreateRace(req=1, game="golf", seed=WINNER.seed, countdown_s=0), p.RaceReply)).race.code
     await ann.request(p.StartRace(req=2, race=code), p.RaceReply)
     await ann.expect(p.RaceStarted)
     for seq, move in enumerate(LINE, start=1):

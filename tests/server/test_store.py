@@ -250,8 +250,15 @@ async def test_a_tournament_description_round_trips_and_is_listed_until_archived
     as live; saving again replaces it and lists it once; `archive_tournament` drops both."""
     store = make().store
     assert await store.live_tournaments() == [] and await store.load_tournament("T1") is None
-    meta = {"name": "Friday", "seeds": "[1,2]", "starts_at_ms": 1_700_000_000_000, "schedule": None,
-            "current_deal": 0, "digits": "42", "withdrawn": False}
+    meta = {
+        "name": "Friday",
+        "seeds": "[1,2]",
+        "starts_at_ms": 1_700_000_000_000,
+        "schedule": None,
+        "current_deal": 0,
+        "digits": "42",
+        "withdrawn": False,
+    }
     await store.save_tournament("T1", meta)
     await store.save_tournament("T2", {"name": "Daily"})
     await store.save_tournament("T1", {**meta, "current_deal": 1, "status": "running"})
@@ -281,6 +288,7 @@ async def test_schedules_are_kept_by_id_until_dropped(make):
 
 # ----------------------------------------------------------------------------- Redis only
 
+
 async def test_redis_keeps_token_digests_not_tokens(redis_at, redis_prefix):
     """A player's key is named by its token's digest, and holds only its id and name."""
     from server.players import token_digest
@@ -299,6 +307,7 @@ async def test_redis_keeps_token_digests_not_tokens(redis_at, redis_prefix):
         await store.close()
         await raw.aclose()
 
+
 async def test_redis_keys_of_one_race_share_a_hash_tag(redis_at, redis_prefix):
     """Every key of a race, its record included, holds ``{CODE}``: one Redis Cluster slot."""
     store = RedisStore(redis_at.url, prefix=redis_prefix)
@@ -308,8 +317,9 @@ async def test_redis_keys_of_one_race_share_a_hash_tag(redis_at, redis_prefix):
         await store.append_move("ABCD", "p1", MoveEntry(1, "deal", 1))
         await store.append_event("ABCD", event(1))
         keys = sorted(k.decode() for k in await raw.keys(f"{redis_prefix}:race:*"))
-        assert keys == [f"{redis_prefix}:race:{{ABCD}}:{part}"
-                        for part in ("events", "meta", "moves:p1", "owner", "players")]
+        assert keys == [
+            f"{redis_prefix}:race:{{ABCD}}:{part}" for part in ("events", "meta", "moves:p1", "owner", "players")
+        ]
         # the node's live races: in the node's slot, not the race's
         assert await raw.smembers(f"{redis_prefix}:node:{{node}}:races") == {b"ABCD"}
         await store.archive_race("ABCD", b"record", 60)

@@ -10,9 +10,9 @@ import pytest
 
 from client.bot import run_bot, run_tournament_bot
 from client.connection import ArenaClient, ArenaError
-from server.schedule import next_occurrences
 from server.app import ArenaServer
 from server.config import ServerConfig
+from server.schedule import next_occurrences
 from tests.server.conftest import FastClock
 
 ADMIN = "organiser-secret"
@@ -57,8 +57,15 @@ async def test_a_rounds_tournament_with_eight_entrants_and_a_spectator(arena):
     org, sue, *bots = await connect_all(arena, ["org", "sue", *names])
     try:
         info = await org.create_tournament(
-            ADMIN, "Friday Clock", "clock", 3, format="rounds", starts_at=iso_after(arena, 120),
-            deal_time_limit_s=1200, countdown_s=5, break_s=10,
+            ADMIN,
+            "Friday Clock",
+            "clock",
+            3,
+            format="rounds",
+            starts_at=iso_after(arena, 120),
+            deal_time_limit_s=1200,
+            countdown_s=5,
+            break_s=10,
         )
         tid = info.id
         snapshot = await sue.follow_tournament(tid)
@@ -93,8 +100,9 @@ async def test_a_rounds_tournament_with_eight_entrants_and_a_spectator(arena):
         players = [run_tournament_bot(bot, tid) for bot in bots[:5]]
         await asyncio.gather(*players, resigner(bots[5]), dropper(bots[7]))
         final = await finished_event(sue, tid)
-        standings = next(e for e in reversed(sue.pending_events())
-                         if type(e).__name__ == "TournamentEvent" and e.kind == "finished").standings
+        standings = next(
+            e for e in reversed(sue.pending_events()) if type(e).__name__ == "TournamentEvent" and e.kind == "finished"
+        ).standings
     finally:
         for client in (org, sue, *bots):
             await client.close()
@@ -120,8 +128,16 @@ async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
     arena.clock.speed = 100  # slower while they play, so that a busy machine keeps bot6's deal alive
     try:
         info = await org.create_tournament(
-            ADMIN, "Daily Golf", "golf", 2, format="arena", starts_at=iso_after(arena, 60),
-            arena_window_s=600, deal_time_limit_s=600, countdown_s=5, spectator_delay_s=0,
+            ADMIN,
+            "Daily Golf",
+            "golf",
+            2,
+            format="arena",
+            starts_at=iso_after(arena, 60),
+            arena_window_s=600,
+            deal_time_limit_s=600,
+            countdown_s=5,
+            spectator_delay_s=0,
         )
         tid = info.id
         await sue.follow_tournament(tid)
@@ -178,8 +194,9 @@ async def test_late_registration_withdrawal_and_organiser_rights(arena):
         with pytest.raises(ArenaError) as caught:
             await ann.create_tournament("guess", "Mine", "golf", 1, starts_at=iso_after(arena, 60))
         assert caught.value.code == "not_organiser"
-        info = await org.create_tournament(ADMIN, "Quick", "clock", 2, starts_at=iso_after(arena, 60),
-                                           deal_time_limit_s=3600, break_s=5)
+        info = await org.create_tournament(
+            ADMIN, "Quick", "clock", 2, starts_at=iso_after(arena, 60), deal_time_limit_s=3600, break_s=5
+        )
         tid = info.id
         await org.follow_tournament(tid)
         await org.wait_for(lambda: org.tournaments[tid].status == "registration", timeout_s=5)
@@ -250,9 +267,16 @@ async def test_a_recurring_tournament_schedules_its_next_occurrence_when_one_sta
     config = ServerConfig(ping_interval_s=None, admin_token=ADMIN)
     async with ArenaServer(config, clock=FastClock(20_000, start_ms=friday_evening)) as server:
         async with await ArenaClient.connect(server.url, "org") as org:
-            first = await org.create_tournament(ADMIN, "Weekly", "golf", 1, starts_at=None,
-                                                cron="0 20 * * FRI", timezone="Europe/London",
-                                                countdown_s=60)
+            first = await org.create_tournament(
+                ADMIN,
+                "Weekly",
+                "golf",
+                1,
+                starts_at=None,
+                cron="0 20 * * FRI",
+                timezone="Europe/London",
+                countdown_s=60,
+            )
             assert first.starts_at_ms == int(dt.datetime(2026, 10, 23, 19, tzinfo=dt.UTC).timestamp() * 1000)
             async with asyncio.timeout(5):
                 while len(server.tournaments) < 2:
@@ -306,8 +330,10 @@ async def test_a_schedule_goes_on_when_one_occurrence_is_cancelled():
             assert (await org.cancel_tournament(ADMIN, first.id)).status == "cancelled"
             (second,) = [t for t in server.tournaments.values() if t.id != first.id]
             assert second.status in ("scheduled", "registration") and second.plan.schedule == first.schedule
-            assert second.plan.starts_at_ms == next_occurrences("0 20 * * FRI", "UTC", after_ms=first.starts_at_ms,
-                                                                count=1)[0]
+            assert (
+                second.plan.starts_at_ms
+                == next_occurrences("0 20 * * FRI", "UTC", after_ms=first.starts_at_ms, count=1)[0]
+            )
             cancelled = await org.cancel_tournament(ADMIN, first.schedule.split(":")[0])
             assert cancelled.id == second.id and cancelled.status == "cancelled"
             assert len(server.tournaments) == 2 and not server.schedules
@@ -318,8 +344,17 @@ async def test_a_deals_race_names_its_tournament_and_the_break_says_when_the_nex
     deals the tournament says when the next one is dealt (`next_deal_ms`), and no longer once it is."""
     org, ann = await connect_all(arena, ["org", "ann"])
     try:
-        info = await org.create_tournament(ADMIN, "Two deals", "golf", 2, format="rounds", starts_at=iso_after(arena, 60),
-                                           deal_time_limit_s=600, countdown_s=5, break_s=30)
+        info = await org.create_tournament(
+            ADMIN,
+            "Two deals",
+            "golf",
+            2,
+            format="rounds",
+            starts_at=iso_after(arena, 60),
+            deal_time_limit_s=600,
+            countdown_s=5,
+            break_s=30,
+        )
         tid = info.id
         await ann.register_tournament(tid)
         for deal in range(2):

@@ -26,10 +26,10 @@ import pytest
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server import protocol as p
-from server.catalog import load_catalog, public_catalogs
-from server.race import Clock, RebuildError
 from server.app import ArenaServer
+from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
+from server.race import Clock, RebuildError
 from server.store.redis import RedisStore
 from server.tournament import Tournament
 from tests.server.conftest import FastClock
@@ -62,8 +62,11 @@ async def tournament_event(client: ArenaClient, tournament: str, kind: str, deal
     async with asyncio.timeout(WAIT_S):
         while True:
             event = await client.next_event(WAIT_S)
-            if (isinstance(event, p.TournamentEvent) and event.tournament.id == tournament
-                    and (event.kind, event.deal) == (kind, deal)):
+            if (
+                isinstance(event, p.TournamentEvent)
+                and event.tournament.id == tournament
+                and (event.kind, event.deal) == (kind, deal)
+            ):
                 return event
 
 
@@ -107,11 +110,15 @@ async def restart(node: Node, signum: int, clients: list[ArenaClient], *, down_s
         await client.list_tournaments()
 
 
-@pytest.mark.parametrize(("signum", "stop_at"), [
-    (signal.SIGKILL, "deal 1"),
-    (signal.SIGTERM, "deal 2"),
-    (signal.SIGKILL, "break 1"),
-], ids=["SIGKILL-in-deal-1", "SIGTERM-in-deal-2", "SIGKILL-in-the-break"])
+@pytest.mark.parametrize(
+    ("signum", "stop_at"),
+    [
+        (signal.SIGKILL, "deal 1"),
+        (signal.SIGTERM, "deal 2"),
+        (signal.SIGKILL, "break 1"),
+    ],
+    ids=["SIGKILL-in-deal-1", "SIGTERM-in-deal-2", "SIGKILL-in-the-break"],
+)
 async def test_a_rounds_tournament_goes_on_after_its_node_restarts(node, signum, stop_at):
     """Three deals, two entrants: ann wins each deal with the catalog's line, bob plays a few
     moves then resigns. The node stops in the middle of a deal (or in the break after deal 1,
@@ -125,9 +132,18 @@ async def test_a_rounds_tournament_goes_on_after_its_node_restarts(node, signum,
     bob = Entrant(await ArenaClient.connect(node.url, "bob", timeout_s=WAIT_S))
     clients = (org, ann.client, bob.client)
     try:
-        info = await org.create_tournament(ADMIN, "Restart cup", "golf", len(SEEDS), seeds=SEEDS,
-                                           starts_at=iso_in(2), countdown_s=1, break_s=1, deal_time_limit_s=60,
-                                           spectator_delay_s=0)
+        info = await org.create_tournament(
+            ADMIN,
+            "Restart cup",
+            "golf",
+            len(SEEDS),
+            seeds=SEEDS,
+            starts_at=iso_in(2),
+            countdown_s=1,
+            break_s=1,
+            deal_time_limit_s=60,
+            spectator_delay_s=0,
+        )
         tid = info.id
         for entrant in (ann, bob):
             await entrant.client.register_tournament(tid)
@@ -173,7 +189,8 @@ async def test_a_rounds_tournament_goes_on_after_its_node_restarts(node, signum,
         line = by_name[name]
         expected = [next(s for s in r.standings if s.name == name) for r in records]
         assert [(d.race, d.cleared, d.time_ms, d.status) for d in line.deals] == [
-            (r.race.code, s.cleared, s.time_ms, s.status) for r, s in zip(records, expected)]
+            (r.race.code, s.cleared, s.time_ms, s.status) for r, s in zip(records, expected)
+        ]
         assert line.cleared == sum(s.cleared for s in expected)
         assert line.time_ms == sum(s.time_ms for s in expected)
     assert [s.name for s in final.standings] == ["ann", "bob"]
@@ -191,8 +208,9 @@ async def test_a_recurring_schedule_and_its_pending_occurrence_survive_restarts(
     clients = [org, ann]
     try:
         hour = (dt.datetime.now(dt.UTC).hour + 12) % 24
-        first = await org.create_tournament(ADMIN, "Daily", "golf", 2, starts_at=None, cron=f"0 {hour} * * *",
-                                            registration_opens_s=86_400)
+        first = await org.create_tournament(
+            ADMIN, "Daily", "golf", 2, starts_at=None, cron=f"0 {hour} * * *", registration_opens_s=86_400
+        )
         schedule_id = first.schedule.split(":")[0]
         assert first.status == "registration"
         await ann.register_tournament(first.id)
@@ -202,7 +220,8 @@ async def test_a_recurring_schedule_and_its_pending_occurrence_survive_restarts(
             async with await ArenaClient.connect(node.url, "checker", timeout_s=WAIT_S) as checker:
                 listed = await checker.list_tournaments()
             assert [(t.id, t.status, t.registered, t.schedule, t.starts_at_ms) for t in listed] == [
-                (first.id, "registration", ["ann"], first.schedule, first.starts_at_ms)]
+                (first.id, "registration", ["ann"], first.schedule, first.starts_at_ms)
+            ]
             await reconnect(ann)
             with pytest.raises(ArenaError) as caught:
                 await ann.register_tournament(first.id)
@@ -225,6 +244,7 @@ async def test_a_recurring_schedule_and_its_pending_occurrence_survive_restarts(
 
 
 # --------------------------------------------------------- in this process, a clock set ahead
+
 
 def _config(**settings: object) -> ServerConfig:
     """A server's settings for these tests: one node id across its restarts (a node resumes
@@ -257,8 +277,17 @@ async def test_a_deal_that_ended_while_no_server_ran_is_scored_once_then_the_nex
     they were: nothing is scored or dealt again."""
     async with ArenaServer(_config(), store=store) as first:
         ann = Entrant(await ArenaClient.connect(first.url, "ann"))
-        info = await ann.client.create_tournament(ADMIN, "Cup", "golf", 2, seeds=SEEDS[:2], starts_at=iso_in(1),
-                                                  countdown_s=0, break_s=1, deal_time_limit_s=10)
+        info = await ann.client.create_tournament(
+            ADMIN,
+            "Cup",
+            "golf",
+            2,
+            seeds=SEEDS[:2],
+            starts_at=iso_in(1),
+            countdown_s=0,
+            break_s=1,
+            deal_time_limit_s=10,
+        )
         await ann.client.register_tournament(info.id)
         code = await ann.deal_race(info.id, 0)
         await ann.play(code, LINES[0][:3])
@@ -273,8 +302,12 @@ async def test_a_deal_that_ended_while_no_server_ran_is_scored_once_then_the_nex
         assert started.race == deal_2.code and started.version == tournament.version
         assert deal_1.code == code and deal_1.finish_reason == "time_limit"
         (score,) = (e.scores for e in tournament.entrants.values())
-        assert score[0] == p.DealScore(race=code, cleared=deal_1.standings()[0].cleared,
-                                       time_ms=deal_1.standings()[0].time_ms, status="out_of_time")
+        assert score[0] == p.DealScore(
+            race=code,
+            cleared=deal_1.standings()[0].cleared,
+            time_ms=deal_1.standings()[0].time_ms,
+            status="out_of_time",
+        )
         assert deal_1.standings()[0].moves == 3
         assert deal_2.status == "running"
         version = tournament.version
@@ -294,9 +327,18 @@ async def test_an_arena_tournament_goes_on_to_the_end_of_its_window(store):
     her deal 2 ends with the window, and every seed is revealed."""
     async with ArenaServer(_config(), store=store) as first:
         ann = Entrant(await ArenaClient.connect(first.url, "ann"))
-        info = await ann.client.create_tournament(ADMIN, "Daily", "golf", 2, seeds=SEEDS[:2], format="arena",
-                                                  starts_at=iso_in(1), countdown_s=0, arena_window_s=600,
-                                                  deal_time_limit_s=600)
+        info = await ann.client.create_tournament(
+            ADMIN,
+            "Daily",
+            "golf",
+            2,
+            seeds=SEEDS[:2],
+            format="arena",
+            starts_at=iso_in(1),
+            countdown_s=0,
+            arena_window_s=600,
+            deal_time_limit_s=600,
+        )
         await ann.client.register_tournament(info.id)
         await ann.client.wait_for(lambda: ann.client.tournaments[info.id].status == "running", WAIT_S)
         code = (await ann.client.open_deal(info.id)).code
@@ -348,8 +390,16 @@ async def test_a_schedule_schedules_its_next_occurrence_once_across_restarts(sto
 
     async with ArenaServer(_config(), store=store, clock=FastClock(1, start_ms=friday)) as first:
         async with await ArenaClient.connect(first.url, "org") as org:
-            created = await org.create_tournament(ADMIN, "Weekly", "golf", 1, starts_at=None, cron="0 20 * * FRI",
-                                                  timezone="Europe/London", countdown_s=60)
+            created = await org.create_tournament(
+                ADMIN,
+                "Weekly",
+                "golf",
+                1,
+                starts_at=None,
+                cron="0 20 * * FRI",
+                timezone="Europe/London",
+                countdown_s=60,
+            )
         await _until(lambda: created.schedule.split(":")[0] in first.schedules, "the schedule")
         await asyncio.sleep(0.1)  # (its request is stored in a task of its own)
     after_start = FastClock(1, start_ms=friday + 20 * 60_000)
@@ -374,9 +424,11 @@ async def test_a_schedule_file_read_at_every_start_schedules_each_entry_once(sto
     tournaments are back: each entry is named by its digest, so that the schedule and the
     one-off tournament it declares are found again, not scheduled a second time."""
     path = tmp_path / "tournaments.toml"
-    path.write_text('[[tournament]]\nname = "Friday Golf"\ngame = "golf"\ndeals = 2\ncron = "0 20 * * FRI"\n'
-                    'timezone = "Europe/London"\n\n'
-                    f'[[tournament]]\nname = "Club night"\ngame = "golf"\ndeals = 1\nstarts_at = "{iso_in(86_400)}"\n')
+    path.write_text(
+        '[[tournament]]\nname = "Friday Golf"\ngame = "golf"\ndeals = 2\ncron = "0 20 * * FRI"\n'
+        'timezone = "Europe/London"\n\n'
+        f'[[tournament]]\nname = "Club night"\ngame = "golf"\ndeals = 1\nstarts_at = "{iso_in(86_400)}"\n'
+    )
     async with ArenaServer(_config(), store=store) as first:
         made = first.load_schedule(path)
         await asyncio.sleep(0.1)  # (the schedule's request is stored in a task of its own)
@@ -389,7 +441,6 @@ async def test_a_schedule_file_read_at_every_start_schedules_each_entry_once(sto
             assert sorted(again.tournaments) == sorted(ids) and list(again.schedules) == [schedule_id]
     assert sorted(await store.live_tournaments()) == sorted(ids)
     assert list(await store.schedules()) == [schedule_id]
-
 
 
 async def test_a_tournament_that_cannot_be_rebuilt_is_left_in_the_store(store, caplog):

@@ -25,8 +25,10 @@ OPTIONS = [{}, {"queen_on_king": False}]
 def catalog_lines() -> list[tuple[int, list[str]]]:
     """The public catalog's winning lines of Golf (seeds/golf.txt): (seed, moves)."""
     path = public_catalogs() / "golf.txt"
-    return [(int(seed), moves.strip().split(","))
-            for seed, _, moves in (line.partition(":") for line in path.read_text().splitlines() if line[:1].isdigit())]
+    return [
+        (int(seed), moves.strip().split(","))
+        for seed, _, moves in (line.partition(":") for line in path.read_text().splitlines() if line[:1].isdigit())
+    ]
 
 
 def playout(seed: int, options: dict[str, bool], rng: random.Random, moves: int | None = None) -> list[Game]:
@@ -99,7 +101,7 @@ def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay(options)
         cases.append(line[-1])
     for seed, moves in catalog_lines():  # part of a known winning line, then a random move or two
         game = find_game("golf")(seed, **options)
-        prefix = [Move.parse(move) for move in moves[:rng.randrange(20, len(moves) - 3)]]
+        prefix = [Move.parse(move) for move in moves[: rng.randrange(20, len(moves) - 3)]]
         for move in prefix:
             if not game.is_legal(move):
                 break
@@ -159,10 +161,18 @@ def test_verdicts_agree_with_the_generic_search_where_it_decides():
 
 
 def test_arena_solve_takes_a_rule_option():
-    done = subprocess.run([sys.executable, "-m", "client.cli", "solve", "golf", "5", "--option",
-                           "queen_on_king=false", "--json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "solve", "golf", "5", "--option", "queen_on_king=false", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"] == "lost"
-    bad = subprocess.run([sys.executable, "-m", "client.cli", "solve", "golf", "5", "--option", "jokers=true"],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "client.cli", "solve", "golf", "5", "--option", "jokers=true"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "jokers" in bad.stdout

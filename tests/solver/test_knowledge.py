@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from engine.core import Game
 from engine.games import find_game
-from solver import Budget, solve
-from solver import calculation, generals_patience
+from solver import Budget, calculation, generals_patience, solve
 from solver.ordering import canonical, ordered_moves, proves_loss, score
 
 
@@ -96,28 +95,35 @@ def test_generals_patience_a_reserve_whose_suit_falls_three_times_is_stuck():
     twice = position("generals_patience", {"f0": "2C", "r": "4H6H", "s": "5d"}, "redeals=0")
     assert not generals_patience.reserve_stuck(twice, 2)
     # ... unless a heart foundation has already passed the Four with the other copy.
-    passed = position("generals_patience", {"f0": "2C", "f1": "2H3H4H'5H", "r": "4H6H9H", "s": "5d"},
-                      "redeals=0")
+    passed = position("generals_patience", {"f0": "2C", "f1": "2H3H4H'5H", "r": "4H6H9H", "s": "5d"}, "redeals=0")
     assert generals_patience.reserve_stuck(passed, 2) and score(passed) < score(two)
 
 
 def test_generals_patience_copies_of_a_card_and_swapped_piles_are_one_position():
-    a = position("generals_patience", {"f0": "2C", "f1": "2H'", "t0": "9S8H", "t3": "KD", "r": "5C", "s": "7d"},
-                 "redeals=0")
-    b = position("generals_patience", {"f0": "2H", "f4": "2C'", "t5": "9S'8H", "t1": "KD'", "r": "5C", "s": "7d"},
-                 "redeals=0")
+    a = position(
+        "generals_patience", {"f0": "2C", "f1": "2H'", "t0": "9S8H", "t3": "KD", "r": "5C", "s": "7d"}, "redeals=0"
+    )
+    b = position(
+        "generals_patience", {"f0": "2H", "f4": "2C'", "t5": "9S'8H", "t1": "KD'", "r": "5C", "s": "7d"}, "redeals=0"
+    )
     assert canonical(a) == canonical(b)
 
 
 def test_generals_patience_a_card_nothing_could_be_built_on_goes_up_alone():
     # Base Two: the Three of Clubs could take only a red Two, and both red Twos are home.
-    game = position("generals_patience", {"f0": "2C", "f1": "2D", "f2": "2D'", "f3": "2H", "f4": "2H'",
-                                          "t0": "3C", "t1": "9S", "w": "8D", "s": "7d"}, "redeals=0")
+    game = position(
+        "generals_patience",
+        {"f0": "2C", "f1": "2D", "f2": "2D'", "f3": "2H", "f4": "2H'", "t0": "3C", "t1": "9S", "w": "8D", "s": "7d"},
+        "redeals=0",
+    )
     assert [str(m) for m in ordered_moves(game)] == ["t0>f0"]
     # With a red Two (and a black Ace, which could go on it) still in play, every move is tried,
     # the foundation first.
-    game = position("generals_patience", {"f0": "2C", "f1": "2D", "t0": "3C", "t1": "9S", "w": "8D",
-                                          "t2": "2H", "t3": "AS", "s": "7d"}, "redeals=0")
+    game = position(
+        "generals_patience",
+        {"f0": "2C", "f1": "2D", "t0": "3C", "t1": "9S", "w": "8D", "t2": "2H", "t3": "AS", "s": "7d"},
+        "redeals=0",
+    )
     moves = [str(m) for m in ordered_moves(game)]
     assert moves[0] in ("t0>f0", "t2>f2") and "w>t1" in moves and len(moves) > 2
 
@@ -152,4 +158,3 @@ def test_a_search_that_leaves_out_moves_never_claims_a_proof():
     verdict = solve(game, Budget(nodes=5_000))
     assert verdict.result == "unknown" and "no proof" in verdict.reason
     assert verdict.nodes < 5_000  # it ran out of positions, not of budget
-

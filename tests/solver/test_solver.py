@@ -18,11 +18,32 @@ from solver.ordering import canonical
 #: For each game, a deal the solver wins within `BUDGET` (the first seed of its public catalog
 #: where that is quick, else one found with `arena solve GAME --deals N`).
 WINS = {
-    "klondike": 15, "golf": 12, "clock": 1, "baroness": None, "idiots_delight": 142, "pyramid": 166,
-    "perpetual_motion": 1, "scorpion": None, "double_or_naught": 1, "friday_13": None, "tournament": 989,
-    "generals_patience": None, "besieged_city": None, "bristol": 1, "calculation": None, "canfield": 6,
-    "chameleon": 5, "dutchess": 4, "eight_off": 2, "four_seasons": 8, "kings_clover": None,
-    "little_spider": 23, "osmosis": 2, "penguin": 1, "strategy": 7, "try_again": 1026,
+    "klondike": 15,
+    "golf": 12,
+    "clock": 1,
+    "baroness": None,
+    "idiots_delight": 142,
+    "pyramid": 166,
+    "perpetual_motion": 1,
+    "scorpion": None,
+    "double_or_naught": 1,
+    "friday_13": None,
+    "tournament": 989,
+    "generals_patience": None,
+    "besieged_city": None,
+    "bristol": 1,
+    "calculation": None,
+    "canfield": 6,
+    "chameleon": 5,
+    "dutchess": 4,
+    "eight_off": 2,
+    "four_seasons": 8,
+    "kings_clover": None,
+    "little_spider": 23,
+    "osmosis": 2,
+    "penguin": 1,
+    "strategy": 7,
+    "try_again": 1026,
     "queens_quadrille": 121,
 }
 BUDGET = Budget(nodes=30_000, seconds=60)
@@ -40,10 +61,14 @@ def catalog_seed(key: str) -> int | None:
     return next((int(line.split(":")[0]) for line in path.read_text().splitlines() if line[:1].isdigit()), None)
 
 
-@pytest.mark.parametrize("game_cls", [
-    pytest.param(g, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[g.key])) if g.key in NOT_YET else g
-    for g in GAMES
-], ids=lambda g: g.key)
+@pytest.mark.parametrize(
+    "game_cls",
+    [
+        pytest.param(g, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[g.key])) if g.key in NOT_YET else g
+        for g in GAMES
+    ],
+    ids=lambda g: g.key,
+)
 def test_the_solver_wins_a_deal_and_the_engine_replays_its_solution(game_cls):
     seed = WINS.get(game_cls.key)
     if seed is None:
@@ -73,14 +98,17 @@ def _exhaust(game: Game, seen: set[str]) -> tuple[bool, int]:
     return won, best
 
 
-@pytest.mark.parametrize("position", [
-    # Golf: a Four or a Six goes on the Five, and then nothing fits: lost with one card more up.
-    "golf queen_on_king=0 f0:5C r0:9D4S r1:3H6D r2: r3: r4: r5: r6: s: redeals=0",
-    # Golf with a short stock: dealing it gives a Jack and a Two; the reserve's King and Nine never fit.
-    "golf queen_on_king=0 f0:5C r0:KS r1:9H4D r2: r3: r4: r5: r6: s:js2c redeals=0",
-    # Clock, a whole deal (seed 2): the fourth King turns up too soon, exchange or not.
-    find_game("clock")(2).position(),
-])
+@pytest.mark.parametrize(
+    "position",
+    [
+        # Golf: a Four or a Six goes on the Five, and then nothing fits: lost with one card more up.
+        "golf queen_on_king=0 f0:5C r0:9D4S r1:3H6D r2: r3: r4: r5: r6: s: redeals=0",
+        # Golf with a short stock: dealing it gives a Jack and a Two; the reserve's King and Nine never fit.
+        "golf queen_on_king=0 f0:5C r0:KS r1:9H4D r2: r3: r4: r5: r6: s:js2c redeals=0",
+        # Clock, a whole deal (seed 2): the fourth King turns up too soon, exchange or not.
+        find_game("clock")(2).position(),
+    ],
+)
 def test_a_lost_verdict_is_a_proof(position):
     game = Game.from_position(position)
     verdict = solve(game, BUDGET)
@@ -93,7 +121,8 @@ def test_a_lost_verdict_is_a_proof(position):
 def test_a_won_position_is_found_and_a_budget_cut_is_unknown():
     near = Game.from_position(
         "klondike - f0:AS2S3S4S5S6S7S8S9STSJSQS f1:AH2H3H4H5H6H7H8H9HTHJHQH f2:AD2D3D4D5D6D7D8D9DTDJDQD "
-        "f3:AC2C3C4C5C6C7C8C9CTCJCQC t0:KC t1:KD t2:KH t3:KS t4: t5: t6: s: w: redeals=0")
+        "f3:AC2C3C4C5C6C7C8C9CTCJCQC t0:KC t1:KD t2:KH t3:KS t4: t5: t6: s: w: redeals=0"
+    )
     verdict = solve(near, BUDGET)
     assert verdict.result == "won" and len(verdict.solution) == 4
     cut = solve(find_game("klondike")(27), Budget(nodes=50))
@@ -145,7 +174,8 @@ def test_playouts_find_a_near_win_reproducibly_and_never_claim_a_proof():
 
     near = Game.from_position(
         "klondike - f0:AS2S3S4S5S6S7S8S9STSJS f1:AH2H3H4H5H6H7H8H9HTHJHQH f2:AD2D3D4D5D6D7D8D9DTDJDQD "
-        "f3:AC2C3C4C5C6C7C8C9CTCJCQC t0:KC t1:KD t2:KH t3:KSQS t4: t5: t6: s: w: redeals=0")
+        "f3:AC2C3C4C5C6C7C8C9CTCJCQC t0:KC t1:KD t2:KH t3:KSQS t4: t5: t6: s: w: redeals=0"
+    )
     first, again = solve_by_playouts(near, BUDGET), solve_by_playouts(near, BUDGET)
     assert first.result == "won" and first.solution == again.solution
     replay = near.copy()
@@ -159,8 +189,21 @@ def test_playouts_find_a_near_win_reproducibly_and_never_claim_a_proof():
 def test_arena_catalog_with_the_solver_writes_solutions_that_win(tmp_path):
     from server.catalog import load_catalog
 
-    done = _arena("catalog", "golf", "--solver", "--count", "1", "--first-seed", "12", "--nodes", "2000",
-                  "--jobs", "1", "--dir", str(tmp_path))
+    done = _arena(
+        "catalog",
+        "golf",
+        "--solver",
+        "--count",
+        "1",
+        "--first-seed",
+        "12",
+        "--nodes",
+        "2000",
+        "--jobs",
+        "1",
+        "--dir",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     text = (tmp_path / "golf.txt").read_text()
     assert "`arena catalog golf --solver`" in text and "the solver" in text

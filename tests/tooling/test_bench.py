@@ -39,8 +39,9 @@ async def test_listing_pages_through_every_open_race_once_and_costs_server_cpu(t
     """20 open races, 7 a page: three pages hold every race once; each request costs some CPU."""
     out = tmp_path / "listing.json"
     console = _console()
-    args = _parse(["listing", "--races", "20", "--requests", "300", "--limit", "7", "--connections", "3",
-                   "--json", str(out)])
+    args = _parse(
+        ["listing", "--races", "20", "--requests", "300", "--limit", "7", "--connections", "3", "--json", str(out)]
+    )
     assert await run_bench(args, console) == 0
     (row,) = json.loads(out.read_text())
     assert row["open_races"] == 20 and row["requests"] == 300
@@ -55,9 +56,25 @@ async def test_listing_pages_through_every_open_race_once_and_costs_server_cpu(t
 async def test_memory_server_forgets_every_race_and_player_after_the_retention_time(tmp_path: Path) -> None:
     """50 open races expire after 1 s and leave memory 1 s later; their players go too."""
     out = tmp_path / "memory.json"
-    args = _parse(["memory", "--races", "50", "--open-race-ttl-s", "1", "--race-retention-s", "1",
-                   "--player-retention-s", "1", "--sweep-interval-s", "0.2", "--connections", "3",
-                   "--json", str(out)])
+    args = _parse(
+        [
+            "memory",
+            "--races",
+            "50",
+            "--open-race-ttl-s",
+            "1",
+            "--race-retention-s",
+            "1",
+            "--player-retention-s",
+            "1",
+            "--sweep-interval-s",
+            "0.2",
+            "--connections",
+            "3",
+            "--json",
+            str(out),
+        ]
+    )
     assert await run_bench(args, _console()) == 0
     figures = json.loads(out.read_text())
     assert figures["baseline"]["races"] == 0 and figures["baseline"]["rss_mib"] > 0
@@ -67,7 +84,8 @@ async def test_memory_server_forgets_every_race_and_player_after_the_retention_t
     assert figures["emptied_after_s"] >= 1.0, "the last races stay a retention time after they expire"
     assert figures["creation_rate_per_s"] > 0
     assert figures["kib_per_race"] == pytest.approx(
-        (figures["peak"]["rss_mib"] - figures["baseline"]["rss_mib"]) * 1024 / 50)
+        (figures["peak"]["rss_mib"] - figures["baseline"]["rss_mib"]) * 1024 / 50
+    )
 
 
 async def test_a_server_that_cannot_start_is_reported_with_its_output() -> None:
@@ -114,8 +132,25 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     spectators measure delivery, the server's CPU and memory are read, and nothing fails."""
     out = tmp_path / "load.json"
     console = _console()
-    args = _parse(["load", "--races", "2", "--entrants", "2", "--spectators", "1", "--rate", "5",
-                   "--warmup", "1", "--duration", "3", "--json", str(out)])
+    args = _parse(
+        [
+            "load",
+            "--races",
+            "2",
+            "--entrants",
+            "2",
+            "--spectators",
+            "1",
+            "--rate",
+            "5",
+            "--warmup",
+            "1",
+            "--duration",
+            "3",
+            "--json",
+            str(out),
+        ]
+    )
     assert await run_bench(args, console) == 0
     figures = json.loads(out.read_text())
     assert figures["clients_held"] == 6
@@ -149,9 +184,29 @@ async def test_load_reports_how_late_a_busy_servers_fan_out_ticks_were_written(t
     console = _console()
     async with ServerProcess({"par_workers": 0, "fanout_busy_share": 0.0}) as server:
         assert server.process is not None
-        args = _parse(["load", "--races", "2", "--entrants", "2", "--spectators", "2", "--rate", "5",
-                       "--warmup", "1", "--duration", "2", "--json", str(out),
-                       "--server", server.url, "--server-pid", str(server.process.pid)])
+        args = _parse(
+            [
+                "load",
+                "--races",
+                "2",
+                "--entrants",
+                "2",
+                "--spectators",
+                "2",
+                "--rate",
+                "5",
+                "--warmup",
+                "1",
+                "--duration",
+                "2",
+                "--json",
+                str(out),
+                "--server",
+                server.url,
+                "--server-pid",
+                str(server.process.pid),
+            ]
+        )
         assert await run_bench(args, console) == 0
     figures = json.loads(out.read_text())
     assert figures["errors"] == 0 and figures["spectator_samples"] > 0
@@ -169,8 +224,29 @@ async def test_load_over_redis_spreads_each_race_over_two_nodes(tmp_path: Path) 
     is read (the nodes' figures add up to the total)."""
     out = tmp_path / "nodes.json"
     console = _console()
-    args = _parse(["load", "--redis", "local", "--nodes", "2", "--races", "2", "--entrants", "2", "--spectators", "2",
-                   "--rate", "5", "--warmup", "1", "--duration", "3", "--json", str(out)])
+    args = _parse(
+        [
+            "load",
+            "--redis",
+            "local",
+            "--nodes",
+            "2",
+            "--races",
+            "2",
+            "--entrants",
+            "2",
+            "--spectators",
+            "2",
+            "--rate",
+            "5",
+            "--warmup",
+            "1",
+            "--duration",
+            "3",
+            "--json",
+            str(out),
+        ]
+    )
     assert await run_bench(args, console) == 0
     figures = json.loads(out.read_text())
     assert figures["store"] == "redis" and figures["redis"].startswith("a private redis-server")
@@ -195,8 +271,11 @@ async def test_load_over_redis_spreads_each_race_over_two_nodes(tmp_path: Path) 
 
 def test_load_refuses_nodes_without_redis_and_redis_with_a_server(capsys: pytest.CaptureFixture[str]) -> None:
     """Several nodes share one Redis; --redis starts servers, so it cannot go with --server."""
-    for argv in (["--nodes", "2"], ["--redis", "local", "--server", "ws://127.0.0.1:1"],
-                 ["--server", "ws://127.0.0.1:1", "--server", "ws://127.0.0.1:2", "--server-pid", "1"]):
+    for argv in (
+        ["--nodes", "2"],
+        ["--redis", "local", "--server", "ws://127.0.0.1:1"],
+        ["--server", "ws://127.0.0.1:1", "--server", "ws://127.0.0.1:2", "--server-pid", "1"],
+    ):
         assert asyncio.run(run_bench(_parse(["load", *argv]), console := _console())) == 2
         assert "error:" in console.file.getvalue()  # type: ignore[attr-defined]
     assert _parse(["load", "--server-cpu", "0"]).server_cpu == (0,)
@@ -207,8 +286,10 @@ async def test_progress_events_carry_the_server_wall_clock() -> None:
     milliseconds: within a few seconds of ours, on the same machine."""
     (entry, *_) = load_catalog(public_catalogs(), "klondike")
     async with ServerProcess({"par_workers": 0}) as server:
-        async with (await ArenaClient.connect(server.url, "mover") as mover,
-                    await ArenaClient.connect(server.url, "watcher") as watcher):
+        async with (
+            await ArenaClient.connect(server.url, "mover") as mover,
+            await ArenaClient.connect(server.url, "watcher") as watcher,
+        ):
             race = await mover.create_race("klondike", seed=entry.seed, countdown_s=0, max_entrants=1)
             await watcher.watch(race.code)
             await mover.start_race(race.code)
@@ -271,12 +352,18 @@ async def test_the_generators_wire_reads_whole_split_fragmented_and_control_fram
         await ws.recv()  # the client is open and in its own reading mode
         transport = ws.transport
         for payload in (b"one", big, huge):  # 7-, 16- and 64-bit lengths, written 7 bytes at a time
-            frame = bytes((0x82, len(payload))) if len(payload) < 126 else (
-                bytes((0x82, 126)) + len(payload).to_bytes(2, "big") if len(payload) < 65_536
-                else bytes((0x82, 127)) + len(payload).to_bytes(8, "big"))
+            frame = (
+                bytes((0x82, len(payload)))
+                if len(payload) < 126
+                else (
+                    bytes((0x82, 126)) + len(payload).to_bytes(2, "big")
+                    if len(payload) < 65_536
+                    else bytes((0x82, 127)) + len(payload).to_bytes(8, "big")
+                )
+            )
             data = frame + payload
             for start in range(0, len(data), 7 if len(payload) < 1000 else 65_000):
-                transport.write(data[start:start + 7 if len(payload) < 1000 else start + 65_000])
+                transport.write(data[start : start + 7 if len(payload) < 1000 else start + 65_000])
                 await asyncio.sleep(0)
         await (await ws.ping(b"hi"))  # answered by the wire, or this waits forever
         pinged.set()

@@ -21,9 +21,28 @@ def test_idle_holds_every_client_and_reads_the_servers_memory(tmp_path: Path) ->
     (by the load processes' count and the server's own), no error, memory read before and after."""
     out = tmp_path / "idle.json"
     done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "bench", "idle", "--clients", "50", "--load-processes", "2",
-         "--watching", "0.5", "--settle-s", "0.5", "--json", str(out)],
-        cwd=_ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "bench",
+            "idle",
+            "--clients",
+            "50",
+            "--load-processes",
+            "2",
+            "--watching",
+            "0.5",
+            "--settle-s",
+            "0.5",
+            "--json",
+            str(out),
+        ],
+        cwd=_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     figures = json.loads(out.read_text())
     assert figures["clients"] == figures["clients_held"] == 50

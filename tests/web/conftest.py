@@ -21,14 +21,20 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from server.app import ArenaServer
-
 from server.config import ServerConfig
 
 SCREENSHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
 #: Chromium flags for a sandboxed machine with no network beyond loopback.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1366, "height": 850}}
 #: axe-core 4.14.1 from the npm registry (its licence beside it), run in pages by `axe`.
@@ -39,8 +45,9 @@ def chromium_path() -> str:
     """The Chromium binary: ARENA_CHROMIUM, else Debian's /usr/bin/chromium."""
     path = os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(path).exists():
-        pytest.fail(f"no Chromium at {path}: run `make browser` (apt-get install chromium) or set ARENA_CHROMIUM",
-                    pytrace=False)
+        pytest.fail(
+            f"no Chromium at {path}: run `make browser` (apt-get install chromium) or set ARENA_CHROMIUM", pytrace=False
+        )
     return path
 
 
@@ -55,17 +62,27 @@ class Web:
     problems: list[str] = field(default_factory=list)
     allowed: tuple[str, ...] = ()  # console messages a test expects (e.g. a refused socket while offline)
 
-    async def page(self, name: str, path: str = "/", *, phone: bool = False,
-                   setup: Callable[[Page], Awaitable[None]] | None = None, token: str | None = None,
-                   chosen: bool = True) -> Page:
+    async def page(
+        self,
+        name: str,
+        path: str = "/",
+        *,
+        phone: bool = False,
+        setup: Callable[[Page], Awaitable[None]] | None = None,
+        token: str | None = None,
+        chosen: bool = True,
+    ) -> Page:
         """A new browser context (its own storage, so its own player) named ``name``, at ``path``;
         ``setup`` is awaited with the page before it loads (to route its websocket, say).
         ``token``: resume that player's session (one a test's client opened) instead of a new one.
         ``chosen``: the player chose its name (else the page may ask for one)."""
         context = await self.browser.new_context(**(PHONE if phone else DESKTOP))
         context.set_default_timeout(15_000)
-        script = (f"if (localStorage.getItem('arena.name') === null) localStorage.setItem('arena.name', {name!r});"
-                  f"if (localStorage.getItem('arena.nameChosen') === null) localStorage.setItem('arena.nameChosen', {'1' if chosen else '0'!r});")
+        script = (
+            f"if (localStorage.getItem('arena.name') === null) localStorage.setItem('arena.name', {name!r});"
+            f"if (localStorage.getItem('arena.nameChosen') === null)"
+            f" localStorage.setItem('arena.nameChosen', {'1' if chosen else '0'!r});"
+        )
         if token:
             script += f"if (!sessionStorage.getItem('arena.token')) sessionStorage.setItem('arena.token', {token!r});"
         await context.add_init_script(script)
@@ -100,8 +117,10 @@ async def axe(page: Page, *, within: str = "body") -> list[str]:
         await page.evaluate(AXE.read_text())
     found = await page.evaluate(
         r"""async (within) => (await axe.run(document.querySelector(within), {resultTypes: ['violations']}))
-             .violations.flatMap(v => v.nodes.map(n => `${v.id}: ${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`))""",
-        within)
+             .violations.flatMap(v => v.nodes.map(n =>
+               `${v.id}: ${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`))""",
+        within,
+    )
     return list(found)
 
 

@@ -70,7 +70,9 @@ async def shown_piles(page: Page, box: str = ".board-box.mine") -> dict[str, lis
     )
 
 
-async def shows(page: Page, expected: dict[str, list[str]], box: str = ".board-box.mine", timeout_s: float = 5.0) -> None:
+async def shows(
+    page: Page, expected: dict[str, list[str]], box: str = ".board-box.mine", timeout_s: float = 5.0
+) -> None:
     """Wait until the board in ``box`` shows exactly ``expected`` (see `shown_piles`)."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     while (shown := await shown_piles(page, box)) != expected:
@@ -102,8 +104,10 @@ async def click_move(page: Page, game: Game, move: Move, box: str = ".board-box.
         card = page.locator(f'{box} .pile[data-pile="{move.src}"] .card[data-index="{len(pile) - move.count}"]')
         await card.click(position={"x": 12, "y": 3})  # the strip of a fanned card that shows
         await page.click(f'{box} .pile[data-pile="{move.dst}"]')
-    elif str(move) in ("deal", "redeal") and "s" in game.piles and not any(
-        m == "deal" for m in map(str, game.legal_moves()) if str(move) == "redeal"
+    elif (
+        str(move) in ("deal", "redeal")
+        and "s" in game.piles
+        and not any(m == "deal" for m in map(str, game.legal_moves()) if str(move) == "redeal")
     ):
         await page.click(f'{box} .pile[data-pile="s"]')
     else:
@@ -182,8 +186,9 @@ async def one_move_played(web: Web, name: str, **page_options: object) -> tuple[
     return page, race, game
 
 
-async def played_race(web: Web, name: str, game_key: str, seed: int, moves: int, *, rng: int = 1,
-                      choose=None) -> tuple[ArenaClient, Race, Game]:
+async def played_race(
+    web: Web, name: str, game_key: str, seed: int, moves: int, *, rng: int = 1, choose=None
+) -> tuple[ArenaClient, Race, Game]:
     """A race of one that ``name`` (a client of the test's) created, started and played for up to
     ``moves`` moves of a seeded random playout (``choose(game, legal, rng)`` picks each move, by
     default at random); the client is still connected. Returns it, the race and the game as
@@ -211,9 +216,17 @@ def tournament(web: Web, *, starts_in_s: float, **fields: object) -> Tournament:
     now; ``fields`` as `CreateTournament` takes them (``deals``, ``break_s``...)."""
     web.server.config.admin_token = ADMIN
     starts = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=starts_in_s)
-    plan = {"name": "Club night", "game": "golf", "deals": 1, "countdown_s": 1, "registration_opens_s": 600,
-            "deal_time_limit_s": 120} | fields
-    return web.server.create_tournament(CreateTournament(req=1, admin_token=ADMIN, starts_at=starts.isoformat(), **plan))
+    plan = {
+        "name": "Club night",
+        "game": "golf",
+        "deals": 1,
+        "countdown_s": 1,
+        "registration_opens_s": 600,
+        "deal_time_limit_s": 120,
+    } | fields
+    return web.server.create_tournament(
+        CreateTournament(req=1, admin_token=ADMIN, starts_at=starts.isoformat(), **plan)
+    )
 
 
 def catalog_win(game: str) -> tuple[int, list[str]]:

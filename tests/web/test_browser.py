@@ -70,11 +70,15 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     # Picking a card highlights exactly the piles it may go to.
     picked = transfers[0]
     src = deal.piles[picked.src]
-    await alice.locator(f'.board-box.mine .pile[data-pile="{picked.src}"] .card[data-index="{len(src) - picked.count}"]'
-                        ).click(position={"x": 12, "y": 3})
+    await alice.locator(
+        f'.board-box.mine .pile[data-pile="{picked.src}"] .card[data-index="{len(src) - picked.count}"]'
+    ).click(position={"x": 12, "y": 3})
     targets = sorted(m.dst for m in transfers if m.src == picked.src and m.count == picked.count)
     await expect(alice.locator(".board-box.mine .pile.target")).to_have_count(len(targets))
-    assert sorted(await alice.eval_on_selector_all(".board-box.mine .pile.target", "ps => ps.map(p => p.dataset.pile)")) == targets
+    assert (
+        sorted(await alice.eval_on_selector_all(".board-box.mine .pile.target", "ps => ps.map(p => p.dataset.pile)"))
+        == targets
+    )
     await alice.keyboard.press("Escape")
     await expect(alice.locator(".board-box.mine .pile.target")).to_have_count(0)
 
@@ -138,8 +142,12 @@ async def test_an_illegal_drop_is_refused_with_the_servers_reason_and_the_card_r
     code = await create_race(page, "klondike", seed)
     await page.click("#start")
     await expect(page.locator(".board-box.mine .card.movable").first).to_be_visible()
-    src, dst = next((f"t{a}", f"t{b}") for a in range(7) for b in range(7)
-                    if a != b and Move.parse(f"t{a}>t{b}") not in deal.legal_moves())
+    src, dst = next(
+        (f"t{a}", f"t{b}")
+        for a in range(7)
+        for b in range(7)
+        if a != b and Move.parse(f"t{a}>t{b}") not in deal.legal_moves()
+    )
     with pytest.raises(IllegalMove) as refusal:
         deal.apply(f"{src}>{dst}")
     before = await shown_piles(page)
@@ -280,8 +288,9 @@ async def test_a_winner_plays_double_or_naught_with_buttons(web: Web) -> None:
         await choice.click()
         await until(lambda: entrant(race, "ivy").bonus[-1].moves)
         rnd = entrant(race, "ivy").bonus[-1]
-        await expect(page.locator("#bonus-state")).to_contain_text({"win": "won", "loss": "lost the stake", "tie": "tie"}.get(
-            rnd.game.outcome, "Pick a card"))
+        await expect(page.locator("#bonus-state")).to_contain_text(
+            {"win": "won", "loss": "lost the stake", "tie": "tie"}.get(rnd.game.outcome, "Pick a card")
+        )
         if rnd.decided:
             break
     await expect(page.locator("#bonus-points")).to_have_text(str(entrant(race, "ivy").points))

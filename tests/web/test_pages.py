@@ -37,7 +37,8 @@ async def clipped(page: Page, selector: str) -> list[str]:
     """The cells of the table at ``selector`` whose text does not fit them, and any cell that
     sticks out of its box or the screen. A player's name may end in an ellipsis, and then its
     cell's title holds the whole name."""
-    return await page.evaluate("""(selector) => {
+    return await page.evaluate(
+        """(selector) => {
       const table = document.querySelector(selector);
       const box = table.parentElement.getBoundingClientRect();
       const width = document.documentElement.clientWidth;
@@ -53,7 +54,9 @@ async def clipped(page: Page, selector: str) -> list[str]:
         }
       }
       return out;
-    }""", selector)
+    }""",
+        selector,
+    )
 
 
 # ---------------------------------------------------------------------------- 7. play now
@@ -70,8 +73,11 @@ async def test_play_now_is_one_tap_from_the_lobby_to_a_board(web: Web, phone: bo
     race = web.server.races[code]
     await page.keyboard.press("Tab")  # (focus somewhere, as a person's first key would)
     game = entrant(race, "nina").game.copy()
-    move = next(m for m in game.legal_moves() if m.is_transfer) if any(
-        m.is_transfer for m in game.legal_moves()) else Move.parse("deal")
+    move = (
+        next(m for m in game.legal_moves() if m.is_transfer)
+        if any(m.is_transfer for m in game.legal_moves())
+        else Move.parse("deal")
+    )
     await click_move(page, game, move)
     await until(lambda: entrant(race, "nina").moves == 1)
     assert time.monotonic() - began < 2.0, "from the tap to the first accepted move took 2 s or more"
@@ -182,8 +188,12 @@ async def test_a_refusal_names_the_cards_and_piles_and_clears_on_the_next_move(w
     page = await web.page("ruth")
     code = await create_race(page, "klondike", seed)
     await page.click("#start")
-    src, dst = next((f"t{a}", f"t{b}") for a in range(7) for b in range(7)
-                    if a != b and Move.parse(f"t{a}>t{b}") not in deal.legal_moves())
+    src, dst = next(
+        (f"t{a}", f"t{b}")
+        for a in range(7)
+        for b in range(7)
+        if a != b and Move.parse(f"t{a}>t{b}") not in deal.legal_moves()
+    )
     with pytest.raises(IllegalMove) as refusal:
         deal.apply(f"{src}>{dst}")
     await drag_move(page, deal, src, dst)
@@ -252,7 +262,9 @@ async def test_after_resigning_no_move_control_or_grab_cursor_remains(web: Web) 
         await expect(page.locator("button.move")).to_have_count(0)
         await expect(page.locator("#resign")).to_have_count(0)
         await expect(page.locator(".board-box.mine .table.playable")).to_have_count(0)
-        cursors = await page.eval_on_selector_all(".board-box.mine .card", "cs => cs.map(c => getComputedStyle(c).cursor)")
+        cursors = await page.eval_on_selector_all(
+            ".board-box.mine .card", "cs => cs.map(c => getComputedStyle(c).cursor)"
+        )
         assert "grab" not in cursors
         await expect(page.locator("#keys")).to_be_hidden()
         await page.locator('.board-box.mine .pile[data-pile="s"]').click()  # a click does nothing now
@@ -311,7 +323,8 @@ async def test_staking_double_or_naught_asks_first_and_the_cards_point_at_their_
     await until(lambda: entrant(race, "ivo").bonus[-1].moves)
     outcome = entrant(race, "ivo").bonus[-1].game.outcome
     await expect(page.locator("#bonus-state")).to_contain_text(
-        {"win": "You won", "loss": "You lost the stake", "tie": "a tie"}[outcome])
+        {"win": "You won", "loss": "You lost the stake", "tie": "a tie"}[outcome]
+    )
     await client.close()
 
 
@@ -321,7 +334,9 @@ async def test_staking_double_or_naught_asks_first_and_the_cards_point_at_their_
 async def test_a_rules_page_teaches_with_its_table_and_an_example_to_step_through(web: Web) -> None:
     page = await web.page("rita")
     await page.goto(f"{web.base}/rules/klondike")
-    await expect(page.locator("h2")).to_have_text(["How to win", "The table", "Moves", "An example", "Tips", "Notation", "Choices"])
+    await expect(page.locator("h2")).to_have_text(
+        ["How to win", "The table", "Moves", "An example", "Tips", "Notation", "Choices"]
+    )
     table = page.locator(".rules-board.layout")
     await expect(table.locator(".pile")).to_have_count(len(find_game("klondike")(1).piles))
     await expect(table.locator(".card.up")).to_have_count(7)  # the deal: one face-up card a pile

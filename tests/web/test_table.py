@@ -95,7 +95,9 @@ async def test_every_face_up_card_shows_its_rank_and_suit_in_every_game(web: Web
     problems: list[str] = []
     for game_cls in GAMES:
         seed = a_seed(game_cls.key)
-        client, race, game = await played_race(web, f"{game_cls.key[:20]}-{size}", game_cls.key, seed, 40, choose=build_up)
+        client, race, game = await played_race(
+            web, f"{game_cls.key[:20]}-{size}", game_cls.key, seed, 40, choose=build_up
+        )
         page = await resumed(web, client, race.code, phone=phone)
         await shows(page, expected_piles(game))
         problems += [f"{game_cls.key}: {p}" for p in await page.evaluate(HIDDEN_GLYPHS, ".board-box.mine")]
@@ -141,27 +143,39 @@ async def test_pyramid_shows_free_cards_distinct_and_no_outline_over_a_card(web:
     board = ".board-box.mine"
     # A removed card leaves no outline lying over the cards that remain: across each card, the
     # topmost thing is a card, never a pile's outline.
-    over = await page.evaluate("""(board) => {
+    over = await page.evaluate(
+        """(board) => {
       const found = [];
       for (const card of document.querySelectorAll(`${board} .card:not(.under)`)) {
         const c = card.getBoundingClientRect();
         for (let i = 1; i < 5; i++) for (let j = 1; j < 5; j++) {
           const top = document.elementFromPoint(c.left + c.width * i / 5, c.top + c.height * j / 5);
-          if (top && top.closest(".slot-mark")) found.push(`${card.dataset.card} under ${top.closest(".pile").dataset.pile}`);
+          if (top && top.closest(".slot-mark")) {
+            found.push(`${card.dataset.card} under ${top.closest(".pile").dataset.pile}`);
+          }
         }
       }
       return found;
-    }""", board)
+    }""",
+        board,
+    )
     assert not over, f"outlines over cards: {over}"
     # Free cards (nothing lies on them) look unlike the cards still held by others.
     covers = {slot.pile for slot in layout_of("pyramid").slots if slot.pile.startswith("r")}
-    look = await page.evaluate("""(board) => [...document.querySelectorAll(`${board} .pile`)].filter(p => p.querySelector('.card'))
-        .map(p => [p.dataset.pile, p.classList.contains('covered'), getComputedStyle(p.querySelector('.card')).filter])""", board)
+    look = await page.evaluate(
+        """(board) => [...document.querySelectorAll(`${board} .pile`)].filter(p => p.querySelector('.card'))
+        .map(p => [p.dataset.pile, p.classList.contains('covered'),
+                   getComputedStyle(p.querySelector('.card')).filter])""",
+        board,
+    )
     from engine.games.pyramid import COVERS
+
     held = {pid for pid, on in COVERS.items() if any(game.piles[c].cards for c in on)}
     shown = {pid: (covered, style) for pid, covered, style in look if pid in covers}
     assert {pid for pid, (covered, _) in shown.items() if covered} == held & set(shown)
-    assert {style for covered, style in shown.values() if covered} != {style for covered, style in shown.values() if not covered}
+    assert {style for covered, style in shown.values() if covered} != {
+        style for covered, style in shown.values() if not covered
+    }
     await client.close()
 
 

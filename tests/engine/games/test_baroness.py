@@ -12,9 +12,7 @@ def board(stock="", f0="", **piles):
     """A Baroness position: the named tableau piles as given, the stock face down (write it in
     lower case, bottom to top), every other pile empty."""
     ids = [f"t{i}" for i in range(7)]
-    return Game.from_position(
-        f"baroness - f0:{f0} " + " ".join(f"{p}:{piles.get(p, '')}" for p in ids) + f" s:{stock}"
-    )
+    return Game.from_position(f"baroness - f0:{f0} " + " ".join(f"{p}:{piles.get(p, '')}" for p in ids) + f" s:{stock}")
 
 
 def moves(game):

@@ -13,9 +13,7 @@ PILES = ("f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "s", "w")
 def board(**piles):
     """A Calculation position: the named piles as given (bottom to top), every other pile empty."""
     assert set(piles) <= set(PILES)
-    return Game.from_position(
-        "calculation - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0"
-    )
+    return Game.from_position("calculation - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0")
 
 
 def test_the_deal_lays_out_ace_two_three_four_and_turns_up_the_first_stock_card():
@@ -73,8 +71,7 @@ def test_a_lost_game_is_over_when_the_stock_is_out_and_nothing_plays():
 def test_the_waste_piles_and_the_turned_card_keep_the_texts_names():
     game = board(f0="AS", f1="2H", f2="3C", f3="4D", w="6H", t0="9C", s="kc")
     assert refusal(game, "w>f1") == (
-        "the 6♥ cannot go on the 2♥ on foundation 2: "
-        "build up by two regardless of suit (counting on from King to Ace)"
+        "the 6♥ cannot go on the 2♥ on foundation 2: build up by two regardless of suit (counting on from King to Ace)"
     )
     assert refusal(game, "t0>t1") == "waste pile 2 takes no card from a waste pile"
     assert refusal(game, "deal") == "the next stock card turns up by itself"

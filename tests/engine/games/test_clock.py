@@ -1,6 +1,5 @@
 """Clock (engine/games/clock.py), following 002_5e8f4a23aea861b2.txt."""
 
-
 from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.deal import shuffled
@@ -211,8 +210,12 @@ def test_refusals_and_moves_name_the_hours_and_never_a_face_down_card():
 
 def test_the_dial_names_its_piles_by_the_hour():
     assert [Clock.pile_name(p) for p in ("t0", "t11", "t12")] == [
-        "the 1 o'clock pile", "the 12 o'clock pile", "the centre pile",
+        "the 1 o'clock pile",
+        "the 12 o'clock pile",
+        "the centre pile",
     ]
     assert [Clock.pile_name(p) for p in ("f0", "f11", "f12")] == [
-        "the face-up cards at 1 o'clock", "the face-up cards at 12 o'clock", "the face-up Kings",
+        "the face-up cards at 1 o'clock",
+        "the face-up cards at 12 o'clock",
+        "the face-up Kings",
     ]

@@ -12,9 +12,7 @@ def board(guesses="2c3c4c5c6c", house="TD", stock="", w="", outcome="", ties=0):
     """Five face-down cards (lower case) for r0..r4, the house's card, the stock (bottom to top)."""
     cards = [guesses[i : i + 2] for i in range(0, 10, 2)]
     piles = " ".join(f"r{i}:{c}" for i, c in enumerate(cards))
-    return Game.from_position(
-        f"double_or_naught - {piles} r5:{house} s:{stock} w:{w} outcome={outcome} ties={ties}"
-    )
+    return Game.from_position(f"double_or_naught - {piles} r5:{house} s:{stock} w:{w} outcome={outcome} ties={ties}")
 
 
 def moves(game):

@@ -91,7 +91,7 @@ def winning_order():
 
 
 def test_a_whole_pack_can_be_cleared_and_wins():
-    """"The game is won when all the cards have been moved to the foundations, and all of the
+    """ "The game is won when all the cards have been moved to the foundations, and all of the
     foundations are filled with at least one card": a stock laid out so that every turned card
     fits at once plays out to all 52 cards home, three of the Aces on Kings."""
     order = winning_order()
@@ -155,7 +155,7 @@ SEED_0_WIN = (
 
 
 def test_the_deal_of_seed_0_can_be_won():
-    """"The object is to build upon the foundation cards in such a way as to play all cards, and
+    """ "The object is to build upon the foundation cards in such a way as to play all cards, and
     build at least one card on every foundation": a real deal played out to all 52 cards home."""
     game = Friday13(seed=0)
     aces_on_kings = 0
@@ -173,8 +173,13 @@ def test_the_deal_of_seed_0_can_be_won():
 
 def test_foundations_are_named_by_their_labels():
     names = [Friday13.pile_name(f"f{i}") for i in range(13)]
-    assert names[:5] == ["the Jack foundation", "the Queen foundation", "the King foundation",
-                         "the Ace foundation", "the Two foundation"]
+    assert names[:5] == [
+        "the Jack foundation",
+        "the Queen foundation",
+        "the King foundation",
+        "the Ace foundation",
+        "the Two foundation",
+    ]
     assert names[-1] == "the Ten foundation"
 
 

@@ -24,7 +24,15 @@ def moves(game):
 
 # Nine piles, none empty, no card fitting anywhere, with Sevens as the base rank.
 QUIET = {
-    "t0": "2C", "t1": "2S", "t2": "2D'", "t3": "9C", "t4": "9S", "t5": "9S'", "t6": "QC", "t7": "QS", "t8": "QC'",
+    "t0": "2C",
+    "t1": "2S",
+    "t2": "2D'",
+    "t3": "9C",
+    "t4": "9S",
+    "t5": "9S'",
+    "t6": "QC",
+    "t7": "QS",
+    "t8": "QC'",
 }
 
 
@@ -90,7 +98,7 @@ def test_spaces_are_filled_from_the_layout_as_well_as_from_the_waste():
 
 
 def test_a_piles_only_card_of_the_base_rank_starts_an_empty_foundation():
-    """"Move out the other 7 cards of the same rank when you can": a card of the base rank alone
+    """ "Move out the other 7 cards of the same rank when you can": a card of the base rank alone
     on a pile goes up to an empty foundation, leaving a space (rules version 2)."""
     assert GeneralsPatience.rules_version == 2
     game = board(f0="7H", **{**QUIET, "t3": "7C"})
@@ -113,12 +121,18 @@ def test_an_endgame_the_text_wins_is_won():
     """Seven foundations are full, the last is empty and its base card lies alone on a pile; the
     text's "Move out the other 7 cards of the same rank when you can" lets it go up, and the
     reserve's "top card available for play only to the foundation piles" then finishes it."""
+
     def full(suit, mark=""):
         return "".join(f"{rank}{suit}{mark}" for rank in "789TJQKA23456")
 
     foundations = {
-        "f0": full("H"), "f1": full("H", "'"), "f2": full("D"), "f3": full("D", "'"),
-        "f4": full("C"), "f5": full("C", "'"), "f6": full("S"),
+        "f0": full("H"),
+        "f1": full("H", "'"),
+        "f2": full("D"),
+        "f3": full("D", "'"),
+        "f4": full("C"),
+        "f5": full("C", "'"),
+        "f6": full("S"),
     }
     reserve = "".join(f"{rank}S'" for rank in reversed("89TJQKA23456"))  # the Eight on top
     game = board(r=reserve, **foundations, t0="7S'")

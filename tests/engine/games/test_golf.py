@@ -1,6 +1,5 @@
 """Golf (engine/games/golf.py), following 003_08087bb95aa03446.txt and its worked example."""
 
-
 from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.deal import shuffled

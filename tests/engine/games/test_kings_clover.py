@@ -38,8 +38,7 @@ def test_the_aces_start_the_foundations_and_sixteen_fans_of_three_hold_the_rest(
 
 
 def test_the_worked_example_clubs_and_diamonds_up_then_a_five_on_the_six_of_clubs():
-    game = board(f0="AC", f1="AD", f2="AH", f3="AS",
-                 t0="5D3C2C", t1="8S2D4C", t2="2H5H3D", t3="7S6C4D", t4="KSQSJS")
+    game = board(f0="AC", f1="AD", f2="AH", f3="AS", t0="5D3C2C", t1="8S2D4C", t2="2H5H3D", t3="7S6C4D", t4="KSQSJS")
     for move in ("t0>f0", "t0>f0", "t1>f0"):  # the Deuce, Trey and Four of Clubs
         game.apply(move)
     for move in ("t1>f1", "t2>f1", "t3>f1"):  # the Deuce, Trey and Four of Diamonds
@@ -75,7 +74,7 @@ STUCK_SEEDS = [seed for seed in range(200) if first_deal_stuck(seed)]
 
 
 def test_a_deal_with_no_free_deuce_is_reshuffled_by_the_seed():
-    """"If no Deuces are available on the fans, reshuffle - play cannot proceed": a seed whose first
+    """ "If no Deuces are available on the fans, reshuffle - play cannot proceed": a seed whose first
     shuffle shows no Two gets a new deal, the same every time, that offers a move (rules version 2).
     """
     assert KingsClover.rules_version == 2

@@ -1,6 +1,5 @@
 """Klondike (engine/games/klondike.py), following 003_08087bb95aa03446.txt and its worked example."""
 
-
 from engine.cards import Card
 from engine.core import Game, Move, Reveal
 from engine.deal import shuffled

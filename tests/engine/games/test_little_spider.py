@@ -79,8 +79,7 @@ def test_refusals_and_moves_in_words():
     assert game.describe("deal") == "deal a card to each tableau pile"
     game = board(f0="KS", t0="QS", t1="QC", t2="5D")
     assert refusal(game, "t1>f0") == (
-        "the Q♣ cannot go on the K♠ on foundation 1: "
-        "a foundation started with a King must build down by one in suit"
+        "the Q♣ cannot go on the K♠ on foundation 1: a foundation started with a King must build down by one in suit"
     )
     assert refusal(game, "t2>f1") == (
         "the 5♦ cannot go on an empty foundation: a foundation starts with an Ace or a King"

@@ -9,9 +9,7 @@ PerpetualMotion = find_game("perpetual_motion")
 
 
 def board(t0="", t1="", t2="", t3="", stock="", f0="", redeals=0):
-    return Game.from_position(
-        f"perpetual_motion - f0:{f0} t0:{t0} t1:{t1} t2:{t2} t3:{t3} s:{stock} redeals={redeals}"
-    )
+    return Game.from_position(f"perpetual_motion - f0:{f0} t0:{t0} t1:{t1} t2:{t2} t3:{t3} s:{stock} redeals={redeals}")
 
 
 def moves(game):

@@ -9,8 +9,29 @@ Pyramid = find_game("pyramid")
 
 # Rows 0-5 of a pyramid (r0..r20) in which no two cards add up to 13 and there is no King;
 # r20 is the Jack of Diamonds of the text's example.
-UPPER = ["AD", "AH", "AS", "2D", "2H", "2S", "3C", "3H", "3S", "4C", "4H", "4S", "5C",
-         "5D", "5H", "6D", "6H", "6S", "7C", "TD", "JD"]
+UPPER = [
+    "AD",
+    "AH",
+    "AS",
+    "2D",
+    "2H",
+    "2S",
+    "3C",
+    "3H",
+    "3S",
+    "4C",
+    "4H",
+    "4S",
+    "5C",
+    "5D",
+    "5H",
+    "6D",
+    "6H",
+    "6S",
+    "7C",
+    "TD",
+    "JD",
+]
 # The text's bottom row: the Five of Spades, ..., the Jack of Hearts, the Ace of Clubs, the Deuce of Clubs.
 BOTTOM = ["5S", "9C", "9D", "JH", "9S", "AC", "2C"]
 
@@ -116,5 +137,10 @@ def test_a_discard_is_described_by_its_cards():
 
 def test_the_pyramid_cards_are_named_by_row_and_place():
     assert [Pyramid.pile_name(p) for p in ("r0", "r1", "r2", "r27", "f0", "d")] == [
-        "row 1, card 1", "row 2, card 1", "row 2, card 2", "row 7, card 7", "the foundation", "the deck card",
+        "row 1, card 1",
+        "row 2, card 1",
+        "row 2, card 2",
+        "row 7, card 7",
+        "the foundation",
+        "the deck card",
     ]

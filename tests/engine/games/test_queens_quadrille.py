@@ -12,9 +12,7 @@ PILES = tuple(QueensQuadrille(0).piles)
 def board(**piles):
     """A Queen's Quadrille position: the named piles as given (bottom to top), every other pile empty."""
     assert set(piles) <= set(PILES)
-    return Game.from_position(
-        "queens_quadrille - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0"
-    )
+    return Game.from_position("queens_quadrille - " + " ".join(f"{p}:{piles.get(p, '')}" for p in PILES) + " redeals=0")
 
 
 def test_the_whole_pack_is_in_the_stock_and_its_top_card_is_turned_up():
@@ -72,8 +70,7 @@ def test_refusals_and_moves_name_the_queens_pile_and_the_waste_piles():
     assert refusal(game, "w>t0") == "a Queen goes only on the Queens' pile"
     assert refusal(game, "t0>t3") == "the Queens' pile takes no card from a waste pile"
     assert refusal(game, "t1>f1") == (
-        "the K♠ cannot go on the 7♦ on foundation 2: "
-        "it builds up by one from its Six to the Queen, regardless of suit"
+        "the K♠ cannot go on the 7♦ on foundation 2: it builds up by one from its Six to the Queen, regardless of suit"
     )
     assert refusal(game, "t0>f2") == (
         "the K♥ cannot go on an empty foundation: a foundation starts with a Five or a Six"
@@ -87,5 +84,10 @@ def test_refusals_and_moves_name_the_queens_pile_and_the_waste_piles():
 def test_the_piles_keep_the_texts_names():
     names = [QueensQuadrille.pile_name(p) for p in ("t0", "t2", "t3", "w", "s", "f7")]
     assert names == [
-        "waste pile 1", "waste pile 3", "the Queens' pile", "the turned card", "the stock", "foundation 8",
+        "waste pile 1",
+        "waste pile 3",
+        "the Queens' pile",
+        "the turned card",
+        "the stock",
+        "foundation 8",
     ]

@@ -35,8 +35,20 @@ def example():
     """The text's picture: the Aces of Diamonds and Spades in the kibitzers, the King of Clubs,
     the Two of Diamonds, the Four and Five of Hearts and the Two of Hearts on the dormitzers."""
     return board(
-        r0="AD", r1="AS'", r3="9C", r4="6S", r5="7D", r6="8H", r7="QC",
-        w0="3S5CKC", w1="9D2D", w2="4H", w3="5H", w4="TC2H", w5="JS", s="3c4c",
+        r0="AD",
+        r1="AS'",
+        r3="9C",
+        r4="6S",
+        r5="7D",
+        r6="8H",
+        r7="QC",
+        w0="3S5CKC",
+        w1="9D2D",
+        w2="4H",
+        w3="5H",
+        w4="TC2H",
+        w5="JS",
+        s="3c4c",
     )
 
 
