@@ -713,12 +713,12 @@ async def run_tournament_bot(client: ArenaClient, tournament: str, *, delay_ms: 
             results.append(await run_bot(client, race.code, delay_ms=delay_ms))
         return results
     for deal in range(info.deals):
-        await client.wait_for(
-            lambda deal=deal: (
-                len(client.tournaments[tournament].races) > deal
-                or client.tournaments[tournament].status in ("finished", "cancelled")
-            )
-        )
+
+        def deal_open_or_over(deal: int = deal) -> bool:
+            latest = client.tournaments[tournament]
+            return len(latest.races) > deal or latest.status in ("finished", "cancelled")
+
+        await client.wait_for(deal_open_or_over)
         current = client.tournaments[tournament]
         if len(current.races) <= deal:
             break

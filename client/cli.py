@@ -37,10 +37,15 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from client.connection import ArenaError
+    from client.simulate import DealOutcome
+    from engine.games import UnknownGame
+    from solver import Verdict
 
 __all__ = ["EXIT_CODES", "main", "web_url"]
 
@@ -159,7 +164,7 @@ async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
     from client.connection import ArenaClient
     from client.output import Listing, show
 
-    status = "live" if args.live else "open"
+    status: Literal["open", "live"] = "live" if args.live else "open"
     async with await ArenaClient.connect(args.server, args.name) as client:
         page = await client.list_races(status, before=args.before, limit=args.limit)
     rows = [
@@ -355,6 +360,8 @@ async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    from functools import partial
+
     from rich.progress import Progress
 
     from client.output import Listing, show
@@ -372,7 +379,7 @@ def _cmd_simulate(args: argparse.Namespace, console: Console) -> int:
                 args.deals,
                 first_seed=args.first_seed,
                 workers=args.workers or None,
-                progress=lambda n, task=task: progress.advance(task, n),
+                progress=partial(progress.advance, task),
             )
             share = odds_share(game_cls.quoted_odds)
             rows.append(
@@ -473,7 +480,7 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
         with console.status(f"the solver looks for {args.count} winnable {key} deals among {where}..."):
             solved = solver_deals(key, args.count, seeds, budget, jobs=args.jobs)
         entries.update({v.seed: CatalogEntry(v.seed, tuple(v.solution)) for v in solved if v.seed is not None})
-        found: list = solved
+        found: Sequence[Verdict | DealOutcome] = solved
     else:
         with console.status(f"the bot looks for {args.count} winnable {key} deals among {where}..."):
             found = winning_deals(key, args.count, seeds=seeds)
@@ -483,7 +490,7 @@ def _cmd_catalog(args: argparse.Namespace, console: Console) -> int:
     path.write_text(format_catalog(key, sorted(entries.values(), key=lambda e: e.seed), note))
     if args.private:
         path.chmod(0o600)
-    added = [entries[seed] for seed in sorted({getattr(f, "seed", None) for f in found} - {None})]
+    added = [entries[seed] for seed in sorted({f.seed for f in found if f.seed is not None})]
     if args.private:  # secret seeds stay in the file: the listing gives only how many
         rows = [["(secret)", str(len(e.moves))] for e in added]
         data = {"game": key, "path": str(path), "private": True, "added": len(added), "deals": len(entries)}
@@ -618,9 +625,11 @@ class _Command(argparse.ArgumentParser):
         if arguments is not None:
             arguments(self)
 
-    def parse_known_args(
+    # typeshed overloads parse_known_args generically over the namespace's type; this override
+    # only adds the command's arguments first and passes the call on.
+    def parse_known_args(  # type: ignore[override]
         self,
-        args: Sequence[str] | None = None,  # type: ignore[override]
+        args: Sequence[str] | None = None,
         namespace: argparse.Namespace | None = None,
     ) -> tuple[argparse.Namespace, list[str]]:
         self._add_arguments()
@@ -921,7 +930,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
 }
 
 
-def _refusals() -> tuple[type[Exception], ...]:
+def _refusals() -> tuple[type[ArenaError | UnknownGame], ...]:
     """The errors `main` prints in one line (exit 2): a request the server refused
     (`client.connection.ArenaError`) and an unknown game (`engine.games.UnknownGame`), among the
     modules the command loaded: a command that never loaded one cannot have raised its error."""

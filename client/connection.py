@@ -32,8 +32,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncGenerator, Callable
+from typing import Any, Literal, TypeVar
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
@@ -390,7 +390,9 @@ class ArenaClient:
             self._entered.add(reply.race.code)
         return reply.race
 
-    async def list_races(self, status: str = "open", *, before: int | None = None, limit: int = 50) -> Races:
+    async def list_races(
+        self, status: Literal["open", "live"] = "open", *, before: int | None = None, limit: int = 50
+    ) -> Races:
         """One page of races, newest first: ``status`` "open" (open to join) or "live" (starting
         or running, to watch). The reply's ``cursor``, passed as ``before``, gives the next page
         (None: this was the last). ``limit``: 1-100 races a page."""
@@ -454,7 +456,9 @@ class ArenaClient:
         our next move number from the snapshot's ``next_seq``."""
         while True:
             req = self._new_req()
-            reply = await self._request(req, Sync(req=req, race=code, since=since), (Snapshot, SyncPage))
+            reply: Snapshot | SyncPage = await self._request(
+                req, Sync(req=req, race=code, since=since), (Snapshot, SyncPage)
+            )
             if isinstance(reply, Snapshot):
                 break
             since = reply.until
@@ -589,7 +593,7 @@ class ArenaClient:
 
     # -------------------------------------------------------------------------- events
 
-    async def events(self) -> AsyncIterator[RaceEvent]:
+    async def events(self) -> AsyncGenerator[RaceEvent, None]:
         """Iterate over race events as they arrive (and reconnect snapshots, see `RaceEvent`).
 
         Ends when `close` is called; raises `ArenaConnectionError` when the connection is lost
@@ -646,7 +650,7 @@ class ArenaClient:
         except ConnectionClosed as exc:
             raise ArenaConnectionError(f"connection to {self.url} lost: {exc}") from None
 
-    async def _request(self, req: int, message: msgspec.Struct, kind: type[_T] | tuple[type, ...]) -> _T:
+    async def _request(self, req: int, message: msgspec.Struct, kind: type[_T] | tuple[type[_T], ...]) -> _T:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._replies[req] = future
         try:
@@ -734,15 +738,15 @@ class ArenaClient:
             elif isinstance(message, Tournaments):
                 for info in message.tournaments:
                     self._note_tournament(info)
-            future = self._replies.get(message.req) if message.req is not None else None
-            if future is None or future.done():
+            waiter = self._replies.get(message.req) if message.req is not None else None
+            if waiter is None or waiter.done():
                 if isinstance(message, Error):
                     log.warning("%s: server error: %s [%s]", self.name, message.reason, message.code)
                 return
             if isinstance(message, Error):
-                future.set_exception(ArenaError(message.code, message.reason, message.req))
+                waiter.set_exception(ArenaError(message.code, message.reason, message.req))
             else:
-                future.set_result(message)
+                waiter.set_result(message)
         else:
             log.debug("%s: ignored %s", self.name, type(message).__name__)
 

@@ -30,7 +30,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import msgspec
 from rich.console import Console
@@ -82,8 +82,8 @@ def show(
     *,
     as_json: bool,
     terminal: bool | None = None,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
 ) -> None:
     """Print ``listing`` as a table (``terminal``: default, whether ``console`` writes to one),
     as tab-separated lines, or as JSON (``as_json``); see the module docstring. ``out``: where

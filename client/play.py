@@ -53,7 +53,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -357,12 +357,13 @@ class _PromptTerminal:
 
     def __init__(self, console: Console, legal: Callable[[], Sequence[str]], toolbar: Callable[[], str]) -> None:
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+        from prompt_toolkit.document import Document
         from prompt_toolkit.history import InMemoryHistory
         from prompt_toolkit.shortcuts import CompleteStyle
 
         class LegalMoves(Completer):
-            def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
+            def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
                 typed = document.text_before_cursor.lstrip().lower()
                 for move in legal():
                     if move.startswith(typed):

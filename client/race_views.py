@@ -139,7 +139,7 @@ def event_line(event: RaceEvent, standings: Sequence[Standing], snapshot: Snapsh
         )
     if isinstance(event, RaceFinished):
         return f"finished: {event.reason}; seed {event.seed} revealed"
-    return event.__struct_config__.tag  # type: ignore[attr-defined]  # an event this client does not describe
+    return str(event.__struct_config__.tag)  # an event this client does not describe
 
 
 async def follow_race(client: ArenaClient, snapshot: Snapshot, console: Console) -> RaceFinished | None:

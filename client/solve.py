@@ -16,6 +16,7 @@ import math
 import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from typing import TypedDict
 
 from rich.console import Console
 from rich.markup import escape
@@ -27,7 +28,7 @@ from engine.core import BadNotation
 from engine.games import find_game
 from solver import Budget, Verdict, solve
 
-__all__ = ["add_solve_arguments", "run_solve", "solve_seed", "solver_deals", "wilson", "win_rate"]
+__all__ = ["WinRate", "add_solve_arguments", "run_solve", "solve_seed", "solver_deals", "wilson", "win_rate"]
 
 _DEFAULT = Budget()
 
@@ -83,7 +84,22 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
 
 
-def win_rate(verdicts: list[Verdict]) -> dict[str, object]:
+class WinRate(TypedDict):
+    """The figures `win_rate` gives (shares in 0..1; ``interval_95`` and ``bounds`` as [low, high])."""
+
+    deals: int
+    won: int
+    lost: int
+    unknown: int
+    share_won_of_decided: float | None
+    interval_95: list[float]
+    unknown_share: float
+    bounds: list[float]
+    seconds_per_deal: float
+    won_seeds: list[int | None]
+
+
+def win_rate(verdicts: list[Verdict]) -> WinRate:
     """The figures of many verdicts: deals, won, lost, unknown, the share won among the deals
     decided with its 95% interval, the bounds if every unknown were lost or won, the mean
     seconds per deal, and the seeds won."""
@@ -230,7 +246,8 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
                 won=sum(v.result == "won" for v in verdicts),
                 unknown=sum(v.result == "unknown" for v in verdicts),
             )
-    figures = win_rate(verdicts) | {
+    rate = win_rate(verdicts)
+    figures = rate | {
         "game": key,
         "options": options,
         "first_seed": args.first_seed,
@@ -246,16 +263,16 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
     )
     for column in ("won", "lost", "unknown", "won of decided", "95% interval", "unknown share", "s/deal"):
         table.add_column(column, justify="right")
-    share = figures["share_won_of_decided"]
-    low, high = figures["interval_95"]  # type: ignore[misc]
+    share = rate["share_won_of_decided"]
+    low, high = rate["interval_95"]
     table.add_row(
-        str(figures["won"]),
-        str(figures["lost"]),
-        str(figures["unknown"]),
+        str(rate["won"]),
+        str(rate["lost"]),
+        str(rate["unknown"]),
         "-" if share is None else f"{share:.1%}",
         f"{low:.1%} .. {high:.1%}",
-        f"{figures['unknown_share']:.1%}",
-        f"{figures['seconds_per_deal']:.2f}",
+        f"{rate['unknown_share']:.1%}",
+        f"{rate['seconds_per_deal']:.2f}",
     )
     console.print(table)
     return 0

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from engine.core import EngineError, Game
 from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
+from engine.games.double_or_naught import DoubleOrNaught
 from server.protocol import EntrantRecord, RaceRecord
 
 __all__ = ["CHECKS", "Check", "VerifyReport", "commitment_of", "verify_record"]
@@ -233,7 +234,7 @@ def _check_bonus(record: RaceRecord) -> Check:
                 problems.append(f"{where}: the seed and salt do not match the commitment")
             if bonus.stake != points:
                 problems.append(f"{where}: stakes {bonus.stake} points, but {points} were left")
-            game = find_game("double_or_naught")(bonus.seed)
+            game = DoubleOrNaught(bonus.seed)
             try:
                 for text in bonus.moves:
                     game.apply(text)

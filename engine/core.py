@@ -257,7 +257,7 @@ class Reveal(NamedTuple):
     """A card that a move made visible: it now lies face up at ``pile[index]``."""
 
     pile: str
-    index: int
+    index: int  # type: ignore[assignment]  # (the field hides tuple.index, which no caller wants of a Reveal)
     card: Card
 
 

@@ -87,7 +87,7 @@ class Slot:
     fan: Fan = Fan.NONE
     label: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """The slot as plain JSON values."""
         return {
             "pile": self.pile,
@@ -112,7 +112,7 @@ class Region:
     height: float
     box: bool = True
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """The region as plain JSON values."""
         return {
             "label": self.label,
@@ -135,7 +135,7 @@ class Layout:
     slots: tuple[Slot, ...]
     regions: tuple[Region, ...] = ()
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """The layout as plain JSON values: ``{"game", "width", "height", "slots": [...],
         "regions": [...]}``."""
         return {

@@ -156,6 +156,9 @@ class ThirteensGame(RemovalGame):
     ``_may_pair`` (Pyramid's card covered only by its partner).
     """
 
+    #: `_free` for one position: (the length of ``history`` then, the free cards); None after a move.
+    _free_cache: tuple[int, dict[str, Card]] | None
+
     @abc.abstractmethod
     def _free(self) -> dict[str, Card]:
         """The free cards now, by pile id (only piles whose top card is free)."""

@@ -333,7 +333,9 @@ def _built_run(cards: list[Card], up: int, rule: BuildRule) -> int:
 #: A destination as `PileGame._transfers` files it: (layout index, pile, the letters of the piles
 #: it takes from, how many more cards it may hold (None: no limit), its build rule and top card
 #: (None: the wanted rank alone decides), the ranks it may take now (None: any), whether it is a
-#: tableau pile). Kept lists read only the values, never the pile as it is later.
+#: tableau pile). Kept lists read only the values, never the pile as it is later. The top card is None
+#: only where the rule is None too, so ``rule is None or rule(top, card)`` never passes None, which
+#: the tuple's type cannot say: those calls carry ``type: ignore[arg-type]``.
 _Destination = tuple[int, Pile, str, "int | None", "BuildRule | None", "Card | None", "tuple[int, ...] | None", bool]
 
 _DEAL = Move(action="deal")
@@ -383,7 +385,9 @@ def _fitting(
         if index == src_index or letter not in takes_from:
             continue
         if not tableau:
-            if (wanted is None or card.rank in wanted) and (rule is None or rule(top, card)):
+            if (wanted is None or card.rank in wanted) and (
+                rule is None or rule(top, card)  # type: ignore[arg-type]  # (`_Destination`)
+            ):
                 found.append((index, 1, _transfer(src_id, dst.id, 1)))
             continue
         for count in blocks:
@@ -391,7 +395,7 @@ def _fitting(
             if (
                 (wanted is None or bottom.rank in wanted)
                 and (room is None or count <= room)
-                and (rule is None or rule(top, bottom))
+                and (rule is None or rule(top, bottom))  # type: ignore[arg-type]  # (`_Destination`)
             ):
                 found.append((index, count, _transfer(src_id, dst.id, count)))
     return found
@@ -643,7 +647,8 @@ class PileGame(Game):
         spec = self._by_letter.get(src.id[0])
         blocks = self._block_counts(src, spec)
         if blocks and blocks[-1] > 1:  # several cards move only as a built sequence
-            run = _built_run(cards, len(cards) - src.down, spec.build)  # type: ignore[union-attr]
+            assert isinstance(spec, Tableau), "only a tableau pile's block counts exceed 1 (`_block_counts`)"
+            run = _built_run(cards, len(cards) - src.down, spec.build)
             return blocks[: bisect.bisect_right(blocks, run)]  # (fewest first: the counts up to run)
         return blocks
 
@@ -677,7 +682,7 @@ class PileGame(Game):
         fits = self._fits
         tableau_dests = bool(tableau_by_rank or tableau_any)
         blocks_of: list[Sequence[int] | None] = []
-        result = []
+        result: list[tuple[str, list[tuple[int, int, Move]]]] = []
         for src in piles.values():
             letter = src.id[0]
             cards = src.cards
@@ -695,7 +700,11 @@ class PileGame(Game):
                     if (
                         dst is not src
                         and letter in takes_from
-                        and ((rule is None or rule(top, card)) if plain else fits(dst, card))
+                        and (
+                            (rule is None or rule(top, card))  # type: ignore[arg-type]  # (`_Destination`)
+                            if plain
+                            else fits(dst, card)
+                        )
                     ):
                         found.append((index, 1, _transfer(src.id, dst.id, 1)))
             blocks = self._blocks(src) if plain or tableau_dests else None
@@ -713,7 +722,11 @@ class PileGame(Game):
                             dst is not src
                             and letter in takes_from
                             and (room is None or count <= room)
-                            and ((rule is None or rule(top, card)) if plain else fits(dst, card))
+                            and (
+                                (rule is None or rule(top, card))  # type: ignore[arg-type]  # (`_Destination`)
+                                if plain
+                                else fits(dst, card)
+                            )
                         ):
                             found.append((index, count, _transfer(src.id, dst.id, count)))
             if len(found) > 1:
@@ -753,7 +766,7 @@ class PileGame(Game):
                 changed_dests.add(i)
             blocks_of[i] = self._blocks(pile)
         live_dests = [entry for entry in dests if entry is not None]
-        met_again = [dests[j] for j in sorted(changed_dests) if dests[j] is not None]
+        met_again = [entry for j in sorted(changed_dests) if (entry := dests[j]) is not None]
         result = memo.found
         for i, blocks in enumerate(blocks_of):
             if i in changed:

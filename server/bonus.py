@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from engine.core import Audience, BadNotation, IllegalMove, Move
 from engine.deal import commitment_of, random_seed
-from engine.games import find_game
+from engine.games.double_or_naught import DoubleOrNaught
 from server.protocol import Bonus, BonusRecord, ErrorCode, ProtocolError, board_of
 
 __all__ = ["BonusRound", "open_round", "play_round"]
@@ -33,7 +33,7 @@ class BonusRound:
 
     def __post_init__(self) -> None:
         self.commitment = commitment_of(self.seed, self.salt)
-        self.game = find_game("double_or_naught")(self.seed)
+        self.game = DoubleOrNaught(self.seed)
 
     @property
     def decided(self) -> bool:

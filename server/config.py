@@ -12,16 +12,22 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from server.catalog import public_catalogs
 from server.protocol import MAX_FRAME_BYTES
 
 __all__ = ["ServerConfig"]
 
+_T = TypeVar("_T")
 
-def _limit(default: object, help_text: str, *, serve: object = None) -> object:
+
+def _limit(default: _T, help_text: str, *, serve: _T | None = None) -> _T:
     """A `ServerConfig` limit: its default, the line `arena serve --help` shows for it, and
-    (``serve``) another default for `arena serve` where the library's differs."""
+    (``serve``) another default for `arena serve` where the library's differs.
+
+    Typed as returning its default, as `dataclasses.field` is, so that each field keeps its
+    declared type."""
     metadata = {"help": help_text} | ({"serve": serve} if serve is not None else {})
     return field(default=default, metadata=metadata)
 

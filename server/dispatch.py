@@ -19,6 +19,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from msgspec import Struct
+
 from server.handlers import bonus, players, races, tournaments
 from server.logs import fields
 from server.protocol import (
@@ -87,7 +89,7 @@ class Route:
 
 
 #: Every request a client may send, and where it goes.
-ROUTES: dict[type, Route] = {
+ROUTES: dict[type[Struct], Route] = {
     Hello: Route(players.hello, while_draining=True),
     Rename: Route(players.rename),
     CreateRace: Route(races.create),
@@ -114,7 +116,7 @@ ROUTES: dict[type, Route] = {
 
 _DRAINING = (
     "the server is shutting down: it answers only "
-    + ", ".join(t.__struct_config__.tag for t, r in ROUTES.items() if r.while_draining)
+    + ", ".join(str(t.__struct_config__.tag) for t, r in ROUTES.items() if r.while_draining)
     + " until it closes the connection"
 )
 

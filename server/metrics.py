@@ -114,7 +114,7 @@ class Metrics:
         self.tally = tally
         self._counts = counts
         self.registry = CollectorRegistry()
-        self.registry.register(self)  # type: ignore[arg-type]  # a collector: `collect`
+        self.registry.register(self)  # a collector: `collect`
         self._lag = Histogram(
             "arena_event_loop_lag_seconds",
             "How late a periodic sleep of the event loop woke up",
@@ -213,7 +213,7 @@ class Metrics:
         )
 
 
-def _by_label(name: str, help_text: str, label: str, counts: Mapping[object, int]) -> CounterMetricFamily:
+def _by_label(name: str, help_text: str, label: str, counts: Mapping[str, int]) -> CounterMetricFamily:
     family = CounterMetricFamily(name, help_text, labels=[label])
     for key, number in sorted((str(k), n) for k, n in counts.items()):
         family.add_metric([key], number)

@@ -72,8 +72,15 @@ __all__ = ["NodeHost", "NodeLink", "RACE_REQUESTS", "RemoteSession", "TOURNAMENT
 
 log = logging.getLogger("arena.server")
 
+
+class _RaceRequest(Protocol):
+    """A request about one race: what every type in `RACE_REQUESTS` has."""
+
+    race: str
+
+
 #: The requests about one race, carried out by the node that owns it (`server.dispatch.ROUTES`).
-RACE_REQUESTS = requests_in(Scope.RACE)
+RACE_REQUESTS: tuple[type[_RaceRequest], ...] = requests_in(Scope.RACE)
 
 #: The requests about tournaments, carried out by the leader, which runs every tournament.
 TOURNAMENT_REQUESTS = requests_in(Scope.TOURNAMENTS)
@@ -303,6 +310,7 @@ class NodeLink:
             return None
         loop = asyncio.get_running_loop()
         known = self._owners.get(code)
+        owner: str | None
         if known is not None and known[1] > loop.time():
             owner = known[0]
         else:

@@ -907,9 +907,10 @@ ServerMessage = (
 # ---------------------------------------------------------------------------- encode/decode
 
 _encoder = msgspec.msgpack.Encoder()
-_client_decoder = msgspec.msgpack.Decoder(ClientMessage)
-_server_decoder = msgspec.msgpack.Decoder(ServerMessage)
-_TYPES = {cls.__struct_config__.tag for cls in ClientMessage.__args__}  # type: ignore[attr-defined]
+# (msgspec types a decoder for a union of types as Decoder[Any]: the annotations say what it returns)
+_client_decoder: msgspec.msgpack.Decoder[ClientMessage] = msgspec.msgpack.Decoder(ClientMessage)
+_server_decoder: msgspec.msgpack.Decoder[ServerMessage] = msgspec.msgpack.Decoder(ServerMessage)
+_TYPES = {cls.__struct_config__.tag for cls in ClientMessage.__args__}
 
 
 def encode(message: Struct) -> bytes:

@@ -39,13 +39,13 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
 
-from engine.core import Audience, BadNotation, Game, IllegalMove, Move
+from engine.core import Audience, BadNotation, Game, IllegalMove, Move, Reveal
 from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
 from server.bonus import BonusRound, open_round, play_round
@@ -1102,6 +1102,7 @@ class Race:
             if race.started_at is not None:
                 shown = race._replay(entrant, await store.moves(code, entrant.player), cutoff_ms)
                 if race.spectator_delay_s and race.status == "running":
+                    assert shown is not None, "a delayed race's replay gives the spectators' board"
                     race._shown[entrant.player] = shown
         if race.status == "finished":
             race._rebuild_points(m.get("bonus"))
@@ -1129,7 +1130,7 @@ class Race:
         move; the spectators' board as it stood at race time ``cutoff_ms`` (for a delayed race)."""
         game = self.game_cls(self.seed, **self.options)
         shown = None
-        revealed: list = []
+        revealed: Sequence[Reveal] = []
         for entry in entries:
             if shown is None and self.spectator_delay_s and entry.time_ms > cutoff_ms:
                 shown = board_of(game.view(Audience.SPECTATOR))
@@ -1158,7 +1159,7 @@ class Race:
             shown = board_of(game.view(Audience.SPECTATOR))
         return shown
 
-    def _accepted(self, entrant: Entrant, entry: MoveEntry, revealed: list) -> bytes:
+    def _accepted(self, entrant: Entrant, entry: MoveEntry, revealed: Sequence[Reveal]) -> bytes:
         """The answer the move ``entry`` got when it was accepted (``entrant.game`` as it stood
         right after it, ``revealed`` what it turned face up)."""
         return encode(
@@ -1204,8 +1205,8 @@ class Race:
             if self.status == "running":
                 self._spawn(self._keep_time())
 
-    def _spawn(self, coro: object) -> None:
-        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+    def _spawn(self, coro: Coroutine[object, object, None]) -> None:
+        task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

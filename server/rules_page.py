@@ -28,10 +28,14 @@ import html
 import importlib.resources
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 from engine.core import Audience, EngineError, Game
 from engine.games import find_game
@@ -118,9 +122,11 @@ def render_rules(key: str, markdown: str) -> str:
     """The rules page of game ``key`` from its Markdown, as a whole HTML document."""
     game_cls = find_game(key)
     md = MarkdownIt("commonmark").enable("table")
-    fence = md.renderer.rules["fence"]
+    renderer = md.renderer
+    assert isinstance(renderer, RendererHTML), "MarkdownIt's default renderer"
+    fence = renderer.rules["fence"]
 
-    def board_fence(self, tokens, idx, options, env):  # type: ignore[no-untyped-def]
+    def board_fence(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
         info = token.info.strip()
         if info in ("layout", "example"):

@@ -69,6 +69,9 @@ class Link(Protocol):
     async def forward(self, node: str, session: Session, frame: bytes, message: ClientMessage) -> None:
         """Have ``node`` carry ``frame`` out for ``session``, and wait until it has."""
 
+    async def start(self) -> None:
+        """Listen to the other nodes and keep the lease, once this node has resumed its races."""
+
     async def stop(self, *, release: bool) -> None:
         """Stop, giving the lease up with ``release``."""
 

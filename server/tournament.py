@@ -101,6 +101,7 @@ class Player(Protocol):
     id: str
     name: str
     races: set[str]
+    tournaments: set[str]
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver a frame to the player's connection, if it has one (``later``: a broadcast;
@@ -323,7 +324,9 @@ class Tournament:
                 self._names.pop(name_key(player.name), None)
             else:
                 entrant.withdrawn = True
-            racing = [r for r in self.races if r.status == "running" and player.id in r.entrants]
+            racing = [
+                r for r in self.races if isinstance(r, Race) and r.status == "running" and player.id in r.entrants
+            ]
             await self._announce("withdrawn")
             events.info(
                 "%s withdrew from tournament %s",
@@ -414,8 +417,8 @@ class Tournament:
         if self.status not in ("finished", "cancelled"):
             self._run_task()
             return
-        for race in self.races:
-            race.reveal()  # its end revealed every seed (an arena deal's description still holds it)
+        for listed in self.races:
+            listed.reveal()  # its end revealed every seed (an arena deal's description still holds it)
 
     def _deal_races(self) -> list[tuple[int, Race]]:
         """(deal, race) for every deal race in memory (not `ArchivedRace`), each once."""
@@ -820,9 +823,9 @@ class Tournament:
             ) from None
         races: dict[str, Race | ArchivedRace] = {}
         for code in codes:
-            race = host.races.get(code)
-            if race is not None:
-                races[code] = race
+            live = host.races.get(code)
+            if live is not None:
+                races[code] = live
             elif await host.store.load_record(code) is not None:
                 races[code] = ArchivedRace(code)
             elif await host.store.load_race(code) is not None:

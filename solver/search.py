@@ -93,7 +93,7 @@ class Verdict:
 
     def as_dict(self) -> dict[str, object]:
         """The verdict as plain JSON values."""
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 #: Games with an exact search of their own (solver/<game key>.py, function ``solve_exact``): a
@@ -111,7 +111,7 @@ def _start(game: Game) -> tuple[Game, Verdict]:
     the verdict to fill in (already won if the position is won)."""
     start = game.copy()
     start.history = []
-    start._legal_cache = None  # type: ignore[attr-defined]
+    start._legal_cache = None
     verdict = Verdict(
         game=game.key,
         seed=game.seed if game.seed >= 0 else None,

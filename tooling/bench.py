@@ -209,7 +209,8 @@ async def _time_first_pages(
 async def _walk_listing(lister: ArenaClient, limit: int) -> tuple[int, list[str]]:
     """Every page of the open races, following the cursor; returns the number of pages and every
     race code they held, in order."""
-    pages, codes, before = 0, [], None
+    pages, before = 0, None
+    codes: list[str] = []
     while True:
         page = await lister.list_races("open", before=before, limit=limit)
         pages += 1

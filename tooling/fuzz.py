@@ -48,7 +48,7 @@ import secrets
 import struct
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -396,7 +396,13 @@ _GAME_NAMES = (
     + tuple(a for g in GAMES for a in g.aliases)
     + ("chess", "KLONDIKE", "Klondike", "klondike ", "spider", "x" * 32)
 )
-_OPTIONS = ({}, {"queen_on_king": True}, {"queen_on_king": False}, {"bogus": True}, {"a": True, "b": False})
+_OPTIONS: tuple[dict[str, bool], ...] = (
+    {},
+    {"queen_on_king": True},
+    {"queen_on_king": False},
+    {"bogus": True},
+    {"a": True, "b": False},
+)
 _NAMES = (
     "ada",
     "Bob Smith",
@@ -842,7 +848,12 @@ def _fit(frame: bytes | str, max_bytes: int) -> bytes | str:
     return frame[:max_bytes]
 
 
-_KINDS = ((30, _valid_frame), (30, _broken_frame), (36, _hostile_frame), (4, _text_frame))
+_KINDS: tuple[tuple[int, Callable[[Source, _Pools, int], tuple[str, bytes | str]]], ...] = (
+    (30, _valid_frame),
+    (30, _broken_frame),
+    (36, _hostile_frame),
+    (4, _text_frame),
+)
 
 
 def _generate(source: Source, pools: _Pools, max_bytes: int, oversize: bool) -> tuple[str, bytes | str]:
@@ -1261,7 +1272,7 @@ async def _open(url: str, name: str, timeout_s: float) -> ClientConnection:
     await ws.send(encode(Hello(name=name)))
     async with asyncio.timeout(timeout_s):
         while True:
-            answer = decode_server(await ws.recv())
+            answer = decode_server(await ws.recv(decode=False))
             if isinstance(answer, ANSWER_TYPES):
                 break
     if not isinstance(answer, Welcome):
@@ -1277,7 +1288,7 @@ async def _answer_to(
     skipped, or kept in ``events``."""
     await ws.send(frame)
     while True:
-        answer = decode_server(await ws.recv())
+        answer = decode_server(await ws.recv(decode=False))
         if isinstance(answer, ANSWER_TYPES):
             return answer
         if events is not None:
@@ -1380,7 +1391,7 @@ async def _bystander_setup(ws: ClientConnection, count: int) -> list[_BystanderR
         if not isinstance(started, RaceReply):
             raise RuntimeError(f"the bystander could not start its race: {started!r}")
         while not any(isinstance(e, RaceStarted) and e.race == code for e in events):
-            events.append(decode_server(await ws.recv()))
+            events.append(decode_server(await ws.recv(decode=False)))
         deal = next(e for e in events if isinstance(e, RaceStarted) and e.race == code)
         races.append(_BystanderRace(code, stock=len(deal.board.piles.get("s", ()))))
     return races
@@ -1394,7 +1405,7 @@ async def _bystander_move(ws: ClientConnection, race: _BystanderRace, figures: F
     started = time.perf_counter()
     await ws.send(encode(MoveRequest(race=race.code, seq=race.seq, move=move)))
     while True:
-        answer = decode_server(await ws.recv())
+        answer = decode_server(await ws.recv(decode=False))
         if isinstance(answer, MoveResult) and answer.race == race.code and answer.seq == race.seq:
             break
     figures.bystander_latencies_ms.append((time.perf_counter() - started) * 1000)
@@ -1432,7 +1443,7 @@ async def _bystander(campaign: _Campaign, ready: asyncio.Event) -> None:
             await ws.close()
 
 
-async def _ticks(period_s: float) -> AsyncIterator[int]:
+async def _ticks(period_s: float) -> AsyncGenerator[int, None]:
     """0, 1, 2, ... on a grid of ``period_s`` seconds of the loop's clock (no drift; a tick that
     comes late skips the grid points it missed rather than catching up in a burst)."""
     loop = asyncio.get_running_loop()
@@ -1537,14 +1548,9 @@ async def run_campaign(
     try:
         if server is not None:
             await server.start()
-        campaign = _Campaign(
-            figures,
-            url or server.url,
-            frames,
-            oversize_share,
-            max_bytes,  # type: ignore[union-attr]
-            answer_timeout_s,
-        )
+            url = server.url
+        assert url is not None  # given, or the URL of the server started above
+        campaign = _Campaign(figures, url, frames, oversize_share, max_bytes, answer_timeout_s)
         figures.url = campaign.url
         figures.health_start = await fetch_health(campaign.url)
         figures.rss_start_kib = figures.rss_peak_kib = _rss_kib(server) if server is not None else None

@@ -211,17 +211,23 @@ class IdleFigures:
     @property
     def rss_kib_per_connection(self) -> float | None:
         """(RSS after - RSS before) / clients held, KiB."""
-        return self._per_connection(self.before and self.before.rss, self.after and self.after.rss)
+        return self._per_connection(
+            None if self.before is None else self.before.rss, None if self.after is None else self.after.rss
+        )
 
     @property
     def pss_kib_per_connection(self) -> float | None:
         """The same over Pss, KiB."""
-        return self._per_connection(self.before and self.before.pss, self.after and self.after.pss)
+        return self._per_connection(
+            None if self.before is None else self.before.pss, None if self.after is None else self.after.pss
+        )
 
     @property
     def private_kib_per_connection(self) -> float | None:
         """The same over private memory (USS), KiB."""
-        return self._per_connection(self.before and self.before.private, self.after and self.after.private)
+        return self._per_connection(
+            None if self.before is None else self.before.private, None if self.after is None else self.after.private
+        )
 
     @property
     def within_target(self) -> bool | None:
@@ -290,7 +296,7 @@ class _Worker:
 
     async def _answer(self, ws: ClientConnection) -> _Frame:
         async with asyncio.timeout(_ANSWER_TIMEOUT_S):
-            return _decoder.decode(await ws.recv())
+            return _decoder.decode(await ws.recv(decode=False))
 
     async def _open(self, n: int) -> None:
         spec = self.spec
@@ -612,8 +618,10 @@ def idle_table(figures: IdleFigures) -> Table:
     table.add_row("connect time, s", f"{figures.connect_s:,.1f}")
     table.add_row("connect rate, clients/s", f"{figures.connect_rate_per_s:,.0f}")
     b, a = figures.before, figures.after
-    table.add_row("server RSS before / after, MiB", f"{_mib(b and b.rss)} / {_mib(a and a.rss)}")
-    table.add_row("server private (USS) before / after, MiB", f"{_mib(b and b.private)} / {_mib(a and a.private)}")
+    b_rss, a_rss = (None if b is None else b.rss), (None if a is None else a.rss)
+    b_private, a_private = (None if b is None else b.private), (None if a is None else a.private)
+    table.add_row("server RSS before / after, MiB", f"{_mib(b_rss)} / {_mib(a_rss)}")
+    table.add_row("server private (USS) before / after, MiB", f"{_mib(b_private)} / {_mib(a_private)}")
     per = figures.rss_kib_per_connection
     verdict = "" if per is None else (" [green](within)[/]" if per <= TARGET_KIB else " [red](above)[/]")
     table.add_row(f"RSS per connection, KiB (target {TARGET_KIB:g})", _kib(per) + verdict)

@@ -88,9 +88,9 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import msgspec
 import redis.asyncio as aioredis
@@ -327,6 +327,15 @@ class _Stats:
             self.error_examples.append(text)
 
 
+class _ReceivedFrame(Protocol):
+    """A frame as websockets' parser hands it to a client: its payload is always ``bytes``
+    (`websockets.frames.Frame` types ``data`` as any bytes-like value, for the frames it sends)."""
+
+    opcode: Opcode
+    fin: bool
+    data: bytes
+
+
 class _Wire(asyncio.Protocol):
     """One websocket client connection: websockets' Sans-I/O `ClientProtocol` (handshake, framing,
     masking, pings and the closing handshake) driven by this asyncio `Protocol`. Each message that
@@ -379,7 +388,8 @@ class _Wire(asyncio.Protocol):
 
     def _take_events(self) -> None:
         protocol = self.protocol
-        for event in protocol.events_received():
+        # A client protocol receives a Response and Frames only (events_received is typed for both sides).
+        for event in cast("list[Response | _ReceivedFrame]", protocol.events_received()):
             if isinstance(event, Response):
                 if protocol.state is State.OPEN:
                     self.opened.set_result(None)
@@ -501,8 +511,17 @@ class _Conn:
         async with asyncio.timeout(_ANSWER_TIMEOUT_S):
             wire = await _Wire.connect(url)
             first: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-            wire.on_message = lambda data: first.done() or first.set_result(data)
-            wire.on_lost = lambda: first.done() or first.set_exception(_LoadError("closed before the welcome"))
+
+            def on_first(data: bytes) -> None:
+                if not first.done():
+                    first.set_result(data)
+
+            def on_lost_first() -> None:
+                if not first.done():
+                    first.set_exception(_LoadError("closed before the welcome"))
+
+            wire.on_message = on_first
+            wire.on_lost = on_lost_first
             sent_ms = time.time() * 1000
             wire.send(encode(Hello(name=name)))
             welcome = _decoder.decode(await first)
@@ -544,7 +563,9 @@ class _Conn:
         if not self.closing:
             protocol = self.wire.protocol
             self.stats.error("closed", f"the server closed a connection: {protocol.close_code} {protocol.close_reason}")
-        for waiter in [*self._replies.values(), *self._moves.values()]:
+        waiters: list[asyncio.Future[_Frame] | asyncio.Future[tuple[_Frame, float]]]
+        waiters = [*self._replies.values(), *self._moves.values()]
+        for waiter in waiters:
             if not waiter.done():
                 waiter.set_exception(_LoadError("connection closed"))
 
@@ -657,8 +678,12 @@ class _Worker:
             results = await asyncio.gather(*(self._play(conn, code, entry.moves) for conn in entrants))
             for conn, ok in zip(entrants, results, strict=True):
                 if not ok:  # a refused or unanswered move: this entrant is out, so that the race ends
+
+                    def resign(req: int, code: str = code) -> Resign:
+                        return Resign(req=req, race=code)
+
                     with contextlib.suppress(_LoadError):
-                        await conn.request(lambda req, code=code: Resign(req=req, race=code))
+                        await conn.request(resign)
             try:
                 async with asyncio.timeout(_ANSWER_TIMEOUT_S):
                     await entrants[0].finished[code]
@@ -761,9 +786,10 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
     groups: list[asyncio.Task[None]] = []
     try:
         await worker.connect()
-        firsts = [loop.create_future() for _ in spec.groups]
+        firsts: list[asyncio.Future[None]] = [loop.create_future() for _ in spec.groups]
         groups = [asyncio.create_task(worker.run_group(g, first)) for g, first in zip(spec.groups, firsts, strict=True)]
-        done, _ = await asyncio.wait([asyncio.gather(*firsts), *groups], return_when=asyncio.FIRST_COMPLETED)
+        started: list[asyncio.Future[list[None]] | asyncio.Task[None]] = [asyncio.gather(*firsts), *groups]
+        done, _ = await asyncio.wait(started, return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             task.result()  # a group that failed before its first race started: raise its error
         report.put(("ready", spec.worker))
@@ -1028,7 +1054,7 @@ class _NodeReading:
         return grown or None
 
 
-def histogram_quantile(buckets: dict[float, float], share: float) -> float | None:
+def histogram_quantile(buckets: Mapping[float, float], share: float) -> float | None:
     """The ``share`` (0 to 1) quantile of a histogram given as cumulative buckets (upper bound ->
     count, ``inf`` included), found as Prometheus' ``histogram_quantile`` does: linearly within
     the bucket it falls in (from 0 for the first); the highest finite bound when it falls in
@@ -1513,16 +1539,16 @@ async def bench_load(settings: LoadSettings, *, console: Console) -> LoadFigures
         server = described[0] if len(described) == 1 else f"{len(described)} nodes: {', '.join(described)}"
         return await _drive(settings, settings.server_urls, pids, lines, console=console, server=server)
     if settings.redis is None and settings.nodes == 1:
-        async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as server:
+        async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as child:
             pinned = f", pinned to CPU {settings.server_cpu}" if settings.server_cpu is not None else ""
             return await _drive(
                 settings,
-                (server.url,),
-                (server.pid,),
+                (child.url,),
+                (child.pid,),
                 lines,
                 console=console,
                 server=f"a child process{pinned}",
-                children=(server,),
+                children=(child,),
             )
     return await _bench_nodes(settings, lines, console=console)
 
@@ -1679,7 +1705,7 @@ async def _drive(
             end_wall = start_wall + settings.duration_s
             for control in controls:
                 control.put((start_wall, end_wall))
-            cpu_before: list[float | None] | None = None
+            cpu_before: list[tuple[float, float] | None] | None = None
             counted = False
             while time.time() < end_wall:
                 await pump()

@@ -130,6 +130,8 @@ class BesiegedCity(Game):
     total = 104
     #: The text's names: ramparts, reserve places, the pack and the talon.
     pile_words = {"t": "rampart {n}", "r": "reserve place {n}", "s": "the pack", "w": "the talon"}
+    #: `_vacancies` for one position: (the length of ``history`` then, the ramparts); None after a move.
+    _vacancy_cache: tuple[int, list[str]] | None
 
     def _deal(self, cards: list[Card]) -> None:
         for pid in _FOUNDATIONS:

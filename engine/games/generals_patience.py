@@ -81,6 +81,8 @@ class GeneralsPatience(Game):
     total = 104
     state_fields = ("redeals",)
     redeals: int = 0
+    #: `_stalled` for one position: (the length of ``history`` then, the answer); None after a move.
+    _stalled_cache: tuple[int, bool] | None
 
     def _deal(self, cards: list[Card]) -> None:
         for pid in _FOUNDATIONS:
@@ -117,7 +119,8 @@ class GeneralsPatience(Game):
 
     def _capacity(self, dst: str) -> int:
         spaces = sum(1 for pid in _TABLEAU if pid != dst and not self.piles[pid].cards)
-        return 2**spaces
+        capacity: int = 2**spaces  # (int ** int is typed Any: a negative power gives a float)
+        return capacity
 
     def _run(self, pile: Pile) -> int:
         """How many cards on top of ``pile`` form a run built down in alternate colours."""
@@ -168,7 +171,8 @@ class GeneralsPatience(Game):
                 continue
             top = pile.cards[-1]
             for dst in _FOUNDATIONS:
-                if top.rank in wanted[dst] and self._fits(dst, top):
+                ranks = wanted[dst]  # (a foundation's is never None)
+                if ranks is not None and top.rank in ranks and self._fits(dst, top):
                     yield Move(src=src, dst=dst)
             if src == "r":
                 continue
@@ -269,7 +273,9 @@ class GeneralsPatience(Game):
         if pile.id[0] == "t":
             return f"the {what} cannot go on the {card_name(pile.cards[-1])}: {rule_words(_down_alternate)}"
         if not pile.cards:
-            return f"the {what} cannot go on an empty foundation: a foundation starts with {a(rank_name(self.base))}"
+            base = self.base
+            assert base is not None, "a transfer is checked only once the base rank is chosen"
+            return f"the {what} cannot go on an empty foundation: a foundation starts with {a(rank_name(base))}"
         if len(pile.cards) >= _FULL:
             return f"{self.pile_name(pile.id)} is complete: a foundation holds {_FULL} cards"
         return (

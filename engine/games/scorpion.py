@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.cards import Card, Rank
+from engine.cards import Card, Rank, Suit
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
 from engine.words import card_name, counted
 
@@ -75,7 +75,9 @@ class Scorpion(Game):
         return total
 
     def _candidates(self) -> Iterator[Move]:
-        tops = {(p.cards[-1].rank, p.cards[-1].suit): pid for pid, p in self.piles.items() if pid != "s" and p.cards}
+        tops: dict[tuple[int, Suit], str] = {
+            (p.cards[-1].rank, p.cards[-1].suit): pid for pid, p in self.piles.items() if pid != "s" and p.cards
+        }
         spaces = [pid for pid in _PILES if not self.piles[pid].cards]
         for src in _PILES:
             pile = self.piles[src]
@@ -87,9 +89,9 @@ class Scorpion(Game):
                         for dst in spaces:
                             yield Move(src=src, dst=dst, count=count)
                     continue
-                dst = tops.get((card.rank + 1, card.suit))
-                if dst is not None and dst != src:
-                    yield Move(src=src, dst=dst, count=count)
+                onto = tops.get((card.rank + 1, card.suit))
+                if onto is not None and onto != src:
+                    yield Move(src=src, dst=onto, count=count)
         yield Move(action="deal")
 
     def _check(self, move: Move) -> None:

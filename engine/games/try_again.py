@@ -23,6 +23,7 @@ Choices where the text is unclear:
 
 from __future__ import annotations
 
+from engine.cards import Card
 from engine.core import IllegalCode, IllegalMove, Move
 from engine.rules import UP, Foundations, PileGame, Stock, Tableau, any_card, build
 
@@ -50,7 +51,7 @@ class TryAgain(PileGame):
         Stock(auto=True),
     )
 
-    def _deal(self, cards) -> None:  # type: ignore[no-untyped-def]
+    def _deal(self, cards: list[Card]) -> None:
         self.dealt = 0
         super()._deal(cards)
 

@@ -46,8 +46,9 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
             await keep_player(state, player, renew=True)
         old = player.session
         if old is not None and old is not session:
+            assert isinstance(old, Session), "a player's listener is its connection's session"
             state.forget(old)  # from now on nothing reaches the old connection
-            old.close(1008, "session resumed on another connection")  # type: ignore[attr-defined]
+            old.close(1008, "session resumed on another connection")
         _players_log.info(
             "%s resumed",
             player.name,

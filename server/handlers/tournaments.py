@@ -21,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from engine.core import BadNotation
+from engine.core import BadNotation, Game
 from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
 from server.handlers.races import draw_winnable, winnable_secret_seeds
@@ -142,7 +142,7 @@ def create_tournament(state: ServerState, msg: CreateTournament) -> Tournament:
     return _create_checked(state, msg, game_cls, starts_at, None)
 
 
-def _check(state: ServerState, msg: CreateTournament) -> tuple[type, int]:
+def _check(state: ServerState, msg: CreateTournament) -> tuple[type[Game], int]:
     """The game and the start instant (epoch ms) of a tournament request; raises ProtocolError
     naming what is wrong with it."""
     try:
@@ -178,7 +178,7 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type, int]:
 def _create_checked(
     state: ServerState,
     msg: CreateTournament,
-    game_cls: type,
+    game_cls: type[Game],
     starts_at: int,
     seeds: list[int] | None,
     *,
@@ -228,7 +228,7 @@ def _pend(state: ServerState, schedule_id: str, tournament: Tournament) -> None:
 def _schedule(
     state: ServerState,
     msg: CreateTournament,
-    game_cls: type,
+    game_cls: type[Game],
     starts_at: int,
     schedule_id: str | None,
     found: list[int] | None = None,
@@ -403,9 +403,9 @@ async def resume_tournaments(state: ServerState) -> None:
         state.tournaments[tournament.id] = tournament
         for entrant in tournament.entrants.values():
             entrant.player.tournaments.add(tournament.id)
-        schedule_id = _schedule_id(tournament)
-        if schedule_id in state.schedules and tournament.status in ("scheduled", "registration"):
-            _pend(state, schedule_id, tournament)
+        series = _schedule_id(tournament)
+        if series in state.schedules and tournament.status in ("scheduled", "registration"):
+            _pend(state, series, tournament)
         if tournament.status in ("finished", "cancelled"):
             state.tournament_ended(tournament)  # it leaves memory after the retention, as it would have
         tournament.resume()

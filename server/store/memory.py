@@ -85,16 +85,16 @@ class MemoryStore(Store):
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         log = self._moves[code, player]
         if log and log[-1][0] == entry.seq:
-            log[-1] = tuple(entry)  # (never happens in memory, where a write cannot half-fail; kept alike)
+            log[-1] = (*entry,)  # (never happens in memory, where a write cannot half-fail; kept alike)
         else:
-            log.append(tuple(entry))
+            log.append((*entry,))
         self._players[code].add(player)
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
         return list(map(MoveEntry._make, self._moves.get((code, player), ())))
 
     async def append_event(self, code: str, event: StoredEvent) -> None:
-        self._events[code].append(tuple(event))
+        self._events[code].append((*event,))
 
     async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
         events = self._events.get(code)

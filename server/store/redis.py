@@ -117,11 +117,12 @@ import contextlib
 import logging
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TypedDict, cast
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPubSub, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError, SlotNotCoveredError
@@ -136,6 +137,22 @@ log = logging.getLogger("arena.server")
 
 #: The URL schemes that name a Redis Cluster, each with the scheme of one of its nodes.
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+#: Reply shapes, as this store's clients give them. redis-py types each reply for a client that may
+#: decode its strings (``bytes | str``; looser still for streams and sorted sets), but these clients
+#: never do (no ``decode_responses``): every string in a reply is bytes. The reads cast to these
+#: (`RedisStore._get`, `RedisStore._smembers` and `RedisStore._hgetall` to their own) to say so.
+_Stream = list[tuple[bytes, dict[bytes, bytes]]]  # XRANGE, XREVRANGE: (entry id, fields)
+_Scored = list[tuple[bytes, float]]  # ZREVRANGEBYSCORE ... WITHSCORES, ZPOPMIN: (member, score)
+
+
+class _ClientOptions(TypedDict):
+    """What `RedisStore` tells redis-py's client, single or cluster."""
+
+    socket_timeout: float
+    socket_connect_timeout: float
+    retry: Retry
+
 
 #: How redis-py's cluster client says that it could not reach or map the cluster (a plain
 #: RedisClusterException, which it also raises for mistakes in a command).
@@ -391,7 +408,7 @@ class RedisStore(Store):
     ) -> None:
         seeds = cluster_seeds(url)
         self.cluster = seeds is not None if cluster is None else cluster
-        options = {
+        options: _ClientOptions = {
             "socket_timeout": timeout_s,
             "socket_connect_timeout": timeout_s,
             # a broken connection is tried once more at once (the cluster client also once
@@ -404,7 +421,9 @@ class RedisStore(Store):
                 self._redis = _cluster_client(url, seeds, **options)
             except RedisClusterException as exc:  # a database other than 0, a unix socket
                 raise ValueError(f"not a Redis Cluster URL: {exc}") from None
-            named = seeds or [(node.host, node.port) for node in self._redis.startup_nodes]
+            named: Sequence[tuple[str, int | str]] = seeds or [
+                (node.host, node.port) for node in self._redis.startup_nodes
+            ]
             self.where = ",".join(f"{host}:{port}" for host, port in named) + " (cluster)"
         else:
             self._redis = aioredis.Redis.from_url(url, **options)
@@ -443,6 +462,20 @@ class RedisStore(Store):
 
     def _player_key(self, token_digest: str) -> str:
         return f"{self.prefix}:player:{token_digest}"
+
+    # ------------------------------------------------------------------------ replies
+
+    async def _get(self, key: str) -> bytes | None:
+        """GET ``key`` as bytes (see `_Stream`)."""
+        return cast("bytes | None", await self._redis.get(key))
+
+    async def _smembers(self, key: str) -> set[bytes]:
+        """SMEMBERS ``key`` as bytes (see `_Stream`)."""
+        return cast("set[bytes]", await self._redis.smembers(key))
+
+    async def _hgetall(self, key: str) -> dict[bytes, bytes]:
+        """HGETALL ``key`` as bytes (see `_Stream`)."""
+        return cast("dict[bytes, bytes]", await self._redis.hgetall(key))
 
     # --------------------------------------------------------------------- connection
 
@@ -493,7 +526,8 @@ class RedisStore(Store):
                     f"redis+cluster://HOST:PORT[,HOST:PORT...]"
                 )
             try:
-                if self.cluster:  # each master answers for its own slots: ask them all
+                # (self.cluster) each master answers for its own slots: ask them all
+                if isinstance(self._redis, RedisCluster):
                     each = {
                         node.name: await self._redis.config_get("append*", target_nodes=node)
                         for node in self._redis.get_primaries()
@@ -522,7 +556,7 @@ class RedisStore(Store):
     async def owner(self, code: str) -> str | None:
         """The id of the node that serves race ``code``, or None (no such race, or archived)."""
         with self._reaching():
-            owner = await self._redis.get(self._race_key(code, "owner"))
+            owner = await self._get(self._race_key(code, "owner"))
         return owner.decode() if owner is not None else None
 
     async def claim(self, code: str, expected: str | None) -> bool:
@@ -555,7 +589,7 @@ class RedisStore(Store):
     async def leader(self) -> str | None:
         """The id of the node holding the leader lock, or None."""
         with self._reaching():
-            holder = await self._redis.get(f"{self.prefix}:leader")
+            holder = await self._get(f"{self.prefix}:leader")
         return holder.decode() if holder is not None else None
 
     async def release(self) -> None:
@@ -569,7 +603,7 @@ class RedisStore(Store):
         """The listed nodes whose lease has run out (one round trip per listed node, in one
         pipeline: there are a handful)."""
         with self._reaching():
-            listed = [n.decode() for n in await self._redis.smembers(f"{self.prefix}:nodes")]
+            listed = [n.decode() for n in await self._smembers(f"{self.prefix}:nodes")]
             others = [n for n in listed if n != self.node_id]
             if not others:
                 return []
@@ -584,7 +618,8 @@ class RedisStore(Store):
         the first to pop it from the dead node's set, then to change its owner); the codes taken.
         Once the dead node has no race left it is no longer listed."""
         with self._reaching():
-            popped = await self._redis.spop(self._node_key(dead, "races"), count)
+            # (with a count, SPOP answers a list of members)
+            popped = cast("list[bytes] | None", await self._redis.spop(self._node_key(dead, "races"), count))
             taken = []
             for raw in popped or ():
                 code = raw.decode()
@@ -617,8 +652,11 @@ class RedisStore(Store):
         (None: none). Two round trips."""
         top = "+inf" if before is None else f"({before}"
         with self._reaching():
-            found = await self._redis.zrevrangebyscore(
-                f"{self.prefix}:lobby:{listing}", top, "-inf", start=0, num=limit + 1, withscores=True
+            found = cast(
+                _Scored,
+                await self._redis.zrevrangebyscore(
+                    f"{self.prefix}:lobby:{listing}", top, "-inf", start=0, num=limit + 1, withscores=True
+                ),
             )
             page = found[:limit]
             async with self._redis.pipeline(transaction=False) as pipe:
@@ -646,22 +684,29 @@ class RedisStore(Store):
         channel = self.inbox_channel(self.node_id)
         while True:
             pubsub = self._redis.pubsub()
+            sharded = pubsub if isinstance(pubsub, ClusterPubSub) else None  # (a cluster's: self.cluster)
             try:
                 if self.cluster:
                     # a command on the inbox's slot first: the client maps the cluster afresh if it
                     # changed (a failover, a slot moved), so that it subscribes where the slot is now
                     await self._redis.exists(channel)
                 await pubsub.ssubscribe(channel)
-                if asyncio.current_task().cancelling():
+                task = asyncio.current_task()
+                assert task is not None, "a generator that awaits runs in a task"
+                if task.cancelling():
                     # redis-py's connect can swallow a cancellation that lands while it connects;
                     # without this, a node stopped just as it started would wait here forever
                     raise asyncio.CancelledError
                 while True:
                     message = await (
-                        pubsub.get_sharded_message(timeout=None) if self.cluster else pubsub.get_message(timeout=None)
+                        # (None: wait for a message, as get_message says; redis-py annotates this one float only)
+                        sharded.get_sharded_message(timeout=None)  # type: ignore[arg-type]
+                        if sharded is not None
+                        else pubsub.get_message(timeout=None)
                     )
                     kind = _text(message["type"]) if message is not None else "nothing"
                     if kind == "smessage":
+                        assert message is not None  # (its kind says so)
                         yield message["data"]
                     elif kind not in ("ssubscribe", "pong"):
                         # sunsubscribe: Redis dropped the subscription (its slot moved); nothing:
@@ -692,7 +737,7 @@ class RedisStore(Store):
 
     async def load_race(self, code: str) -> dict[str, object] | None:
         with self._reaching():
-            fields = await self._redis.hgetall(self._race_key(code, "meta"))
+            fields = await self._hgetall(self._race_key(code, "meta"))
         if not fields:
             return None
         return {k.decode(): msgspec.json.decode(v) for k, v in fields.items()}
@@ -702,12 +747,12 @@ class RedisStore(Store):
         the same id resumes its own; the others' go to their owners, or to whoever takes over a
         dead node's races, `RedisNodes.adopt`)."""
         with self._reaching():
-            codes = await self._redis.smembers(self._node_key(self.node_id, "races"))
+            codes = await self._smembers(self._node_key(self.node_id, "races"))
         return [c.decode() for c in codes]
 
     async def last_version(self, code: str) -> int:
         with self._reaching():
-            last = await self._redis.xrevrange(self._race_key(code, "events"), count=1)
+            last = cast(_Stream, await self._redis.xrevrange(self._race_key(code, "events"), count=1))
         return int(last[0][0].split(b"-", 1)[0]) if last else 0
 
     async def save_player(self, player: str, token_digest: str, name: str, keep_s: float) -> None:
@@ -739,7 +784,7 @@ class RedisStore(Store):
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
         with self._reaching():
-            entries = await self._redis.xrange(self._race_key(code, f"moves:{player}"))
+            entries = cast(_Stream, await self._redis.xrange(self._race_key(code, f"moves:{player}")))
         return [MoveEntry(int(f[b"s"]), f[b"m"].decode(), int(f[b"t"])) for _, f in entries]
 
     async def append_event(self, code: str, event: StoredEvent) -> None:
@@ -757,8 +802,11 @@ class RedisStore(Store):
         could not be stored while Redis was away), so that the caller sends a snapshot."""
         start = f"{since + 1}-0" if since + 1 >= 0 else "-"
         with self._reaching():
-            entries = await self._redis.xrange(
-                self._race_key(code, "events"), min=start, count=None if limit is None else max(1, limit)
+            entries = cast(
+                _Stream,
+                await self._redis.xrange(
+                    self._race_key(code, "events"), min=start, count=None if limit is None else max(1, limit)
+                ),
             )
         if not entries:
             return [] if since >= 0 else None
@@ -789,13 +837,13 @@ class RedisStore(Store):
         ]
         with self._reaching(code):
             for _ in range(3):
-                players = await self._redis.smembers(keys[3])
+                players = await self._smembers(keys[3])
                 try:
                     archived = await self._archive_race(
                         keys=[*keys, *(moves + p.decode() for p in sorted(players))],
                         args=[
                             self.node_id,
-                            record if keep else b"",
+                            record if keep and record is not None else b"",
                             max(1, round(keep_s * 1000)) if keep else 0,
                             moves,
                         ],
@@ -816,7 +864,7 @@ class RedisStore(Store):
                     pipe.zcard(index)
                 *_, kept = await pipe.execute()
             if archived and keep and kept > self.max_records:
-                oldest = await self._redis.zpopmin(index, kept - self.max_records)
+                oldest = cast(_Scored, await self._redis.zpopmin(index, kept - self.max_records))
                 async with self._redis.pipeline(transaction=False) as pipe:
                     for old, _ in oldest:
                         pipe.delete(self._record_key(old.decode()))  # one by one: each has its own slot
@@ -824,7 +872,7 @@ class RedisStore(Store):
 
     async def load_record(self, code: str) -> bytes | None:
         with self._reaching():
-            return await self._redis.get(self._record_key(code))
+            return await self._get(self._record_key(code))
 
     # -------------------------------------------------------------------- tournaments
 
@@ -852,14 +900,14 @@ class RedisStore(Store):
 
     async def load_tournament(self, tournament_id: str) -> dict[str, object] | None:
         with self._reaching():
-            fields = await self._redis.hgetall(self._tournament_key(tournament_id))
+            fields = await self._hgetall(self._tournament_key(tournament_id))
         if not fields:
             return None
         return {k.decode(): msgspec.json.decode(v) for k, v in fields.items()}
 
     async def live_tournaments(self) -> list[str]:
         with self._reaching():
-            ids = await self._redis.smembers(self._tournaments_key)
+            ids = await self._smembers(self._tournaments_key)
         return [i.decode() for i in ids]
 
     async def archive_tournament(self, tournament_id: str) -> None:
@@ -875,7 +923,7 @@ class RedisStore(Store):
 
     async def schedules(self) -> dict[str, bytes]:
         with self._reaching():
-            kept = await self._redis.hgetall(self._schedules_key)
+            kept = await self._hgetall(self._schedules_key)
         return {k.decode(): v for k, v in kept.items()}
 
     async def drop_schedule(self, schedule_id: str) -> None:
@@ -883,5 +931,5 @@ class RedisStore(Store):
             await self._redis.hdel(self._schedules_key, schedule_id)
 
 
-def _text(value: str | bytes) -> str:
+def _text(value: str | bytes | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value

@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from websockets.datastructures import Headers
-from websockets.frames import Opcode
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
+from websockets.typing import BytesLike
 
 from server.config import ServerConfig
 from server.transport.frames import unmask
@@ -79,7 +80,7 @@ class Connection(asyncio.Protocol):
     _head = b""  # (handshake) the request's last bytes so far, to find its end
     _request_done = False  # (handshake) the request ended where a chunk of bytes did
     _fragmented = False  # (own reading) websockets has a fragmented message open
-    _message: list[bytes] | None = None  # a fragmented message's parts, while it comes
+    _message: list[BytesLike] | None = None  # a fragmented message's parts, while it comes
     _close_timer: asyncio.TimerHandle | None = None
 
     def __init__(self, server: Listener) -> None:
@@ -262,7 +263,8 @@ class Connection(asyncio.Protocol):
         or its fragments put together) goes to the session; a pong to the keepalive; pings and
         closes websockets answers itself."""
         for event in self.protocol.events_received():
-            if isinstance(event, Request):
+            if not isinstance(event, Frame):
+                assert isinstance(event, Request), "a server is sent requests, never responses"
                 self._answer(event)
                 continue
             opcode = event.opcode

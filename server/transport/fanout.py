@@ -295,7 +295,7 @@ class FanoutChannel:
                 for frame in frames[done:]:  # (what came after its `catch_up`)
                     receiver.send(frame)  # type: ignore[attr-defined]
                 continue
-            session = receiver.session if type(receiver) is Player else receiver  # type: ignore[attr-defined]
+            session = receiver.session if type(receiver) is Player else receiver
             if type(session) is Session:
                 if session.send_shared(wire, frames):
                     sent += 1

@@ -85,7 +85,7 @@ class Keepalive:
             conn.keepalive_entry = None
 
     @staticmethod
-    def pong(conn: Pinged, payload: bytes) -> None:
+    def pong(conn: Pinged, payload: bytes | bytearray | memoryview) -> None:
         """``conn`` answered a ping with ``payload`` (any other pong is ignored)."""
         if payload == conn.ping_payload:
             conn.ping_payload = None

@@ -74,7 +74,10 @@ class Host(Protocol):
 
     config: ServerConfig
     tally: Tally
-    fanout: Scheduler
+
+    @property
+    def fanout(self) -> Scheduler:
+        """When the session's frames are written (read only: a host may hold any `Scheduler`)."""
 
     @property
     def takes_at_once(self) -> bool:
