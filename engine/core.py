@@ -60,6 +60,7 @@ __all__ = [
     "Option",
     "Pile",
     "Reveal",
+    "UNDO_DEPTH",
     "View",
 ]
 
@@ -86,6 +87,7 @@ class IllegalCode(enum.StrEnum):
     NOT_NOW = "not_now"
     UNKNOWN_ACTION = "unknown_action"
     GAME_OVER = "game_over"
+    NO_UNDO = "no_undo"
 
 
 class EngineError(ValueError):
@@ -271,7 +273,8 @@ class View:
     ``legal``: for the player's own view, every legal move in notation, so that a client needs no
     rules of its own; they depend only on what the player can see (face-down cards and the stock
     order never change them; tests/engine/test_views.py checks it for every game). Empty for
-    spectators.
+    spectators. ``undo``: the player may take back the last move now (`Game.can_undo`; False for
+    spectators). ``decided``: a win is forced and `Game.finishing_line` plays it (`Game.decided`).
     """
 
     game: str
@@ -283,6 +286,8 @@ class View:
     over: bool
     moves: int
     legal: tuple[str, ...] = ()
+    undo: bool = False
+    decided: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +302,8 @@ class LegalMoves:
     """The legal moves of a position, computed lazily.
 
     Supports iteration, ``len``, ``bool`` and ``in``; ``in`` asks `Game.is_legal` rather than
-    generating every move.
+    generating every move. ``undo`` is never among them (`Game.can_undo` says whether it may be
+    played): the legal moves are the moves of the game's rules.
     """
 
     __slots__ = ("_game",)
@@ -315,7 +321,7 @@ class LegalMoves:
         return bool(self._game._legal_list())
 
     def __contains__(self, move: object) -> bool:
-        return isinstance(move, Move) and self._game.is_legal(move)
+        return isinstance(move, Move) and move.action != "undo" and self._game.is_legal(move)
 
     def __repr__(self) -> str:
         return f"<LegalMoves: {', '.join(map(str, self))}>"
@@ -389,6 +395,10 @@ class Game(abc.ABC):
         self._legal_cache: list[Move] | None = None  # the legal moves at `_legal_at` moves played
         self._legal_at = 0
         self._revealed: list[Reveal] = []
+        self._undo: list[Move] = []  # the moves `undo` may take back, oldest first (`_take_back`)
+        self._marks: list[_State] = []  # the states before some moves of _undo (`_state`)
+        self._finish_at = -1  # `finishing_line` as found at this many moves played
+        self._finish: list[Move] | None = None
 
     # ----------------------------------------------------------------------------------- hooks
 
@@ -461,11 +471,29 @@ class Game(abc.ABC):
         """Play ``move``, which `check` accepted with nothing played since, without checking it
         again (the server checks a move before it stores it, then plays it); return the cards it
         revealed. A move not checked so leaves the game in a state the rules do not allow."""
+        if move.action == "undo":
+            self._take_back()
+            self.history.append(move)
+            self._legal_cache = None
+            return ()
+        line = self._undo
+        final = self._final(move)
+        if not final:
+            down = sum(pile.down for pile in self.piles.values())
+            if not len(line) % _MARK_EVERY:
+                if len(line) >= UNDO_DEPTH + _MARK_EVERY:
+                    self._forget_oldest()
+                self._marks.append(self._state(len(line)))
         revealed = self._revealed
         revealed.clear()
         self._perform(move)
         self.history.append(move)
         self._legal_cache = None
+        if final or sum(pile.down for pile in self.piles.values()) != down:  # (a card turned up)
+            line.clear()
+            self._marks.clear()
+        else:
+            line.append(move)
         found = tuple(revealed)
         revealed.clear()  # (so that no move's reveals outlive its answer: see `Move.parse`)
         return found
@@ -473,7 +501,195 @@ class Game(abc.ABC):
     def _check_any(self, move: Move) -> None:
         if self.won:
             raise IllegalMove(IllegalCode.GAME_OVER, "the game is won", move)
+        if move.action == "undo":
+            self._check_undo(move)
+            return
         self._check(move)
+
+    # ---------------------------------------------------------------------------- undo
+
+    @property
+    def can_undo(self) -> bool:
+        """True if ``"undo"`` would be accepted now: the last move in effect turned no card face
+        up (left as many cards face down as before), was not an action (a deal, a redeal...) nor
+        a transfer to or from the stock, and the game is not won. Undo takes back at least
+        `UNDO_DEPTH` moves in a row (and at most 15 more). Whether a race allows undo at all is the race's option, not
+        the game's.
+
+        >>> from engine.games import find_game
+        >>> game = find_game("eight_off")(seed=3)
+        >>> game.apply("c1>t7"); game.can_undo
+        ()
+        True
+        """
+        return bool(self._undo) and not self.won
+
+    @staticmethod
+    def _final(move: Move) -> bool:
+        """Whether ``move`` can never be taken back whatever it turns up: an action (a deal from
+        the stock, a redeal, a shuffle, a choice...) or a transfer to or from the stock. A move
+        that turns a card face up is final too (`apply_checked` sees that as it plays: fewer cards
+        lie face down after it)."""
+        return not move.is_transfer or move.src[0] == "s" or move.dst[0] == "s"
+
+    def _forget_oldest(self) -> None:
+        """Keep undo within `UNDO_DEPTH` + `_MARK_EVERY` - 1 moves: forget the oldest
+        `_MARK_EVERY` moves of the line and the state kept before them."""
+        del self._undo[:_MARK_EVERY]
+        marks = self._marks
+        del marks[0]
+        marks[:] = [(state[0] - _MARK_EVERY, *state[1:]) for state in marks]
+
+    def checkpoint(self) -> tuple[str, tuple[Move, ...]]:
+        """This game as a position string and the moves to play on it (the moves undo may take
+        back now, oldest first: fewer than `UNDO_DEPTH` + 16), so that `from_checkpoint` rebuilds it with
+        what undo may take back (a bare `position` has nothing to take back)."""
+        if not self._undo:
+            return self.position(), ()
+        twin = self.copy()
+        twin._restore(self._marks[0])
+        return twin.position(), tuple(self._undo)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: tuple[str, tuple[Move, ...]]) -> Game:
+        """The game a `checkpoint` was taken of (history: only the checkpoint's moves). Raises
+        `BadNotation` for a bad position string, `IllegalMove` for moves that do not replay."""
+        position, moves = checkpoint
+        game = cls.from_position(position)
+        for move in moves:
+            game.apply(move)
+        return game
+
+    def _check_undo(self, move: Move) -> None:
+        if move.arg:
+            raise IllegalMove(IllegalCode.NO_UNDO, "undo takes back one move at a time and takes no argument", move)
+        if not self._undo:
+            if not self.history:
+                raise IllegalMove(IllegalCode.NO_UNDO, "there is no move to take back yet", move)
+            raise IllegalMove(
+                IllegalCode.NO_UNDO,
+                "the last move turned a card face up or dealt from the stock, and such a move cannot be taken back",
+                move,
+            )
+
+    def _state(self, index: int) -> _State:
+        """The whole state as `position` has it, to restore (`_restore`), as one flat tuple, so
+        that it leaves one object for the garbage collector to follow: ``index`` (in ``_undo``),
+        the state fields' values, each pile's length and face-down count in layout order, then
+        every pile's cards."""
+        piles = self.piles.values()
+        state: list[Any] = [index]
+        state += [getattr(self, name) for name in self.state_fields]
+        for pile in piles:
+            state += (len(pile.cards), pile.down)
+        for pile in piles:
+            state += pile.cards
+        return tuple(state)
+
+    def _restore(self, state: _State) -> None:
+        at = 1 + len(self.state_fields)
+        for name, value in zip(self.state_fields, state[1:at], strict=True):
+            setattr(self, name, value)
+        start = at + 2 * len(self.piles)
+        for pile in self.piles.values():
+            size = state[at]
+            pile.cards[:] = state[start : start + size]
+            pile.down = state[at + 1]
+            at += 2
+            start += size
+
+    def _take_back(self) -> None:
+        """Undo the last move in effect (`_check_undo` accepted it): restore the nearest state
+        kept at or before it and play again the moves from there to it (fewer than
+        `_MARK_EVERY`). Those moves turned no card up when first played and, the engine being
+        deterministic, turn none up again."""
+        line = self._undo
+        line.pop()
+        target = len(line)
+        marks = self._marks
+        while marks[-1][0] > target:
+            marks.pop()
+        state = marks[-1]
+        index = state[0]
+        self._restore(state)
+        for move in line[index:target]:
+            self._perform(move)
+        self._revealed.clear()
+        if index == target:
+            marks.pop()  # (the state now: the next move keeps it again)
+
+    # ------------------------------------------------------------------- assists
+
+    def safe_moves(self) -> list[Move]:
+        """The legal moves now that auto-collect may play for the player: moves that clear a card
+        (`_clears`) which no card still in play could need, by the game's own rule (`_safe`,
+        from its rules text). A function of what the player sees, like `legal_moves`; empty
+        when the game has no such rule or is won.
+
+        >>> from engine.games import find_game
+        >>> game = find_game("eight_off")(seed=4)   # an Ace lies free on tableau pile 7
+        >>> [str(m) for m in game.safe_moves()]
+        ['t6>f0', 't6>f1', 't6>f2', 't6>f3']
+        """
+        if self.won:
+            return []
+        return [m for m in self._legal_list() if self._clears(m) and self._safe(m)]
+
+    def _clears(self, move: Move) -> bool:
+        """Whether ``move`` (legal now) clears a card: by default, a transfer from a pile that is
+        not a foundation to a foundation. A game that clears cards otherwise says so here."""
+        return move.is_transfer and move.dst[0] == "f" and move.src[0] != "f"
+
+    def _safe(self, move: Move) -> bool:
+        """Whether auto-collect may play ``move``, a legal move that `_clears`: no card still in
+        play could need the card it clears (the game's rule, from its rules text). Must depend
+        only on face-up cards. By default no move is safe."""
+        return False
+
+    @property
+    def decided(self) -> bool:
+        """True when a win is forced from here and `finishing_line` plays it (every card face up,
+        and cards can be cleared one after another to the end). Never True of a position with
+        a face-down card: it would tell the player something of that card."""
+        return self.finishing_line() is not None
+
+    def finishing_line(self) -> list[Move] | None:
+        """The moves that win from here, if the game is decided: with every card face up (the
+        stock empty), clear a card (`_clears`, the first such legal move) again and again until
+        the game is won; None if some card is face down, the game is won, or clearing so gets
+        stuck. Worked out once per position, and not again along the line it found."""
+        at = len(self.history)
+        if self._finish_at != at:
+            line = self._finish
+            if self._finish_at == at - 1 and line and self.history[-1] == line[0]:
+                self._finish = line[1:] if len(line) > 1 else None  # (the rest of the line wins from here)
+            else:
+                self._finish = self._find_finish()
+            self._finish_at = at
+        return list(self._finish) if self._finish is not None else None
+
+    def _deadlocked(self) -> bool:
+        """Whether clearing cards alone can never win from here, seen at a glance (every card
+        face up): a game that can tell spares `finishing_line` its search. By default it cannot."""
+        return False
+
+    def _find_finish(self) -> list[Move] | None:
+        if self.won or any(pile.down for pile in self.piles.values()) or self._deadlocked():
+            return None
+        clears = self._clears
+        if not any(clears(m) for m in self._legal_list()):
+            return None
+        twin = self.copy()
+        line: list[Move] = []
+        for _ in range(self.total * 2):
+            if twin.won:
+                return line
+            move = next((m for m in twin._legal_list() if twin._clears(m)), None)
+            if move is None:
+                return None
+            twin.apply_checked(move)
+            line.append(move)
+        return None
 
     # ------------------------------------------------------------------------------- words
 
@@ -568,6 +784,8 @@ class Game(abc.ABC):
             over=not legal,
             moves=len(self.history),
             legal=tuple(map(str, legal)) if audience is Audience.PLAYER else (),
+            undo=audience is Audience.PLAYER and bool(self._undo) and cleared != self.total,
+            decided=self.finishing_line() is not None,
         )
 
     # -------------------------------------------------------------------- helpers for games
@@ -669,6 +887,8 @@ class Game(abc.ABC):
         twin = Game.from_position(self.position())
         twin.seed = self.seed
         twin.history = list(self.history)
+        twin._undo = list(self._undo)
+        twin._marks = list(self._marks)
         return twin
 
     def __repr__(self) -> str:
@@ -688,7 +908,22 @@ def _pile_ids(game_cls: type[Game]) -> tuple[str, ...]:
 
 
 #: Words for the actions many games share (`Game._describe`); a game says its others itself.
-_ACTION_WORDS = {"deal": "deal a card from the stock", "redeal": "turn the waste over to make a new stock"}
+_ACTION_WORDS = {
+    "deal": "deal a card from the stock",
+    "redeal": "turn the waste over to make a new stock",
+    "undo": "take back the last move",
+}
+
+#: A game's whole state as `Game._state` keeps it, flat: an index in ``Game._undo``, the state
+#: fields, each pile's length and face-down count, every card.
+_State = tuple[Any, ...]
+#: `Game._take_back` keeps the state before every this many moves that may be taken back, so that
+#: an undo plays again fewer moves than this whatever the length of the line.
+_MARK_EVERY = 16
+#: Undo takes back at least this many moves in a row, and fewer than `_MARK_EVERY` more (the line
+#: is trimmed a block at a time), so that what a game keeps for undo, and a replay's checkpoint
+#: (`Game.checkpoint`), stays small however long the game.
+UNDO_DEPTH = 64
 
 #: Each game class's pile names by id, and by letter the words for a pile of that kind, worked
 #: out once (`Game.pile_name`): refusals name piles while the legal moves are listed.

@@ -172,6 +172,7 @@ def build(direction: int, suits: Suits = Suits.ANY, *, wrap: bool = False, step:
         top: tuple(dict.fromkeys(circular(top, by) if wrap else top + by for by in offsets)) for top in range(1, 14)
     }
     rule.words = _build_words(direction, suits, wrap, step)  # type: ignore[attr-defined]
+    rule.up_in_suit = direction == UP and same and step == 1  # type: ignore[attr-defined]  # (`PileGame._deadlocked`)
     return rule
 
 
@@ -479,7 +480,42 @@ class PileGame(Game):
         twin._legal_cache = None
         twin._transfer_memo = None
         twin._revealed = []
+        twin._undo = list(self._undo)
+        twin._marks = list(self._marks)
         return twin
+
+    # --------------------------------------------------------------------------- finishing
+
+    def _deadlocked(self) -> bool:
+        """Whether clearing cards alone can never win from here, seen at a glance: in a game of
+        one pack whose foundations all build up by one in suit, some pile holds a card above a
+        card of its suit that must reach the foundation first (the upper card could only leave
+        by being cleared, and cannot be cleared before the lower one). Spares `finishing_line` its
+        search on most positions with every card face up (Eight Off, Penguin, from the deal)."""
+        spec = self._by_letter.get("f")
+        if (
+            self.packs != 1
+            or not isinstance(spec, Foundations)
+            or not getattr(spec.build, "up_in_suit", False)
+            or not self._plain_fits
+            or type(self)._clears is not Game._clears
+        ):
+            return False
+        base = self.base_rank()
+        if base is None:
+            return False  # (any rank may start a foundation: no order to go by)
+        for pid, pile in self.piles.items():
+            if pid[0] == "f":
+                continue
+            lowest: dict[int, int] = {}  # suit -> the least distance from the base of a card below
+            for card in pile.cards:
+                distance = (card.rank - base) % 13
+                below = lowest.get(card.suit)
+                if below is not None and distance > below:
+                    return True
+                if below is None or distance < below:
+                    lowest[card.suit] = distance
+        return False
 
     # ------------------------------------------------------------------------------- deal
 
