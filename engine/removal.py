@@ -175,6 +175,13 @@ class ThirteensGame(RemovalGame):
         self._free_cache = None
         super()._perform(move)
 
+    def _safe(self, move: Move) -> bool:
+        """From baroness and pyramid (003_08087bb95aa03446.txt): the only card discarded alone is a
+        King, and a King pairs with nothing (13 on its own), so a free King left in play can only
+        cover cards and hold up the deal: discarding it is always safe. A pair is a choice and does
+        not clear by a move to the foundation (`Game._clears`)."""
+        return self._clears(move)
+
     def _may_pair(self, src: str, dst: str, free: dict[str, Card]) -> bool:
         """Whether the top cards of ``src`` and ``dst`` are both available to pair now."""
         return src in free and dst in free

@@ -122,6 +122,10 @@ class BesiegedCity(Game):
     """The Besieged City: two packs, a Reserve of twelve inside fourteen Ramparts, foundations
     built A K 2 Q 3 J ... 7 and back to an Ace (004_b8ac959bf00b6dc2.txt)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): the next card in a suit's foundation order, in play
+    # until the card goes up, may always be packed on it in the Ramparts, and an emptied Rampart must be filled at once,
+    # a choice.
+
     key = "besieged_city"
     name = "The Besieged City"
     summary = "Two packs: Ramparts round a Reserve; foundations built A, K, 2, Q, 3, J ... and back down to an Ace."

@@ -25,6 +25,8 @@ Choices where the text is unclear or other versions differ:
 
 from __future__ import annotations
 
+from engine.core import Move
+from engine.games._safe import all_reached, moved_card
 from engine.rules import (
     DOWN,
     UP,
@@ -56,3 +58,13 @@ class Bristol(PileGame):
         Reserve(deal=(1, 1, 1)),
         Stock(to="r"),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From bristol (003_08087bb95aa03446.txt): the tableau builds down regardless of suit and
+        the foundations build up regardless of suit, so a card of rank r can hold any card of rank
+        r-1, and takes a foundation's place that another card of rank r might want; once every
+        foundation has reached r-1, every card of rank r-1 is up and every card of rank r left has a
+        foundation waiting for it."""
+        if not self._clears(move):
+            return False
+        return all_reached(self, moved_card(self, move).rank - 1)

@@ -25,6 +25,7 @@ Choices where the text is unclear:
 from __future__ import annotations
 
 from engine.cards import Rank
+from engine.core import Move
 from engine.rules import UP, Foundations, PileGame, Stock, Tableau, any_card, build
 
 __all__ = ["Calculation"]
@@ -54,3 +55,13 @@ class Calculation(PileGame):
         Tableau(deal=(0,) * 4, build=any_card, takes_from="w"),
         Stock(auto=True),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From calculation (003_08087bb95aa03446.txt): every foundation takes one card of each
+        rank, each in its own order, so which foundation a card feeds is the game's strategy: a card
+        is safe only as the last of its rank, when three are up and the one foundation left wants
+        it (any card goes on any waste pile: none needs it to build on)."""
+        if not self._clears(move):
+            return False
+        rank = self.piles[move.src].cards[-1].rank
+        return sum(1 for pid in self._foundation_ids for card in self.piles[pid].cards if card.rank == rank) == 3

@@ -28,6 +28,8 @@ Choices where the text is unclear or other versions differ:
 
 from __future__ import annotations
 
+from engine.core import Move
+from engine.games._safe import built_on_cleared, moved_card, stock_order_kept
 from engine.rules import (
     DOWN,
     FIRST,
@@ -63,3 +65,15 @@ class Canfield(PileGame):
         Tableau(deal=(1,) * 4, build=build(DOWN, Suits.ALTERNATE, wrap=True), empty=Empty.ANY, whole=True),
         Stock(turn=3, redeals=None),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From canfield (003_08087bb95aa03446.txt): the tableau builds down in alternate colours
+        round the corner, so a card can only ever hold the card one step below it of the other colour
+        (a base card, the last cards of those suits); once both foundations of that colour hold
+        those cards, nothing can need it (a pile emptied by it is filled from the reserve as it would
+        have been later, by the same cards in the same order). A waste card only while the later
+        deals stay as they are (`stock_order_kept`): three at a time, redealt at will, one card
+        fewer regroups every later pass."""
+        if not self._clears(move) or not stock_order_kept(self, move):
+            return False
+        return built_on_cleared(self, moved_card(self, move), Suits.ALTERNATE, wrap=True)

@@ -24,6 +24,8 @@ Choices where the text is unclear or other versions differ:
 
 from __future__ import annotations
 
+from engine.core import Move
+from engine.games._safe import built_on_cleared, moved_card
 from engine.rules import (
     DOWN,
     FIRST,
@@ -58,3 +60,13 @@ class Chameleon(PileGame):
         Tableau(deal=(1,) * 4, build=build(DOWN, wrap=True), empty=Empty.ANY, blocks=True),
         Stock(turn=1, redeals=0),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From chameleon (003_08087bb95aa03446.txt): the tableau builds down round the corner
+        regardless of suit, so a card can only ever hold a card one step below it, of any suit (a
+        base card, the last card of every suit); once every foundation holds the cards of that step,
+        nothing can need it. The stock is turned once, a card at a time: the waste order never
+        matters."""
+        if not self._clears(move):
+            return False
+        return built_on_cleared(self, moved_card(self, move), Suits.ANY, wrap=True)

@@ -44,6 +44,9 @@ class Clock(Game):
     """Clock patience: thirteen piles of four, one exchange of the fourth King
     (002_5e8f4a23aea861b2.txt). State fields: ``current`` (pile index), ``exchanged``."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): no card is moved by hand; every move is a turn the
+    # rules force, or the one exchange, a guess.
+
     key = "clock"
     name = "Clock"
     summary = "Turn cards round a clock dial to their hours; one exchange of the fourth King allowed."

@@ -45,6 +45,8 @@ class DoubleOrNaught(Game):
     """Double or Naught: beat the house's face-up card with one of five face-down cards; a tie
     may be tried again (003_08087bb95aa03446.txt)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): its one move is a guess.
+
     key = "double_or_naught"
     name = "Double or Naught"
     summary = "Guess which of five face-down cards beats the house's card; a tie may try again."

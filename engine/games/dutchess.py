@@ -24,6 +24,8 @@ Choices where the text is unclear:
 
 from __future__ import annotations
 
+from engine.core import Move
+from engine.games._safe import built_on_cleared, moved_card
 from engine.rules import (
     DOWN,
     FIRST,
@@ -59,3 +61,18 @@ class Dutchess(PileGame):
         Tableau(deal=(1,) * 4, build=build(DOWN, Suits.ALTERNATE, wrap=True), empty=Empty.ANY, whole=True),
         Stock(turn=1, redeals=1),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From dutchess (003_08087bb95aa03446.txt): the tableau builds down in alternate colours
+        round the corner, so a card can only ever hold the card one step below it of the other colour
+        (a base card, the last cards of those suits); once both foundations of that colour hold
+        those cards, nothing can need it. Not before the player has chosen the base card (that first
+        move is the game's choice), and not a tableau pile's last card while a reserve card is left:
+        the space must then be filled at once, from the reserve cards showing now, a choice the
+        player might rather make later."""
+        if not self._clears(move):
+            return False
+        if move.src[0] == "t" and len(self.piles[move.src].cards) == 1:
+            if any(pile.cards for pid, pile in self.piles.items() if pid[0] == "r"):
+                return False
+        return built_on_cleared(self, moved_card(self, move), Suits.ALTERNATE, wrap=True)

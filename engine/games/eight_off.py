@@ -18,6 +18,7 @@ Choices where the text is unclear:
 
 from __future__ import annotations
 
+from engine.core import Move
 from engine.rules import (
     DOWN,
     Cells,
@@ -47,3 +48,10 @@ class EightOff(PileGame):
         Cells(8, deal=(1, 1, 1, 1)),
         Tableau(deal=(6,) * 8, build=build(DOWN, Suits.SAME), empty=Empty.KINGS, face_up=None),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From eight off (003_08087bb95aa03446.txt): the tableau builds down in suit, so the only
+        card that could go on a card is the next lower one of its suit, which is on the foundation
+        already when the card can go up: every card that can go up is safe (a cell holds one card
+        and nothing goes on it)."""
+        return self._clears(move)

@@ -19,6 +19,8 @@ Choices where the text is unclear:
 
 from __future__ import annotations
 
+from engine.core import Move
+from engine.games._safe import built_on_cleared, moved_card
 from engine.rules import (
     DOWN,
     FIRST,
@@ -51,3 +53,12 @@ class FourSeasons(PileGame):
         Tableau(deal=(1,) * 5, build=build(DOWN, wrap=True), empty=Empty.ANY),
         Stock(turn=1, redeals=0),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From four seasons (003_08087bb95aa03446.txt): the tableau builds down round the corner
+        regardless of suit, one card at a time, so a card can only ever hold a card one step below
+        it, of any suit (a base card, the last card of every suit); once every foundation holds the
+        cards of that step, nothing can need it."""
+        if not self._clears(move):
+            return False
+        return built_on_cleared(self, moved_card(self, move), Suits.ANY, wrap=True)

@@ -34,8 +34,8 @@ Choices where the text is unclear:
 from __future__ import annotations
 
 from engine.cards import Card, Rank
-from engine.core import Pile
-from engine.rules import UP, Foundations, PileGame, Stock, build
+from engine.core import Move, Pile
+from engine.rules import UP, Foundations, PileGame, Stock, build, circular
 from engine.words import a, card_name, rank_name
 
 __all__ = ["Friday13"]
@@ -71,6 +71,25 @@ class Friday13(PileGame):
         if played == self.total and not all(self.piles[pid].cards for pid in _FOUNDATIONS):
             return self.total - 1
         return played
+
+    def _safe(self, move: Move) -> bool:
+        """From 001_1b1f3c1dc9fc716f.txt: suits never matter and a foundation takes any card one rank
+        higher, so cards of one rank compete for the foundations one rank below, and for starting
+        their own foundation (the text's tip: keep a card to start one). A card is safe once its own
+        foundation is started (or this move starts it) and the foundations ready for its rank are at
+        least as many as the cards of its rank not yet up: no card of that rank is left waiting."""
+        if not self._clears(move):
+            return False
+        rank = self.piles[move.src].cards[-1].rank
+        own = self.piles[_FOUNDATIONS[LABELS.index(rank)]]
+        starts = move.dst == own.id and not own.cards
+        if not own.cards and not starts:
+            return False
+        piles = [self.piles[pid].cards for pid in _FOUNDATIONS]
+        below = circular(rank, -1)
+        waiting = sum(1 for cards in piles if cards and cards[-1].rank == below) + starts
+        up = sum(1 for cards in piles for card in cards if card.rank == rank)
+        return waiting >= 4 - up
 
     def _fits(self, pile: Pile, card: Card) -> bool:
         if pile.id[0] == "f" and not pile.cards:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engine.cards import Card, Rank
+from engine.cards import Card, Rank, Suit
 from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
 from engine.rules import DOWN, UP, Suits, build, rule_words
 from engine.words import a, card_name, counted, rank_name
@@ -116,6 +116,36 @@ class GeneralsPatience(Game):
                 return card.rank == self.base
             return len(pile.cards) < _FULL and _up_in_suit(pile.cards[-1], card)
         return not pile.cards or _down_alternate(pile.cards[-1], card)
+
+    def _safe(self, move: Move) -> bool:
+        """From 000_9969d46f4a8b5ed6.txt: two packs, two foundations per suit, and the layout builds
+        down in alternate colours round the corner. A card is safe when the other copy of it has a
+        foundation waiting too (or is up already), and, unless it comes from the reserve (which
+        plays only to the foundations), when both copies of each card of the other colour one step
+        below it are up: nothing could be built on it. A base card holds the last cards of the
+        other colour, so it is safe from the reserve only."""
+        if not self._clears(move):
+            return False
+        base = self.base
+        if base is None:
+            return False
+        card = self.piles[move.src].cards[-1]
+        steps = (card.rank - base) % 13
+        if steps == 0:
+            return move.src == "r"  # (eight foundations for eight base cards: none is left waiting)
+        heights: dict[Suit, list[int]] = {suit: [] for suit in Suit}
+        for pid in _FOUNDATIONS:
+            cards = self.piles[pid].cards
+            if cards:
+                heights[cards[0].suit].append(len(cards))
+        own = heights[card.suit]
+        if own.count(steps) < 2 - sum(1 for height in own if height > steps):
+            return False
+        if move.src == "r":
+            return True
+        return all(
+            len(found) == 2 and min(found) >= steps for suit, found in heights.items() if suit.colour != card.colour
+        )
 
     def _capacity(self, dst: str) -> int:
         spaces = sum(1 for pid in _TABLEAU if pid != dst and not self.piles[pid].cards)

@@ -39,6 +39,9 @@ class Golf(PileGame):
     """Golf: seven reserve piles of five, one foundation, one rank up or down, no wrap
     (003_08087bb95aa03446.txt). Option ``queen_on_king`` (default true, as the text)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): every card played changes the foundation's top card,
+    # and so which cards fit next: which column to play is the whole game.
+
     key = "golf"
     name = "Golf"
     summary = "Play reserve cards one rank up or down onto a single foundation; no wrap at King-Ace."

@@ -40,6 +40,9 @@ class IdiotsDelight(RemovalGame):
     """Idiot's Delight (Aces Up, Firing Squad), Kings high: a lower card of a suit is discarded
     onto a higher one; spaces filled from piles of two or more (003_08087bb95aa03446.txt)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): a card kept could still discard a lower card of its
+    # suit, or fill a space, once the higher card showing now is covered by the next deal; no discard is free of that.
+
     key = "idiots_delight"
     name = "Idiot's Delight"
     aliases = ("aces_up", "firing_squad")

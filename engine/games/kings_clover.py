@@ -56,6 +56,10 @@ class KingsClover(PileGame):
     """King's Clover: fans of at most three cards built up or down regardless of suit; only the
     King of Clubs fills a space; a deal with no free Two is reshuffled (003_08087bb95aa03446.txt)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): the fans build up as well as down, so the next card of
+    # a card's own suit, in play until it goes up, could always be built on it (only a King with every Queen up could
+    # qualify, and the finish plays those).
+
     key = "kings_clover"
     name = "King's Clover"
     summary = "Sixteen fans of three built up or down, three cards at most; only the King of Clubs fills a space."

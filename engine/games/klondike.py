@@ -24,7 +24,10 @@ Choices where the text is silent:
 
 from __future__ import annotations
 
-from engine.rules import STAIRCASE_7, Empty, Foundations, PileGame, Stock, Tableau, down_alternate
+from engine.cards import Rank
+from engine.core import Move
+from engine.games._safe import built_on_cleared, moved_card, stock_order_kept
+from engine.rules import STAIRCASE_7, Empty, Foundations, PileGame, Stock, Suits, Tableau, down_alternate
 
 __all__ = ["Klondike"]
 
@@ -43,3 +46,16 @@ class Klondike(PileGame):
         Tableau(deal=STAIRCASE_7, build=down_alternate, empty=Empty.KINGS, blocks=True),
         Stock(turn=3, redeals=None),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From klondike (003_08087bb95aa03446.txt): the tableau builds down in alternate colours, so a
+        card of rank r can only ever hold a card of rank r-1 of the other colour; once both foundations
+        of that colour have reached r-1, nothing can need it. An Ace holds nothing, and a Two only an
+        Ace, which can always go up itself: both are always safe. A waste card only while the later
+        deals stay as they are (`stock_order_kept`): the stock turns three at a time and is turned
+        back at will, so one card fewer in the waste regroups every later pass, which can bury a
+        card needed first and lose a winnable game."""
+        if not self._clears(move) or not stock_order_kept(self, move):
+            return False
+        card = moved_card(self, move)
+        return card.rank <= Rank.TWO or built_on_cleared(self, card, Suits.ALTERNATE, wrap=False)

@@ -56,6 +56,10 @@ class LittleSpider(PileGame):
     """Little Spider: two stages, Aces of one colour up and Kings of the other down
     (003_08087bb95aa03446.txt)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): the first Ace or King up chooses the colours, and in
+    # stage two the piles build up or down round the corner regardless of suit, so the next card of a card's own suit
+    # could always be built on it.
+
     key = "little_spider"
     name = "Little Spider"
     summary = "Deal onto eight piles, then build up or down; two Aces up and two Kings down, by colour."

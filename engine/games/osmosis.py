@@ -24,7 +24,8 @@ Choices where the text is unclear or other versions differ:
 from __future__ import annotations
 
 from engine.cards import Card
-from engine.core import Pile
+from engine.core import Move, Pile
+from engine.games._safe import stock_order_kept
 from engine.rules import FIRST, Foundations, PileGame, Reserve, Stock
 from engine.words import a, card_name, rank_name, suit_name
 
@@ -47,6 +48,14 @@ class Osmosis(PileGame):
         Reserve(deal=(4,) * 4, face_up=1),
         Stock(turn=3, redeals=None),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From osmosis (003_08087bb95aa03446.txt): nothing is built outside the foundations, each
+        suit has one foundation in any order, and a card up only lets more cards of its rank follow:
+        a reserve card is always safe. A waste card only while the later deals stay as they are
+        (`stock_order_kept`): three at a time, redealt at will, one card fewer regroups every later
+        pass."""
+        return self._clears(move) and stock_order_kept(self, move)
 
     def _fits(self, pile: Pile, card: Card) -> bool:
         if pile.id[0] != "f":

@@ -26,6 +26,8 @@ Choices where the text is unclear:
 from __future__ import annotations
 
 from engine.cards import Card
+from engine.core import Move
+from engine.games._safe import moved_card, steps_from_base
 from engine.rules import (
     DOWN,
     FIRST,
@@ -63,6 +65,15 @@ class Penguin(PileGame):
             face_up=None,
         ),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From penguin (003_08087bb95aa03446.txt): the tableau builds down in suit round the
+        corner, so the only card that could go on a card is the next lower one of its suit, which is
+        on the foundation already when the card can go up: safe, except the penguin itself, the last
+        base card, on which the last card of its suit could still be built."""
+        if not self._clears(move):
+            return False
+        return steps_from_base(self, moved_card(self, move)) != 0
 
     def _deal(self, cards: list[Card]) -> None:
         penguin = cards[0]

@@ -65,6 +65,15 @@ class PerpetualMotion(RemovalGame):
     state_fields = ("redeals",)
     redeals: int = 0
 
+    def _safe(self, move: Move) -> bool:
+        """From perpetual motion (003_08087bb95aa03446.txt): a card moves only onto a card of its
+        rank, so four of a kind lying together on one pile (``t0>f0x4``) can never move again and only
+        cover cards; a redeal would gather them as four cards in a row, so without them every later
+        card is dealt to the same pile as before, a round earlier: clearing them is always safe. Not
+        ``clear``, the four tops of the piles: they would lie apart in a gathered stock, and without
+        them the later cards would go to other piles."""
+        return self._clears(move)
+
     def _deal(self, cards: list[Card]) -> None:
         self._new_discard()
         for i, pid in enumerate(_PILES):

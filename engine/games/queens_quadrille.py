@@ -24,7 +24,7 @@ Choices where the text is unclear:
 from __future__ import annotations
 
 from engine.cards import Card, Rank
-from engine.core import Pile
+from engine.core import Move, Pile
 from engine.rules import Foundations, PileGame, Stock, Tableau, any_card, circular
 from engine.words import card_name
 
@@ -32,6 +32,11 @@ __all__ = ["QueensQuadrille"]
 
 #: Cards a foundation holds, by the rank it starts with.
 _SIZE = {Rank.FIVE: 6, Rank.SIX: 7}
+#: The ranks of a Five's foundation and of a Six's, in the order they go up.
+_CHAINS = (
+    (Rank.FIVE, Rank.FOUR, Rank.THREE, Rank.TWO, Rank.ACE, Rank.KING),
+    (Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN),
+)
 
 
 class QueensQuadrille(PileGame):
@@ -51,6 +56,24 @@ class QueensQuadrille(PileGame):
         Tableau(deal=(0,) * 4, build=any_card, takes_from="w"),
         Stock(auto=True),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From queen's quadrille (003_08087bb95aa03446.txt): any card goes on any waste pile, so no
+        card needs another to build on, but suits never matter on the foundations: a card takes a
+        foundation's place that another card of its rank might want. A Five or a Six is always safe
+        (eight foundations for four Fives and four Sixes); any other card once the foundations
+        waiting for its rank are at least as many as the cards of its rank not yet up."""
+        if not self._clears(move):
+            return False
+        rank = self.piles[move.src].cards[-1].rank
+        if rank in _SIZE:
+            return True
+        chain = next(chain for chain in _CHAINS if rank in chain)
+        before = chain[chain.index(rank) - 1]
+        foundations = [self.piles[pid].cards for pid in self._foundation_ids]
+        waiting = sum(1 for cards in foundations if cards and cards[-1].rank == before)
+        up = sum(1 for cards in foundations for card in cards if card.rank == rank)
+        return waiting >= 4 - up
 
     def _fits(self, pile: Pile, card: Card) -> bool:
         if pile.id[0] == "t":

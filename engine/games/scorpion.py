@@ -48,6 +48,9 @@ class Scorpion(Game):
     """Scorpion (Snake): any face-up card moves with everything above it onto the next higher card
     of its suit; Kings to spaces; three cards dealt at the end (003_08087bb95aa03446.txt)."""
 
+    # Auto-collect plays nothing here (`Game._safe` stays False): there are no foundations: a suit is complete only on
+    # the tableau, and which card to move there is the game.
+
     key = "scorpion"
     name = "Scorpion"
     aliases = ("snake",)

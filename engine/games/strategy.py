@@ -47,6 +47,13 @@ class Strategy(PileGame):
         Stock(auto=True),
     )
 
+    def _safe(self, move: Move) -> bool:
+        """From strategy (003_08087bb95aa03446.txt): nothing moves between the waste piles and any
+        card goes on any card, so a card kept out of its foundation only covers others; an Ace turned
+        up must go to a foundation, and every empty one is alike: every card that can go up is
+        safe."""
+        return self._clears(move)
+
     @property
     def stage(self) -> int:
         """1 while cards remain to be placed, then 2."""

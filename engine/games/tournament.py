@@ -102,6 +102,33 @@ class Tournament(Game):
             return not any(self.piles[p].cards and self.piles[p].cards[0].suit == card.suit for p in same_kind)
         return (up_in_suit if aces else _down_in_suit)(pile.cards[-1], card)
 
+    def _safe(self, move: Move) -> bool:
+        """From tournament (003_08087bb95aa03446.txt): nothing is built outside the foundations, but
+        the Ace and King foundations of a suit take one copy of each of its cards between them. A
+        kibitzer's card is always safe: should the other copy need the foundation it took, that copy
+        can wait in the kibitzer it frees. A dormitzer's card only when every copy not yet up has a
+        foundation waiting for it, once no redeal is left, and not as the last card of its pile while
+        the stock has cards: a redeal gathers the dormitzers four cards to a pile, and an emptied one
+        is dealt four at once, so one card fewer would change where every later stock card goes."""
+        if not self._clears(move):
+            return False
+        src = self.piles[move.src]
+        if src.id[0] == "r":
+            return True
+        if self.redeals < _REDEALS or (self.piles["s"].cards and len(src.cards) == 1):
+            return False
+        card = src.cards[-1]
+        heights = {
+            (pid in _ACE_PILES, pile.cards[0].suit): len(pile.cards)
+            for pid in _FOUNDATIONS
+            if (pile := self.piles[pid]).cards
+        }
+        up = heights.get((True, card.suit), 0)  # (the suit's Ace pile holds its ranks 1 to `up`)
+        down = 14 - heights.get((False, card.suit), 0)  # (its King pile holds `down` to 13)
+        waiting = (up == card.rank - 1) + (down == card.rank + 1)
+        copies = 2 - (card.rank <= up) - (card.rank >= down)
+        return waiting >= copies
+
     def _candidates(self) -> Iterator[Move]:
         spaces = [pid for pid in _RESERVES if not self.piles[pid].cards]
         for src in _WASTES + _RESERVES + _FOUNDATIONS:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from engine.cards import Card
 from engine.core import IllegalCode, IllegalMove, Move
+from engine.games._safe import all_reached, moved_card
 from engine.rules import UP, Foundations, PileGame, Stock, Tableau, any_card, build
 
 __all__ = ["TryAgain"]
@@ -50,6 +51,15 @@ class TryAgain(PileGame):
         Tableau(deal=(0,) * 4, build=any_card, takes_from="w"),
         Stock(auto=True),
     )
+
+    def _safe(self, move: Move) -> bool:
+        """From try again (003_08087bb95aa03446.txt): any card goes on any waste pile, so no card
+        needs another to build on, but the foundations build up regardless of suit: a card of rank r
+        takes a foundation's place that another card of rank r might want. Once every foundation has
+        reached r-1, every card of rank r left has a foundation waiting for it."""
+        if not self._clears(move):
+            return False
+        return all_reached(self, moved_card(self, move).rank - 1)
 
     def _deal(self, cards: list[Card]) -> None:
         self.dealt = 0
