@@ -214,6 +214,7 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
             winnable=args.winnable,
             seed_public=args.public_seed,
             spectator_delay_s=args.spectator_delay,
+            undo=args.undo,
         )
         token = client.token
     console.print(
@@ -788,6 +789,12 @@ def _create_arguments(sub: argparse.ArgumentParser) -> None:
         default=0,
         metavar="S",
         help="spectators see the boards this many seconds late (default 0)",
+    )
+    sub.add_argument(
+        "--no-undo",
+        dest="undo",
+        action="store_false",
+        help="entrants may not take back moves (by default they may take back any move that turned no card up)",
     )
 
 

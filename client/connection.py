@@ -356,13 +356,15 @@ class ArenaClient:
         winnable: bool = False,
         seed_public: bool = False,
         spectator_delay_s: int = 0,
+        undo: bool = True,
     ) -> RaceInfo:
         """Create a race of ``game`` (a key or alias) and return it.
 
         ``seed`` None lets the server draw one, secret until the end unless ``seed_public``; a
         given seed is public. ``options``: the game's rule options. ``countdown_s`` (0-60),
         ``time_limit_s`` (10-86400) and ``spectator_delay_s`` (0-600: how late spectators see
-        the boards) are in seconds. ``join``: enter the race too. ``winnable``: a deal known to be
+        the boards) are in seconds. ``join``: enter the race too. ``undo``: entrants may take
+        back moves (never one that turned a card up or dealt from the stock). ``winnable``: a deal known to be
         winnable (from the server's private catalog when the seed is secret, from the public one
         when ``seed_public``). Raises `ArenaError` (``unknown_game``, ``bad_seed``,
         ``bad_option``, ``bad_field``, ``no_private_catalog``, ``no_catalog``,
@@ -383,6 +385,7 @@ class ArenaClient:
                 winnable=winnable,
                 seed_public=seed_public,
                 spectator_delay_s=spectator_delay_s,
+                undo=undo,
             ),
             RaceReply,
         )
@@ -537,28 +540,31 @@ class ArenaClient:
 
     # --------------------------------------------------------------------------- moves
 
-    async def move(self, code: str, notation: str) -> MoveResult:
-        """Play ``notation`` (e.g. ``"t3>f0"``, ``"deal"``) in race ``code`` and return the answer.
+    async def move(self, code: str, notation: str, *, collect: bool = False) -> MoveResult:
+        """Play ``notation`` (e.g. ``"t3>f0"``, ``"deal"``, or ``"undo"``, ``"collect"``,
+        ``"finish"``) in race ``code`` and return the answer; ``collect``: the server follows the
+        move with the safe moves it makes possible (the answer's ``then``).
 
         The client numbers the moves of each race itself (1, 2, 3...; a refused move uses no
-        number). A refused move is returned with ``ok`` false and a ``code`` such as
-        ``does_not_fit`` or ``not_started``; it is not raised. Raises `ArenaTimeout` after
-        ``timeout_s`` seconds, and `ArenaConnectionError` (with ``race`` and ``seq``) if the
-        connection is lost first: see `move_result`.
+        number; a request the server played as several moves uses the answer's ``next_seq``).
+        A refused move is returned with ``ok`` false and a ``code`` such as ``does_not_fit`` or
+        ``not_started``; it is not raised. Raises `ArenaTimeout` after ``timeout_s`` seconds,
+        and `ArenaConnectionError` (with ``race`` and ``seq``) if the connection is lost first:
+        see `move_result`.
         """
         lock = self._move_locks.setdefault(code, asyncio.Lock())
         async with lock:
-            result = await self._move_once(code, notation)
+            result = await self._move_once(code, notation, collect)
             if not result.ok and result.code == "seq_gap":
                 # Our count is off (another session of ours moved?): take the server's and retry.
                 await self.sync(code, self.last_version.get(code, 0))
-                result = await self._move_once(code, notation)
+                result = await self._move_once(code, notation, collect)
             return result
 
-    async def _move_once(self, code: str, notation: str) -> MoveResult:
+    async def _move_once(self, code: str, notation: str, collect: bool) -> MoveResult:
         seq = self._next_seq.get(code, 1)
         key = (code, seq)
-        frame = encode(MoveRequest(race=code, seq=seq, move=notation))
+        frame = encode(MoveRequest(race=code, seq=seq, move=notation, collect=collect))
         future: asyncio.Future[MoveResult] = asyncio.get_running_loop().create_future()
         self._moves[key] = future
         self._unanswered[key] = frame
@@ -566,8 +572,11 @@ class ArenaClient:
         with contextlib.suppress(ArenaConnectionError):
             await self._send(frame)
         result = await self.move_result(code, seq)
-        if not result.ok and self._next_seq.get(code) == seq + 1:
-            self._next_seq[code] = seq  # a refusal uses up no number
+        if self._next_seq.get(code) == seq + 1:
+            if not result.ok:
+                self._next_seq[code] = seq  # a refusal uses up no number
+            elif result.next_seq > seq + 1:
+                self._next_seq[code] = result.next_seq  # (the server played more moves for it)
         return result
 
     async def move_result(self, code: str, seq: int) -> MoveResult:

@@ -9,6 +9,11 @@ joins and the countdown, then reads commands until the race ends:
   (``t3-f0``, ``t3 f0``). Game choices are moves too: Clock's ``exchange t4.2``, General's
   Patience's ``choose t0``, Double or Naught's ``guess r2``. A bare number N plays the N-th
   move of the last ``?`` listing;
+* ``u`` (``undo``) takes back the last move, where the race allows it and the rules do (never a
+  move that turned a card up or dealt from the stock); ``c`` (``collect``) plays every card that
+  may safely go to a foundation; ``finish`` plays the win once the game is decided (every card
+  face up). After each move the server also plays the safe moves it makes possible
+  (auto-collect), unless ``--no-collect``; the moves it played are printed;
 * ``?`` (or ``moves``) lists the legal moves, numbered; the server sends them with every board;
 * ``board``, ``standings``, ``help``; ``resign`` (asks to confirm); ``quit`` leaves: the race
   goes on, and the printed token resumes it.
@@ -94,6 +99,9 @@ Commands:
   MOVE         a move in the game's notation: r2>f0, t3>t5x3 (three cards), deal, redeal, turn,
                exchange t4.2, choose t0, guess r2 ... (t3-f0 and 't3 f0' mean t3>f0)
   N            the N-th move of the last '?' list
+  u | undo     take back your last move (if the race allows it; never one that turned a card up)
+  c | collect  play every card that may safely go to a foundation
+  finish       play the win, once every card is face up and the game is decided
   ? | moves    list the legal moves (numbered)
   board        draw the board again
   standings    the standings now
@@ -110,6 +118,12 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", help="play as the player of this token (resume an earlier session)")
     parser.add_argument(
         "--double", action="store_true", help="after a win, stake the points on Double or Naught (you pick the cards)"
+    )
+    parser.add_argument(
+        "--no-collect",
+        dest="collect",
+        action="store_false",
+        help="do not let the server play safe foundation moves for you after each move",
     )
 
 
@@ -141,6 +155,8 @@ _WORDS = {
     "q": "quit",
     "exit": "quit",
 }
+#: Words that are moves the server plays for the player (`server.assists`), with short forms.
+_ASSISTS = {"u": "undo", "undo": "undo", "c": "collect", "collect": "collect", "finish": "finish"}
 _PILE = r"[a-z]\d{0,2}"
 _LOOSE_TRANSFER = re.compile(rf"({_PILE})\s*(?:-|>|\s)\s*({_PILE})(x\d{{1,3}})?")
 
@@ -154,6 +170,8 @@ def parse_command(text: str, listed: Sequence[str] = ()) -> Command:
     Command(kind='move', move='exchange t4.2')
     >>> parse_command("?"), parse_command("2", ["r4>f0", "deal"]), parse_command("3", ["deal"]).kind
     (Command(kind='legal', move=''), Command(kind='move', move='deal'), 'bad')
+    >>> parse_command("u"), parse_command("c")
+    (Command(kind='move', move='undo'), Command(kind='move', move='collect'))
     """
     words = text.strip().lower().split()
     line = " ".join(words)
@@ -161,6 +179,8 @@ def parse_command(text: str, listed: Sequence[str] = ()) -> Command:
         return Command("empty")
     if line in _WORDS:
         return Command(_WORDS[line])
+    if line in _ASSISTS:
+        return Command("move", _ASSISTS[line])
     if line.isdigit():
         number = int(line)
         if not listed:
@@ -464,8 +484,11 @@ class _Play:
     """One person's session in race ``code``: the state the server told us, the events task,
     and the prompt loop."""
 
-    def __init__(self, client: ArenaClient, code: str, console: Console, server: str, *, tty: bool) -> None:
+    def __init__(
+        self, client: ArenaClient, code: str, console: Console, server: str, *, tty: bool, collect: bool = True
+    ) -> None:
         self.client = client
+        self.collect = collect  # auto-collect: the server plays the safe moves after each of ours
         self.code = code
         self.console = console
         self.server = server
@@ -482,6 +505,7 @@ class _Play:
         self._shown: dict[str, tuple[int, str]] = {}  # opponents' (cleared, status) last printed
         self._changed = asyncio.Event()
         self._said_over = False
+        self._said_decided = False
         self._countdown: asyncio.Task[None] | None = None
         self._generation = 0  # connections opened so far, for one reconnect per loss
         self._reconnecting = asyncio.Lock()
@@ -704,7 +728,7 @@ class _Play:
         """Send one move; draw the new board, or print the refusal in one line."""
         generation = self._generation
         try:
-            result = await self.client.move(self.code, notation)
+            result = await self.client.move(self.code, notation, collect=self.collect)
         except ArenaConnectionError as exc:
             await self.reconnect(generation)
             if exc.seq is None or exc.race != self.code:
@@ -729,14 +753,23 @@ class _Play:
             )
             return
         self.listed = []
-        if result.board is not None:
-            self.board = result.board
+        played = [result.move, *result.then] if notation in ("collect", "finish") else result.then
+        if played:
+            await self.term.show(Text(f"played for you: {', '.join(played)}", style="cyan"))
+        board = result.board
+        if board is not None:
+            self.board = board
             self._tick(result.elapsed_ms)
-            await self.term.show(board_view(result.board, title=self.title()))
-            if result.board.won or result.board.over:
-                mine = self.me()
-                status = "won" if result.board.won else "stuck"
-                await self.say_over(mine, status)
+            await self.term.show(board_view(board, title=self.title()))
+            if board.won or (board.over and not board.undo):
+                await self.say_over(self.me(), "won" if board.won else "stuck")
+            elif board.over:
+                await self.term.show(Text("No legal move left: u takes back your last move, or resign.", style="bold"))
+            elif board.decided and not self._said_decided:
+                self._said_decided = True
+                await self.term.show(
+                    Text("Every card is face up and the win is certain: finish plays it.", style="bold")
+                )
 
     async def say_over(self, mine: Standing | None, status: str | None = None) -> None:
         """Print, once, that our game is over while the race goes on."""
@@ -789,7 +822,7 @@ async def run_play(args: argparse.Namespace, console: Console) -> int:
     code = args.code.upper()
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     async with await ArenaClient.connect(args.server, args.name, token=args.token) as client:
-        session = _Play(client, code, console, args.server, tty=tty)
+        session = _Play(client, code, console, args.server, tty=tty, collect=args.collect)
         try:
             return await _session(session, args)
         except (_CtrlC, KeyboardInterrupt, asyncio.CancelledError) as exc:

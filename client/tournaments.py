@@ -98,6 +98,11 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
         metavar="S",
         help="spectators see the boards this many seconds late (default 1)",
     )
+    p.add_argument(
+        "--undo",
+        action="store_true",
+        help="entrants may take back moves that turned no card up (off by default in tournaments)",
+    )
     p.add_argument("--admin-token", default=None, help=admin_help)
     add_json_flag(action("list", "list the tournaments"))
     p = action("show", "a tournament's standings")
@@ -156,6 +161,7 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
                 break_s=args.break_s,
                 countdown_s=args.countdown,
                 spectator_delay_s=args.spectator_delay,
+                undo=args.undo,
                 **when,
             )
             console.print(

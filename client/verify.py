@@ -13,8 +13,10 @@ reason:
 * ``versions``: this engine's rules version and deal version are the race's (else the replay
   below would check other rules);
 * ``replay``: each entrant's moves, in order, are legal in a fresh deal of the seed, with one
-  race time (ms, never decreasing) per move;
-* ``cleared``: each entrant's cards cleared after its last move are its standing's;
+  race time (ms, never decreasing) per move; an ``undo`` only in a race that allows undo, and
+  only where the rules do (never past a move that turned a card up or dealt from the stock);
+* ``cleared``: each entrant's cards cleared after its last move, and its undos, are its
+  standing's;
 * ``order``: the standings run by cards cleared (most first), then time (least first), then
   join order, with places 1, 2, 3...;
 * ``time``: each entrant's time is the race time of the move that brought its cleared count to
@@ -87,6 +89,7 @@ class _Replay:
     cleared: int = 0
     time_ms: int = 0
     won: bool = False
+    undos: int = 0
     problem: str = ""
 
 
@@ -155,6 +158,8 @@ def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyRe
             wrong_cleared.append(
                 f"{entrant.name}: status {standing.status!r} but the replay {'wins' if replay.won else 'does not win'}"
             )
+        if standing.undos != replay.undos:
+            wrong_cleared.append(f"{entrant.name}: standings say {standing.undos} undos, the record has {replay.undos}")
         if standing.time_ms != replay.time_ms:
             wrong_time.append(
                 f"{entrant.name}: standings say {standing.time_ms} ms, "
@@ -270,6 +275,11 @@ def _replay(game_cls: type[Game], record: RaceRecord, entrant: EntrantRecord) ->
             return out
         last_ms = at_ms
         before = game.cleared
+        if text == "undo":
+            if not record.race.undo:
+                out.problem = f"move {number} is an undo, and the race does not allow undo"
+                return out
+            out.undos += 1
         try:
             game.apply(text)
         except EngineError as exc:

@@ -131,7 +131,9 @@ class ErrorCode(enum.StrEnum):
     DONE = "done"  # a move after you resigned or finished
     SEQ_GAP = "seq_gap"  # a move sequence number that skips ahead
     BAD_NOTATION = "bad_notation"  # a move that is not move notation
-    NOT_ALLOWED = "not_allowed"  # e.g. an entrant watching its own race while playing
+    NOT_ALLOWED = "not_allowed"  # e.g. an entrant watching its own race while playing, undo where a race has none
+    NOT_DECIDED = "not_decided"  # a finish before every card is face up and the win forced
+    NO_SAFE_MOVE = "no_safe_move"  # a collect with no card that may safely go to a foundation
     NOT_FINISHED = "not_finished"  # the record of a race still running
     NOT_ORGANISER = "not_organiser"  # a tournament request without the admin token
     UNKNOWN_TOURNAMENT = "unknown_tournament"
@@ -201,7 +203,8 @@ class CreateRace(_Msg, tag="create_race"):
     until the end unless ``seed_public``; ``winnable`` draws it from a catalog of deals known to be
     winnable (the server's private one for a secret seed, the public one for a public seed).
     Times in seconds; ``spectator_delay_s``: how late spectators see the boards. ``join``: enter
-    it too."""
+    it too. ``undo``: entrants may take back moves (never one that turned a card up or dealt
+    from the stock)."""
 
     req: Req
     game: GameName
@@ -214,6 +217,7 @@ class CreateRace(_Msg, tag="create_race"):
     winnable: bool = False
     seed_public: bool = False
     spectator_delay_s: SpectatorDelay = 0
+    undo: bool = True
 
 
 class ListRaces(_Msg, tag="list_races"):
@@ -242,12 +246,16 @@ class StartRace(_Msg, tag="start_race"):
 
 
 class MoveRequest(_Msg, tag="move"):
-    """Play ``move`` (notation) as your ``seq``-th move in ``race`` (1, 2, 3...; a repeat gets the
-    first answer again)."""
+    """Play ``move`` as your ``seq``-th move in ``race`` (1, 2, 3...; a repeat gets the first
+    answer again). ``move``: a move in the game's notation, ``"undo"``, or an assist the server
+    plays as moves: ``"collect"`` (every safe move to a foundation) or ``"finish"`` (every move to
+    the win, once the game is decided). ``collect``: follow the move with the safe moves it makes
+    possible. A request that plays several moves uses one seq per move (`MoveResult.next_seq`)."""
 
     race: RaceCode
     seq: Seq
     move: Annotated[str, Meta(min_length=1, max_length=40)]
+    collect: bool = False
 
 
 class Resign(_Msg, tag="resign"):
@@ -301,7 +309,8 @@ AdminToken = Annotated[str, Meta(min_length=1, max_length=128)]
 class CreateTournament(_Msg, tag="create_tournament"):
     """Create a tournament (organisers only: ``admin_token``). Either ``starts_at`` (ISO 8601 with a
     time zone) or ``cron`` (five fields, in ``timezone``) for a recurring one. ``seeds``: one per
-    deal, else drawn (``winnable``: from the catalog). Times in seconds."""
+    deal, else drawn (``winnable``: from the catalog). Times in seconds. ``undo``: entrants may
+    take back moves in its deals (off by default: the organiser's choice)."""
 
     req: Req
     admin_token: AdminToken
@@ -322,6 +331,7 @@ class CreateTournament(_Msg, tag="create_tournament"):
     break_s: Annotated[int, Meta(ge=0, le=3600)] = 10
     countdown_s: Annotated[int, Meta(ge=0, le=600)] = 5
     spectator_delay_s: SpectatorDelay = 1
+    undo: bool = False
 
 
 class CancelTournament(_Msg, tag="cancel_tournament"):
@@ -428,7 +438,8 @@ class Board(Struct, forbid_unknown_fields=True):
     """One entrant's board as the receiving audience may see it (see `engine.core.View`):
     ``piles`` maps pile id to card codes bottom to top, ``"??"`` for every hidden card;
     ``legal``: in the entrant's own board, every move it may play now, in notation (empty in
-    spectators' boards)."""
+    spectators' boards); ``undo``: in the entrant's own board, whether ``"undo"`` may be played
+    now; ``decided``: a win is forced from here (``"finish"`` plays it)."""
 
     game: str
     piles: dict[str, list[str]]
@@ -439,10 +450,13 @@ class Board(Struct, forbid_unknown_fields=True):
     over: bool
     moves: int
     legal: list[str] = []
+    undo: bool = False
+    decided: bool = False
 
 
-def board_of(view: View) -> Board:
-    """The wire form of an engine `View` (the view already hides what its audience may not see)."""
+def board_of(view: View, *, undo: bool = True) -> Board:
+    """The wire form of an engine `View` (the view already hides what its audience may not see);
+    ``undo``: whether the race allows undo at all."""
     return Board(
         game=view.game,
         piles={pid: list(codes) for pid, codes in view.piles.items()},
@@ -453,6 +467,8 @@ def board_of(view: View) -> Board:
         over=view.over,
         moves=view.moves,
         legal=list(view.legal),
+        undo=undo and view.undo,
+        decided=view.decided,
     )
 
 
@@ -463,7 +479,8 @@ RaceStatus = Literal["open", "starting", "running", "finished"]
 class Standing(Struct, forbid_unknown_fields=True):
     """One entrant's line in the standings. ``time_ms``: race time of the move that brought
     ``cleared`` to its current value (0 while nothing is cleared); ``order``: join order from 0;
-    ``points``: what the race gave (its cards cleared), doubled or lost by Double or Naught."""
+    ``points``: what the race gave (its cards cleared), doubled or lost by Double or Naught;
+    ``undos``: the moves it took back."""
 
     place: int
     player: str
@@ -475,6 +492,7 @@ class Standing(Struct, forbid_unknown_fields=True):
     status: EntrantStatus
     order: int
     points: int = 0
+    undos: int = 0
 
 
 class Par(Struct, forbid_unknown_fields=True):
@@ -496,7 +514,8 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     ``spectator_delay_s``: how many seconds late spectators see the boards (standings are live);
     ``rematch``: the code of the race offered as its rematch, if any; ``par``: what the deal
     allowed, once the server has worked it out after the finish (`server.par`); ``tournament``
-    and ``deal``: for a tournament's deal, the tournament's id and the deal's index (from 0)."""
+    and ``deal``: for a tournament's deal, the tournament's id and the deal's index (from 0);
+    ``undo``: whether entrants may take back moves."""
 
     code: str
     game: str
@@ -518,6 +537,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     par: Par | None = None
     tournament: str | None = None
     deal: int | None = None
+    undo: bool = False
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -571,9 +591,12 @@ class Revealed(Struct, array_like=True):
 
 
 class MoveResult(_Msg, tag="move_result"):
-    """The answer to one move. ``ok`` true: stored and applied; ``revealed`` lists the cards it
-    turned up and ``board`` is the mover's board after it. ``ok`` false: ``code`` and ``reason``
-    say why (an `ErrorCode` or an `engine.core.IllegalCode`) and nothing changed."""
+    """The answer to one move request. ``ok`` true: stored and applied; ``move`` is the move
+    played with ``seq`` (the first of a finish or a collect), ``then`` the moves the server
+    played after it for this request (auto-collect, the rest of a finish), with the seqs that
+    follow; ``next_seq`` the seq of the next request; ``revealed`` lists the cards they turned
+    up and ``board`` is the mover's board after them. ``ok`` false: ``code`` and ``reason`` say
+    why (an `ErrorCode` or an `engine.core.IllegalCode`) and nothing changed."""
 
     race: str
     seq: int
@@ -584,6 +607,8 @@ class MoveResult(_Msg, tag="move_result"):
     revealed: list[Revealed] = []
     board: Board | None = None
     elapsed_ms: int = 0
+    then: list[str] = []
+    next_seq: int = 0
 
 
 class EntrantJoined(_Msg, tag="entrant_joined"):
@@ -780,7 +805,8 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     """A tournament's public description. Instants are Unix epoch milliseconds. ``commitments``
     (one per deal) are published at the start; ``seeds`` and ``salts`` once it has finished.
     ``races``: the deal races (rounds: one per deal; arena: every entrant's own).
-    ``next_deal_ms``: rounds, between two deals: when the next deal is dealt."""
+    ``next_deal_ms``: rounds, between two deals: when the next deal is dealt; ``undo``: whether
+    entrants may take back moves in its deals."""
 
     id: str
     name: str
@@ -807,6 +833,7 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     version: int
     spectator_delay_s: int = 0
     next_deal_ms: int | None = None
+    undo: bool = False
 
 
 class TournamentReply(_Msg, tag="tournament"):

@@ -48,6 +48,7 @@ import msgspec
 from engine.core import Audience, BadNotation, Game, IllegalMove, Move, Reveal
 from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
+from server.assists import UNDO, Plan, Refused
 from server.bonus import BonusRound, open_round, play_round
 from server.logs import fields
 from server.metrics import Tally
@@ -191,6 +192,7 @@ class Entrant:
     cleared: int = 0
     time_ms: int = 0
     moves: int = 0
+    undos: int = 0  # of its moves, the undos
     active_at: float = 0.0  # monotonic seconds of the deal or of the last accepted move
     resumed_seq: int = 0  # the last seq when the race was rebuilt (`Race.rebuild`): earlier answers come from the log
     points: int | None = None  # set at the finish (cards cleared), then Double or Naught's
@@ -245,6 +247,7 @@ class Race:
         idle_timeout_s: float | None = None,
         max_moves: int | None = None,
         on_status: Callable[[Race, str], None] | None = None,
+        undo: bool = False,
     ) -> None:
         game_cls(seed, **options)  # raises BadNotation("bad_option") before anything is kept
         self.code = code
@@ -269,6 +272,7 @@ class Race:
         self.idle_timeout_s = idle_timeout_s
         self.max_moves = max_moves
         self.on_status = on_status
+        self.undo = undo  # entrants may take back moves (`server.assists`)
         self.tally = _UNCOUNTED
         self.status = "open"
         self.version = 0
@@ -318,6 +322,7 @@ class Race:
             par=self.par,
             tournament=None if self.casual else self.creator,
             deal=self.deal,
+            undo=self.undo,
         )
 
     @property
@@ -342,7 +347,7 @@ class Race:
         ranked = sorted(self.entrants.values(), key=_rank)
         total = self.game_cls.total
         # (positional, in `Standing`'s field order: place, player, name, cleared, total, time_ms,
-        # moves, status, order, points; once a move, so the quicker form)
+        # moves, status, order, points, undos; once a move, so the quicker form)
         return [
             Standing(
                 i,
@@ -355,6 +360,7 @@ class Race:
                 e.status,  # type: ignore[arg-type]
                 e.order,
                 e.cleared if e.points is None else e.points,
+                e.undos,
             )
             for i, e in enumerate(ranked, 1)
         ]
@@ -369,14 +375,13 @@ class Race:
         return max(0, int((self.clock.monotonic() - self.started_at) * 1000))
 
     def _board(self, entrant: Entrant, audience: Audience) -> Board | None:
-        return board_of(entrant.game.view(audience)) if entrant.game is not None else None
+        return board_of(entrant.game.view(audience), undo=self.undo) if entrant.game is not None else None
 
-    @staticmethod
-    def _boards(game: Game) -> tuple[Board, Board]:
+    def _boards(self, game: Game) -> tuple[Board, Board]:
         """The player's own board and the spectators' form of it, from one view: they differ
-        only in the legal moves, which only the player's lists (`engine.core.View`)."""
-        own = board_of(game.view(Audience.PLAYER))
-        return own, msgspec.structs.replace(own, legal=[])
+        only in the legal moves and undo, which only the player's has (`engine.core.View`)."""
+        own = board_of(game.view(Audience.PLAYER), undo=self.undo)
+        return own, msgspec.structs.replace(own, legal=[], undo=False)
 
     def may_watch(self, player: str) -> bool:
         """Spectating is for anyone but an entrant still playing (it would see its own stock),
@@ -557,12 +562,17 @@ class Race:
                     await self._maybe_finish()
 
     async def play(self, player: str, request: MoveRequest) -> bytes:
-        """Check, store and apply one move; return the encoded `MoveResult` for the mover.
+        """Check, store and apply the moves of one request; return the encoded `MoveResult` for
+        the mover.
 
-        A repeated ``seq`` returns the first answer again (for the last `RESULTS_KEPT` moves; an
-        older one is refused with ``old_seq``). Refusals (``ok`` false) change nothing and use up
-        no sequence number; ``unavailable`` when the store cannot take the move (it is not
-        played, and the same ``seq`` may be sent again). Raises ProtocolError(not_entrant) for a
+        A request plays its move and then, for an assist (`server.assists`: ``"collect"``,
+        ``"finish"``, or ``collect`` set), the moves the server plays for it, each checked,
+        stored, applied and published as a move of its own with the next seq, at the same race
+        time. A repeated ``seq`` returns the first answer again (for the last `RESULTS_KEPT`
+        requests; an older one is refused with ``old_seq``). Refusals (``ok`` false) change
+        nothing and use up no sequence number; ``unavailable`` when the store cannot take the
+        first move (it is not played, and the same ``seq`` may be sent again; when it cannot take
+        a later one, the request stops there). Raises ProtocolError(not_entrant) for a
         non-entrant.
         """
         entrant = self.entrants.get(player)
@@ -575,116 +585,138 @@ class Race:
                 again = await self._answer_again(entrant, request.seq)  # (only after a restart: rare)
                 if again is not None:
                     return again
-            refusal = self._refusal(entrant, request)
-            if not isinstance(refusal, Move):
-                self.tally.moves_refused[refusal[0]] += 1
-                if log.isEnabledFor(logging.DEBUG):
-                    log.debug(
-                        "move %d of %s in race %s refused: %s",
-                        request.seq,
-                        player,
-                        self.code,
-                        refusal[1],
-                        extra=fields("move_refused", race=self.code, player=player, seq=request.seq, code=refusal[0]),
-                    )
-                return encode(
-                    MoveResult(
-                        race=self.code,
-                        seq=request.seq,
-                        move=request.move,
-                        ok=False,
-                        code=refusal[0],
-                        reason=refusal[1],
-                        elapsed_ms=self.elapsed_ms(),
-                    )
-                )
             game = entrant.game
-            assert game is not None
-            move = refusal  # parsed and checked: no refusal
-            notation = str(move)
-            elapsed = self.elapsed_ms()
+            plan = Plan(game, request, undo=self.undo) if game is not None else None
             try:
-                await self.store.append_move(self.code, player, MoveEntry(request.seq, notation, elapsed))
-            except StoreUnavailable as exc:  # not stored: not played, and the seq is still free
-                self.tally.moves_refused[ErrorCode.UNAVAILABLE] += 1
-                _store_log.warning(
-                    "move %d of %s in race %s refused: %s",
-                    request.seq,
-                    player,
-                    self.code,
-                    exc,
-                    extra=fields(
-                        "move_refused", race=self.code, player=player, seq=request.seq, code=ErrorCode.UNAVAILABLE
-                    ),
-                )
-                return encode(
-                    MoveResult(
-                        race=self.code,
-                        seq=request.seq,
-                        move=request.move,
-                        ok=False,
-                        code=ErrorCode.UNAVAILABLE,
-                        elapsed_ms=self.elapsed_ms(),
-                        reason="the server cannot store moves right now: send this move again in a moment",
+                self._check_turn(entrant, request)
+                assert plan is not None
+                move: Move | None = plan.first()
+            except Refused as refusal:
+                return self._refused(player, request, refusal.code, refusal.reason)
+            assert game is not None and move is not None
+            elapsed = self.elapsed_ms()
+            played: list[str] = []
+            revealed: list[Revealed] = []
+            seq = request.seq
+            while move is not None:
+                notation = str(move)
+                try:
+                    await self.store.append_move(self.code, player, MoveEntry(seq, notation, elapsed))
+                except StoreUnavailable as exc:  # not stored: not played, and the seq is still free
+                    if not played:
+                        return self._refused(
+                            player,
+                            request,
+                            ErrorCode.UNAVAILABLE,
+                            "the server cannot store moves right now: send this move again in a moment",
+                            exc,
+                        )
+                    _store_log.warning(
+                        "the moves after move %d of %s in race %s stopped: %s", seq - 1, player, self.code, exc
                     )
-                )
-            revealed = game.apply_checked(move)  # (checked under this lock, and nothing played since)
-            entrant.last_seq = request.seq
-            entrant.moves += 1
-            self.tally.moves_accepted += 1
-            entrant.active_at = self.clock.monotonic()
-            cleared = game.cleared
-            if cleared != entrant.cleared:
-                entrant.cleared = cleared
-                entrant.time_ms = elapsed
-            self._settle(entrant)
-            own, public = self._boards(game)
+                    break
+                revealed += [Revealed(r.pile, r.index, r.card.code) for r in game.apply_checked(move)]
+                # (checked under this lock, and nothing played since)
+                self._count(entrant, seq, move, elapsed)
+                own, public = self._boards(game)
+                played.append(notation)
+                await self._progress(entrant, notation, elapsed, public)
+                seq += 1
+                move = plan.next() if not entrant.done and not self._at_move_limit(entrant) else None
             result = encode(
                 MoveResult(
                     race=self.code,
                     seq=request.seq,
-                    move=notation,
+                    move=played[0],
                     ok=True,
-                    revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
+                    revealed=revealed,
                     board=own,
                     elapsed_ms=elapsed,
+                    then=played[1:],
+                    next_seq=seq,
                 )
             )
             entrant.results[request.seq] = result
             entrant.results.pop(request.seq - RESULTS_KEPT, None)
-            await self._progress(entrant, notation, elapsed, public)
             await self._maybe_finish()
             if entrant.listener is not None:  # the standings of this move (and before) ahead of its answer
                 self.entrant_channel.catch_up(entrant.listener)
             return result
 
-    def _refusal(self, entrant: Entrant, request: MoveRequest) -> tuple[str, str] | Move:
-        """Why a move cannot be played now (code, reason), or, if it may be, the move (parsed,
-        and checked against the entrant's game)."""
+    def _count(self, entrant: Entrant, seq: int, move: Move, elapsed: int) -> None:
+        """An entrant's counters after its move ``seq`` (played at race time ``elapsed``)."""
+        game = entrant.game
+        assert game is not None
+        entrant.last_seq = seq
+        entrant.moves += 1
+        if move.action == UNDO:
+            entrant.undos += 1
+        self.tally.moves_accepted += 1
+        entrant.active_at = self.clock.monotonic()
+        cleared = game.cleared
+        if cleared != entrant.cleared:
+            entrant.cleared = cleared
+            entrant.time_ms = elapsed
+        self._settle(entrant)
+
+    def _refused(
+        self, player: str, request: MoveRequest, code: str, reason: str, exc: Exception | None = None
+    ) -> bytes:
+        """Count and log a refused request; its encoded answer."""
+        self.tally.moves_refused[code] += 1
+        if exc is not None:
+            _store_log.warning(
+                "move %d of %s in race %s refused: %s",
+                request.seq,
+                player,
+                self.code,
+                exc,
+                extra=fields("move_refused", race=self.code, player=player, seq=request.seq, code=code),
+            )
+        elif log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "move %d of %s in race %s refused: %s",
+                request.seq,
+                player,
+                self.code,
+                reason,
+                extra=fields("move_refused", race=self.code, player=player, seq=request.seq, code=code),
+            )
+        return encode(
+            MoveResult(
+                race=self.code,
+                seq=request.seq,
+                move=request.move,
+                ok=False,
+                code=code,
+                reason=reason,
+                elapsed_ms=self.elapsed_ms(),
+                next_seq=request.seq,
+            )
+        )
+
+    def _check_turn(self, entrant: Entrant, request: MoveRequest) -> None:
+        """Raise `Refused` unless ``entrant`` may play a move numbered ``request.seq`` now (the
+        race running, the entrant playing, the seq the next one, the move cap not reached)."""
         if self.status in ("open", "starting"):
-            return ErrorCode.NOT_STARTED, f"race {self.code} has not started"
+            raise Refused(ErrorCode.NOT_STARTED, f"race {self.code} has not started")
         if self.status == "finished":
-            return ErrorCode.RACE_OVER, f"race {self.code} is over"
+            raise Refused(ErrorCode.RACE_OVER, f"race {self.code} is over")
         if entrant.done:
-            return ErrorCode.DONE, f"you can play no more in this race ({entrant.status})"
+            raise Refused(ErrorCode.DONE, f"you can play no more in this race ({entrant.status})")
         if request.seq <= entrant.last_seq:
-            return ErrorCode.OLD_SEQ, (
-                f"move {request.seq} was accepted long ago and its answer is no longer "
-                f"kept; sync for the race as it stands"
+            raise Refused(
+                ErrorCode.OLD_SEQ,
+                f"move {request.seq} was accepted long ago and its answer is no longer kept; "
+                "sync for the race as it stands",
             )
         if request.seq != entrant.last_seq + 1:
-            return ErrorCode.SEQ_GAP, f"expected move number {entrant.last_seq + 1}, got {request.seq}"
-        if self.max_moves is not None and entrant.moves >= self.max_moves:
-            return ErrorCode.MOVE_LIMIT, f"an entrant may make at most {self.max_moves} moves in a race"
-        assert entrant.game is not None
-        try:
-            move = Move.parse(request.move)
-            entrant.game.check(move)
-        except BadNotation as exc:
-            return ErrorCode.BAD_NOTATION, exc.reason
-        except IllegalMove as exc:
-            return exc.code, exc.reason
-        return move
+            raise Refused(ErrorCode.SEQ_GAP, f"expected move number {entrant.last_seq + 1}, got {request.seq}")
+        if self._at_move_limit(entrant):
+            raise Refused(ErrorCode.MOVE_LIMIT, f"an entrant may make at most {self.max_moves} moves in a race")
+
+    def _at_move_limit(self, entrant: Entrant) -> bool:
+        return self.max_moves is not None and entrant.moves >= self.max_moves
 
     async def expire(self) -> bool:
         """End a race that is still open (nobody started it in time) with reason ``expired``;
@@ -731,7 +763,7 @@ class Race:
         if game is not None and entrant.status == "playing":
             if game.won:
                 entrant.status = "won"
-            elif game.over:
+            elif game.over and not (self.undo and game.can_undo):  # (with undo, a dead end is not the end)
                 entrant.status = "stuck"
 
     async def _progress(self, entrant: Entrant, move: str, elapsed: int, board: Board | None = None) -> None:
@@ -1005,6 +1037,7 @@ class Race:
                 "spectator_delay_s": self.spectator_delay_s,
                 "idle_timeout_s": self.idle_timeout_s,
                 "max_moves": self.max_moves,
+                "undo": self.undo,
                 "created_ms": self.created_ms,
                 "starts_at_ms": self.starts_at_ms,
                 "started_at_ms": self.started_at_ms,
@@ -1068,6 +1101,7 @@ class Race:
                 spectator_delay_s=int(m["spectator_delay_s"]),
                 idle_timeout_s=m["idle_timeout_s"],
                 max_moves=m["max_moves"],
+                undo=bool(m.get("undo", False)),  # (a race saved before undo existed had none)
             )
             if race.commitment != m["commitment"]:
                 raise RebuildError(f"race {code}: its seed and salt do not give its published commitment")
@@ -1142,6 +1176,7 @@ class Race:
                     f"not replay: {exc.reason}"
                 ) from None
             entrant.moves += 1
+            entrant.undos += entry.move == UNDO
             entrant.last_seq = entry.seq
             if game.cleared != entrant.cleared:
                 entrant.cleared = game.cleared
@@ -1171,6 +1206,7 @@ class Race:
                 revealed=[Revealed(r.pile, r.index, r.card.code) for r in revealed],
                 board=self._board(entrant, Audience.PLAYER),
                 elapsed_ms=entry.time_ms,
+                next_seq=entry.seq + 1,
             )
         )
 

@@ -4,9 +4,11 @@ A finished race is public: its record holds the seed and every entrant's accepte
 entrant's board after any number of its moves can be rebuilt by replaying them on the deal
 (docs/design.md, invariant 3: a race is its log). Replaying from the deal for every request would
 cost up to ``max_moves`` applications each time, so the first request for an entrant replays its
-moves once and keeps a position string every `CHECKPOINT_EVERY` moves; later requests start from
-the nearest checkpoint, at most `CHECKPOINT_EVERY` - 1 moves away. The most recently used
-`KEPT` entrants' checkpoints are kept (about 200 bytes a checkpoint).
+moves once and keeps a checkpoint every `CHECKPOINT_EVERY` moves (`engine.core.Game.checkpoint`:
+a position string, and the moves an undo could still take back); later requests start from the
+nearest checkpoint, at most `CHECKPOINT_EVERY` - 1 moves away (plus the moves undo could take back
+there, fewer than `engine.core.UNDO_DEPTH` + 16). The most recently used `KEPT` entrants'
+checkpoints are kept (about 200 bytes a checkpoint, and a few bytes a move undo could take back).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from engine.core import Audience, Game
+from engine.core import Audience, Game, Move
 from engine.games import find_game
 from server.protocol import ErrorCode, ProtocolError, RaceRecord, ReplayStep, board_of
 
@@ -32,7 +34,7 @@ class _Track:
 
     moves: list[str]
     times_ms: list[int]
-    checkpoints: list[str]
+    checkpoints: list[tuple[str, tuple[Move, ...]]]
 
 
 class Replays:
@@ -69,7 +71,7 @@ class Replays:
                 ErrorCode.BAD_FIELD, f"step {step} is past {player}'s last move (it made {len(track.moves)})", req
             )
         before = step - 1 if step else 0  # the board the step's move was played on
-        game = Game.from_position(track.checkpoints[before // CHECKPOINT_EVERY])
+        game = Game.from_checkpoint(track.checkpoints[before // CHECKPOINT_EVERY])
         for move in track.moves[before - before % CHECKPOINT_EVERY : before]:
             game.apply(move)
         said = ""
@@ -95,9 +97,9 @@ class Replays:
         if entrant is None:
             raise ProtocolError(ErrorCode.NOT_ENTRANT, f"race {record.race.code} has no entrant {player!r}")
         game = find_game(record.race.game)(record.seed, **record.race.options)
-        checkpoints = [game.position()]
+        checkpoints = [game.checkpoint()]
         for done, move in enumerate(entrant.moves, 1):
             game.apply(move)
             if done % CHECKPOINT_EVERY == 0:
-                checkpoints.append(game.position())
+                checkpoints.append(game.checkpoint())
         return _Track(list(entrant.moves), list(entrant.times_ms), checkpoints)

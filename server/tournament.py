@@ -127,6 +127,7 @@ class TournamentPlan:
     schedule: str | None = None
     timezone: str = "UTC"
     spectator_delay_s: int = 1
+    undo: bool = False  # entrants may take back moves in its deals
 
 
 @dataclass(eq=False)
@@ -222,6 +223,7 @@ class Tournament:
             version=self.version,
             spectator_delay_s=plan.spectator_delay_s,
             next_deal_ms=self._next_deal_due(),
+            undo=plan.undo,
         )
 
     def _next_deal_due(self) -> int | None:
@@ -554,6 +556,7 @@ class Tournament:
             hold_seed=hold_seed,
             casual=False,
             spectator_delay_s=plan.spectator_delay_s,
+            undo=plan.undo,
         )
         self._attach(race, deal)
         self.races.append(race)
@@ -730,6 +733,7 @@ class Tournament:
             "schedule": plan.schedule,
             "timezone": plan.timezone,
             "spectator_delay_s": plan.spectator_delay_s,
+            "undo": plan.undo,
             "salts": _json(self.salts),
             "commitments": _json(self.commitments),
             "status": self.status,
@@ -782,6 +786,7 @@ class Tournament:
                 schedule=m["schedule"],
                 timezone=str(m["timezone"]),
                 spectator_delay_s=int(m["spectator_delay_s"]),
+                undo=bool(m.get("undo", False)),  # (a tournament saved before undo existed had none)
             )
             tournament = cls(host, tournament_id, plan)
             tournament.salts = [str(s) for s in msgspec.json.decode(m["salts"])]

@@ -89,6 +89,7 @@ async def create(state: ServerState, session: Session, player: Player, msg: Crea
         countdown_s=msg.countdown_s,
         time_limit_s=msg.time_limit_s,
         spectator_delay_s=msg.spectator_delay_s,
+        undo=msg.undo,
     )
     if msg.join:
         await race.join(player.id, player.name, player)
@@ -325,6 +326,7 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
             countdown_s=old.countdown_s,
             time_limit_s=old.time_limit_s,
             spectator_delay_s=old.spectator_delay_s,
+            undo=old.undo,
         )
         race.rematch_of = old.code
     if player.id not in race.entrants:

@@ -259,6 +259,7 @@ def _schedule(
         schedule=f"{schedule_id}: {msg.cron}" if schedule_id else None,
         timezone=msg.timezone,
         spectator_delay_s=msg.spectator_delay_s,
+        undo=msg.undo,
     )
     tournament = Tournament(state, tournament_id or "T" + secrets.token_hex(3).upper(), plan)
     if schedule_id is not None:

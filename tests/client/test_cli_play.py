@@ -267,3 +267,92 @@ async def test_ctrl_c_shows_the_token_that_resumes_the_race(server):
         finally:
             tty.kill()
     assert server.races[race.code].status == "running"
+
+
+def _klondike_line() -> tuple[list[str], int, int]:
+    """Klondike seed 15 of the public catalog: its winning line, the number of its moves after
+    which a safe move is first possible, and after which the game is first decided."""
+    from engine.games import find_game
+
+    line = list(next(e for e in load_catalog(public_catalogs(), "klondike") if e.seed == 15).moves)
+    game = find_game("klondike")(15)
+    safe_at = decided_at = None
+    for played in range(len(line)):
+        if safe_at is None and game.safe_moves():
+            safe_at = played
+        if game.decided:
+            decided_at = played
+            break
+        game.apply(line[played])
+    assert safe_at is not None and decided_at is not None
+    return line, safe_at, decided_at
+
+
+async def _klondike_at_the_prompt(server, host: ArenaClient) -> tuple[Tty, str]:
+    race = await host.create_race("klondike", seed=15, join=False, countdown_s=0)
+    tty = Tty("play", race.code, "--server", server.url, "--name", "alice", "--no-collect")
+    await tty.expect_async("Waiting for the start")
+    await host.start_race(race.code)
+    await tty.expect_async(r"klondike race \w+  0/52 cleared  0 moves")
+    return tty, race.code
+
+
+@pytest.mark.slow
+async def test_undo_and_collect_at_the_prompt(server):
+    """u is refused after a move that turned a card up and takes back one that did not; c plays
+    the safe moves (the catalog line of Klondike seed 15 is typed with auto-collect off, so that
+    it stays the catalog's line)."""
+    from engine.games import find_game
+
+    line, safe_at, _ = _klondike_line()
+    game = find_game("klondike")(15)
+    for move in line[:safe_at]:
+        game.apply(move)
+    collected = []
+    while safe := game.safe_moves():
+        game.apply(safe[0])
+        collected.append(str(safe[0]))
+    async with await ArenaClient.connect(server.url, "host") as host:
+        tty, code = await _klondike_at_the_prompt(server, host)
+        try:
+            tty.type(line[0])  # turns a card up
+            await tty.expect_async(r"1 move\b")
+            tty.type("u")
+            await tty.expect_async(r"refused undo: the last move turned a card face up[^[]*\[no_undo\]")
+            for played, move in enumerate(line[1:8], start=2):
+                tty.type(move)
+                await tty.expect_async(rf"{played} moves\b")
+            tty.type("u")  # line[7] took a waste card to the tableau: nothing turned up
+            await tty.expect_async(r"9 moves\b")
+            for played, move in enumerate(line[7:safe_at], start=10):
+                tty.type(move)
+                await tty.expect_async(rf"{played} moves\b")
+            tty.type("c")
+            await tty.expect_async(re.escape(f"played for you: {', '.join(collected)}"))
+            tty.type("quit")
+            assert await tty.exit_code() == 0
+        finally:
+            tty.kill()
+    standing = server.races[code].standings()[0]
+    assert (standing.undos, standing.moves, standing.cleared) == (1, safe_at + 2 + len(collected), game.cleared)
+
+
+@pytest.mark.slow
+async def test_finish_at_the_prompt(server):
+    """finish plays a decided Klondike deal to the win."""
+    line, _, decided_at = _klondike_line()
+    async with await ArenaClient.connect(server.url, "host") as host:
+        tty, code = await _klondike_at_the_prompt(server, host)
+        try:
+            for played, move in enumerate(line[:decided_at], start=1):
+                tty.type(move)
+                await tty.expect_async(rf"{played} moves?\b")
+            await tty.expect_async("the win is certain: finish plays it")
+            tty.type("finish")
+            await tty.expect_async(r"played for you: ")
+            await tty.expect_async(r"52/52 cleared")
+            await tty.expect_async(r"alice\s+│\s+won\s+│\s+52/52")
+            assert await tty.exit_code() == 0
+        finally:
+            tty.kill()
+    assert server.races[code].standings()[0].status == "won"
