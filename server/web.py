@@ -5,7 +5,13 @@ answered here, from files read once at start-up (no request touches the disk):
 
 * ``/``, ``/r/CODE`` (a race to join or play), ``/w/CODE`` (a race to watch or replay),
   ``/t/ID`` (a tournament): the page itself, ``client/web/index.html``;
-* ``/static/NAME``: the page's scripts, style sheet and vendored libraries (``client/web/``);
+* ``/static/NAME``: the page's scripts, style sheet, icons and vendored libraries (``client/web/``);
+* ``/manifest.webmanifest``: the web app manifest (``client/web/manifest.webmanifest``: name,
+  colours, icons), which makes the page installable;
+* ``/sw.js``: the service worker (``client/web/sw.js``) at the root, so that its scope is the whole
+  site, with its build filled in: the paths it keeps (the page, every static file, /api/games, the
+  manifest) and a version, a hash of all of them, so that any change of a file installs a new
+  worker and a fresh cache (`service_worker`);
 * ``/api/games``: every game as JSON (key, name, one-line summary, rule options, pile layout from
   `engine.layout`, link to its rules page);
 * ``/rules/KEY``: a game's rules page for players, docs/games/KEY.md (installed with the package:
@@ -49,9 +55,16 @@ _TYPES = {
     ".css": "text/css; charset=utf-8",
     ".html": "text/html; charset=utf-8",
     ".svg": "image/svg+xml",
+    ".png": "image/png",
     ".txt": "text/plain; charset=utf-8",
     ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
 }
+#: Files of client/web/ served at the root rather than under /static/ (a service worker's scope is
+#: the folder it is served from).
+_AT_ROOT = ("sw.js", "manifest.webmanifest")
+#: The line of client/web/sw.js that `service_worker` fills in.
+_BUILD_LINE = "const BUILD = null;"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +91,21 @@ class WebClient:
 
     def __init__(self, root: Path = WEB_ROOT) -> None:
         self._files: dict[str, _File] = {}
+        worker = b""
         for path in sorted(root.rglob("*")):
             if path.is_file():
+                name = path.relative_to(root).as_posix()
                 kind = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-                self._files["/static/" + path.relative_to(root).as_posix()] = _file(path.read_bytes(), kind)
+                if name == "sw.js":
+                    worker = path.read_bytes()
+                    continue
+                self._files[("/" if name in _AT_ROOT else "/static/") + name] = _file(path.read_bytes(), kind)
         self._page = self._files.get("/static/index.html") or _file(
             b"<!doctype html><title>Patience Arena</title><p>The web client is missing (client/web/).", _TYPES[".html"]
         )
         self._files["/api/games"] = _file(json.dumps(games_json()).encode(), _TYPES[".json"])
+        if worker:
+            self._files["/sw.js"] = _file(service_worker(worker, {"/": self._page, **self._files}), _TYPES[".js"])
         self._rules: dict[str, _File] = {}
 
     def lookup(self, path: str) -> _File | None:
@@ -119,6 +139,22 @@ class WebClient:
             text = rules_text(key) or f"# {key}\n\nThis game has no rules page yet."
             page = self._rules[key] = _file(render_rules(key, text).encode(), _TYPES[".html"])
         return page
+
+
+def service_worker(template: bytes, kept: dict[str, _File]) -> bytes:
+    """client/web/sw.js with its build filled in: ``{"version": ..., "files": [...]}``, the paths
+    it keeps (``kept``'s, sorted) and a version that changes whenever any of their bodies does
+    (a hash of their ETags).
+
+    >>> line = b"const BUILD = null;"
+    >>> one = service_worker(line, {"/": _file(b"<!doctype html>", "text/html")})
+    >>> one.decode().endswith('"files": ["/"]};'), one == service_worker(line, {"/": _file(b"<p>", "text/html")})
+    (True, False)
+    """
+    files = sorted(kept)
+    digest = hashlib.sha256("\n".join(f"{path} {kept[path].etag}" for path in files).encode()).hexdigest()[:16]
+    build = json.dumps({"version": digest, "files": files})
+    return template.replace(_BUILD_LINE.encode(), f"const BUILD = {build};".encode(), 1)
 
 
 def games_json() -> list[dict[str, object]]:

@@ -9,8 +9,9 @@ import { setGames } from "./cards.js";
 import { store } from "./net.js";
 import { LobbyPage } from "./lobby.js";
 import { RacePage } from "./race.js";
-import { TournamentPage } from "./tournament.js";
+import { applySettings, openSettings } from "./settings.js";
 import { conn, connect, navigate, setRouter } from "./shell.js";
+import { TournamentPage } from "./tournament.js";
 import { $, el, icon, toast } from "./ui.js";
 
 let page = null; // the current page: {destroy()}
@@ -62,14 +63,24 @@ function askName() {
   input.select();
 }
 
-async function boot() {
-  const toggle = $("#four-colour");
-  toggle.checked = store.fourColour;
-  document.body.classList.toggle("four-colour", store.fourColour);
-  toggle.addEventListener("change", () => {
-    store.fourColour = toggle.checked;
-    document.body.classList.toggle("four-colour", toggle.checked);
+/** The service worker (sw.js, served by server/web.py) keeps the page's files, so that it opens
+ * at once and also with the server out of reach. A new version takes over by itself; the page
+ * says so, and uses it from its next load. */
+function installable() {
+  if (!("serviceWorker" in navigator)) return; // (plain http away from localhost: no worker)
+  const had = Boolean(navigator.serviceWorker.controller);
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (had) toast("A new version of the page is ready: reload to use it", "info");
   });
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+}
+
+async function boot() {
+  applySettings();
+  const gear = $("#settings");
+  gear.append(icon("gear"));
+  gear.addEventListener("click", openSettings);
+  installable();
   const rename = $("#rename");
   rename.append(icon("edit"));
   rename.addEventListener("click", askName);

@@ -2,12 +2,27 @@
 // click, drag or keyboard. The board knows no rules: the moves it offers are exactly the legal
 // moves the server lists in the player's board (`board.legal`), and a move it is not sure of
 // goes to the server, which says why not.
+//
+// With Tap to move (settings.js) a tap on a card, or Enter on a pile, plays the card (and the
+// cards on it, where the move takes a block) to its best place: a foundation first, then the
+// other places in the order of the board's legal moves; tapping it again at once sends it on to
+// the next place of that list. Off, a tap picks a card up and a second tap puts it down. Space
+// always picks up, and dragging works either way.
 
-import { cardName, cardNode, gameByKey, parseTransfer, pileName, transferText } from "./cards.js";
+import { cardName, cardNode, gameByKey, parseTransfer, pileName, slotOf, transferText } from "./cards.js";
 import { plan } from "./geometry.js";
-import { el, toast } from "./ui.js";
+import { fly, measure, shake } from "./motion.js";
+import { store } from "./store.js";
+import { motionOn } from "./settings.js";
+import { sound } from "./sound.js";
+import { announce, el, toast } from "./ui.js";
 
 const STOCK_ACTIONS = ["deal", "redeal", "turn"];
+/** ms: a second tap within this long of the first sends the card on to its next place. */
+const CYCLE_MS = 4000;
+/** ms: how long a card travels; each of a request's further moves (auto-collect, finish). */
+export const MOVE_MS = 200;
+export const STEP_MS = 110;
 
 /**
  * A board view. Options: `onMove(text, ghost)` makes it playable (`ghost`: the dragged cards,
@@ -22,7 +37,12 @@ export class BoardView {
     this.label = label || this.game.name;
     this.board = null;
     this.selected = null; // {pile, count}
+    this.cycle = null; // the last tap: {code, count, list, from, pile, until}
     this.busy = false;
+    this.steps = []; // timers of a sequence of boards being shown (`sequence`)
+    this.sequenceDone = null;
+    this.final = null; // the last board of that sequence
+    this.flightEnd = 0; // when the cards in flight land (performance.now() ms)
     this.playing = Boolean(onMove);
     this.node = el("div", { class: "table", role: "group", "aria-label": this.label });
     this.node.addEventListener("click", (e) => this.click(e));
@@ -34,18 +54,64 @@ export class BoardView {
     this.resize.observe(this.node);
   }
 
-  destroy() { this.resize.disconnect(); }
+  destroy() { this.resize.disconnect(); this.stopSequence(); }
 
   /** True while the player may move on this board (a playable board whose entrant plays). */
   get interactive() { return Boolean(this.onMove) && this.playing; }
-  get legal() { return (this.board && this.interactive && !this.busy && this.board.legal) || []; }
+  get legal() { return (this.board && this.interactive && !this.busy && !this.steps.length && this.board.legal) || []; }
   get transfers() { return this.legal.map(parseTransfer).filter(Boolean); }
 
-  /** Show `board` ({piles, legal, ...} as the server sends it). */
-  set(board) {
+  /** The board as it is now: the last of a sequence being shown, else the board shown. */
+  get latest() { return this.final || this.board; }
+
+  /** Show `board` ({piles, legal, ...} as the server sends it). `how`: `move` (the move that
+   * led to it, in notation: its cards travel there, when motion is on) and `ghost` (the dragged
+   * cards it started from). Ends any sequence being shown. */
+  set(board, how = null) {
+    this.stopSequence();
+    this.show(board, how);
+  }
+
+  show(board, how = null) {
+    const was = this.board;
     this.board = board;
     this.selected = null;
-    this.draw();
+    this.draw(how && was ? { ...how, was: was.piles } : null);
+  }
+
+  /** Show `boards` one after another, each reached by the move of the same index in `moves`
+   * (the moves of one request: a move and what auto-collect or a finish played after it), the
+   * first at once, the others `STEP_MS` apart; `done()` after the last. Without motion, the last
+   * board at once. */
+  sequence(boards, moves, { ghost = null, done = () => {} } = {}) {
+    this.stopSequence();
+    if (!motionOn() || boards.length < 2) {
+      this.show(boards[boards.length - 1], { move: moves[0], ghost });
+      done();
+      return;
+    }
+    this.show(boards[0], { move: moves[0], ghost });
+    this.final = boards[boards.length - 1];
+    this.sequenceDone = done;
+    boards.slice(1).forEach((board, i) => {
+      this.steps.push(setTimeout(() => {
+        const last = i === boards.length - 2;
+        if (last) this.steps = [];
+        this.show(board, { move: moves[i + 1], duration: MOVE_MS });
+        sound("collect");
+        if (last) this.stopSequence();
+      }, MOVE_MS * 0.6 + STEP_MS * i));
+    });
+  }
+
+  /** Stop showing a sequence (its `done` still runs: the last board is the caller's to show). */
+  stopSequence() {
+    for (const timer of this.steps) clearTimeout(timer);
+    this.steps = [];
+    this.final = null;
+    const done = this.sequenceDone;
+    this.sequenceDone = null;
+    if (done) done();
   }
 
   /** Whether the player may still move here (false once it resigned, won or the race ended). */
@@ -58,9 +124,13 @@ export class BoardView {
 
   setBusy(busy) { this.busy = busy; this.node.classList.toggle("busy", busy); }
 
-  draw() {
+  /** Draw the board. `how` (from `show`): the move that led here, to animate its cards. */
+  draw(how = null) {
     const node = this.node;
     if (!node.isConnected) return; // drawn when it is placed on the page (the resize observer)
+    const motion = motionOn();
+    const inFlight = motion && performance.now() < this.flightEnd;
+    const before = motion && (how || inFlight) ? measure(node, how && how.ghost) : null;
     const width = node.clientWidth || 320;
     this.width = node.clientWidth;
     const piles = (this.board && this.board.piles) || {};
@@ -122,6 +192,17 @@ export class BoardView {
     node.replaceChildren(frag);
     if (focused) node.querySelector(`.pile[data-pile="${focused}"]`)?.focus({ preventScroll: true });
     node.style.height = `${table.height}px`;
+    if (before) {
+      const left = Math.max(60, this.flightEnd - performance.now());
+      const stock = this.game.layout.slots.find((s) => s.kind === "stock");
+      const duration = how ? how.duration || MOVE_MS : left;
+      const landed = fly(before, measure(node), {
+        transfer: how && how.move ? parseTransfer(how.move) : null, was: how && how.was, now: piles,
+        stock: stock && how && how.move && STOCK_ACTIONS.includes(how.move) ? stock.pile : null,
+        duration, onlyMoved: !how,
+      });
+      if (landed) this.flightEnd = Math.max(this.flightEnd, performance.now() + landed);
+    }
   }
 
   /** "tableau pile 3: 7♣ on top, 5 cards, 2 face down" (what a screen reader hears of a pile). */
@@ -175,11 +256,64 @@ export class BoardView {
 
   play(text, from = null) {
     this.selected = null;
+    this.cycle = null;
     if (this.onMove) this.onMove(text, from);
   }
 
-  // What a click on (pile, index) means now.
-  choose(pile, index) {
+  /** The places a block of `count` cards from `pile` may go now: foundations first, then the
+   * others in the order of the legal moves. */
+  destinations(pile, count) {
+    const dsts = this.transfers.filter((t) => t.src === pile && t.count === count).map((t) => t.dst);
+    const foundation = (dst) => slotOf(this.game, dst)?.kind === "foundation";
+    return [...dsts.filter(foundation), ...dsts.filter((d) => !foundation(d))];
+  }
+
+  /** Tap to move: play the card at `index` of `pile` (null: the pile's top card, or the
+   * smallest block that may move) to its best place, or on to the next place of the last tap's
+   * list when it is the card tapped last; a card that cannot move is refused here. */
+  tap(pile, index) {
+    const cards = this.board.piles[pile] || [];
+    if (!cards.length) return;
+    let count = index === null ? 1 : cards.length - index;
+    if (index === null) {
+      const counts = this.transfers.filter((t) => t.src === pile).map((t) => t.count);
+      if (counts.length && !counts.includes(1)) count = Math.min(...counts);
+    }
+    const code = cards[cards.length - count];
+    const last = this.cycle;
+    if (last && last.pile === pile && last.count === count && last.code === code && Date.now() < last.until) {
+      const at = last.list.indexOf(pile);
+      for (let k = 1; k < last.list.length; k++) {
+        const dst = last.list[(at + k) % last.list.length];
+        const move = transferText(pile, dst, count);
+        if (dst !== pile && dst !== last.from && this.legal.includes(move)) {
+          this.play(move);
+          this.cycle = { ...last, pile: dst, until: Date.now() + CYCLE_MS };
+          return;
+        }
+      }
+      this.refuse(pile, count, `${cardName(code)} has nowhere else to go`);
+      return;
+    }
+    const list = this.destinations(pile, count);
+    if (!list.length) {
+      this.refuse(pile, count, code === "??" ? "A face-down card cannot move" : `${cardName(code)} cannot move now`);
+      return;
+    }
+    this.play(transferText(pile, list[0], count));
+    this.cycle = { code, count, list, from: pile, pile: list[0], until: Date.now() + CYCLE_MS };
+  }
+
+  /** A move the page will not send: the cards shake, a sound, and the words for screen readers. */
+  refuse(pile, count, words) {
+    const cards = this.board.piles[pile] || [];
+    shake([...this.node.querySelectorAll(`.card[data-pile="${pile}"]`)].filter((c) => Number(c.dataset.index) >= cards.length - count));
+    sound("refuse");
+    announce(words);
+  }
+
+  // What a click on (pile, index) means now; `how`: "tap" (a click, Enter) or "pick" (Space).
+  choose(pile, index, how = "tap") {
     const cards = (this.board.piles[pile] || []);
     const count = index === null ? 0 : cards.length - index;
     if (this.selected) {
@@ -197,6 +331,7 @@ export class BoardView {
       const stock = this.legal.find((m) => m === "deal") || this.legal.find((m) => m === "redeal");
       if (stock) return this.play(stock);
     }
+    if (how === "tap" && store.tapToMove) return this.tap(pile, index);
     if (count && this.startable().has(`${pile}:${count}`)) return this.select(pile, count);
     const counts = this.transfers.filter((t) => t.src === pile).map((t) => t.count);
     if (counts.length && index === null) return this.select(pile, Math.min(...counts));
@@ -207,16 +342,17 @@ export class BoardView {
   }
 
   click(event) {
-    if (!this.interactive || !this.board || this.dragged) return;
+    if (!this.interactive || !this.board || this.dragged || this.busy || this.steps.length) return;
     const card = event.target.closest(".card");
     const pile = event.target.closest(".pile");
     if (!pile) return this.clear();
     this.choose(pile.dataset.pile, card ? Number(card.dataset.index) : null);
   }
 
-  // A double click sends a card to a foundation when it may go there.
+  // A double click sends a card to a foundation when it may go there (with tap to move, each
+  // click is a tap already).
   doubleClick(event) {
-    if (!this.interactive || !this.board) return;
+    if (!this.interactive || !this.board || store.tapToMove) return;
     const pile = event.target.closest(".pile");
     if (!pile) return;
     const move = this.transfers.find((t) => t.src === pile.dataset.pile && t.count === 1 && t.dst.startsWith("f"));
@@ -236,7 +372,8 @@ export class BoardView {
     if (!pile) return;
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
-      this.choose(pile.dataset.pile, null);
+      if (this.busy || this.steps.length) return;
+      this.choose(pile.dataset.pile, null, event.key === "Enter" ? "tap" : "pick");
       return;
     }
     const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
@@ -311,11 +448,13 @@ export class BoardView {
     window.addEventListener("pointercancel", up);
   }
 
-  // A dragged pile that did not land goes back where it came from.
+  // A dragged pile that did not land goes back where it came from (at once without motion).
   snapBack(ghost) {
     if (!ghost) return;
+    const back = () => { ghost.remove(); this.selected = null; this.draw(); };
+    if (!motionOn()) { back(); return; }
     ghost.classList.add("returning");
     ghost.style.transform = "translate(0px, 0px)";
-    setTimeout(() => { ghost.remove(); this.selected = null; this.draw(); }, 220);
+    setTimeout(back, 220);
   }
 }

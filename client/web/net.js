@@ -4,23 +4,15 @@
 // each, through the vendored @msgpack/msgpack codec. It says hello with the session token kept
 // in sessionStorage, reconnects by itself, and resolves each request with its reply.
 
+import { store } from "./store.js";
+
 const { Encoder, Decoder } = window.MessagePack;
 const encoder = new Encoder({ useBigInt64: true });
 const decoder = new Decoder({ useBigInt64: true });
 const PROTOCOL = 1;
 
-/** What the browser keeps: the name (and whether the player chose it), the session token
- * (per tab), and display settings. */
-export const store = {
-  get name() { return localStorage.getItem("arena.name") || ""; },
-  set name(v) { localStorage.setItem("arena.name", v); },
-  get nameChosen() { return localStorage.getItem("arena.nameChosen") === "1"; },
-  set nameChosen(v) { localStorage.setItem("arena.nameChosen", v ? "1" : "0"); },
-  get token() { return sessionStorage.getItem("arena.token"); },
-  set token(v) { if (v) sessionStorage.setItem("arena.token", v); else sessionStorage.removeItem("arena.token"); },
-  get fourColour() { return localStorage.getItem("arena.fourColour") === "1"; },
-  set fourColour(v) { localStorage.setItem("arena.fourColour", v ? "1" : "0"); },
-};
+/** What the browser keeps (store.js): the name, the session token, the settings. */
+export { store };
 
 /** A request the server refused: `code` (docs/protocol.md, Errors) and a `reason` for people. */
 export class ArenaError extends Error {
@@ -64,7 +56,6 @@ export class Connection {
     this.name = null;
     this.serverOffset = 0; // server wall clock minus ours, in milliseconds
     this.delay = 250;
-    this.everOpen = false;
     this.hooks = { onWelcome, onOffline, onNotice };
     this.newReady();
     window.addEventListener("offline", () => this.ws && this.ws.close());
@@ -107,7 +98,7 @@ export class Connection {
     if (this.isReady) this.newReady();
     for (const { reject } of this.waiting.values()) reject(new ArenaError("offline", "the connection dropped"));
     this.waiting.clear();
-    this.hooks.onOffline(this.everOpen);
+    this.hooks.onOffline(true); // (also when it never got through: a page opened offline, from the cache)
     const delay = this.delay;
     this.delay = Math.min(5000, this.delay * 2);
     setTimeout(() => { if (navigator.onLine !== false) this.open(); }, resumed ? 100 : delay);
@@ -157,7 +148,6 @@ export class Connection {
     store.name = message.name;
     this.serverOffset = message.server_time_ms - Date.now();
     this.delay = 250;
-    this.everOpen = true;
     this.hooks.onOffline(false);
     this.hooks.onWelcome(message);
     this.isReady = true;

@@ -1,10 +1,10 @@
 // Drawing a race's page (race.js holds its state): a compact header with the clock and the
 // fair-deal badge, the controls that apply now, the boards, and the standings beside them.
 
-import { actionLabel, parseTransfer } from "./cards.js";
+import { actionLabel, parseTransfer, slotOf } from "./cards.js";
 import { store } from "./net.js";
 import { conn, navigate } from "./shell.js";
-import { standingsTable, statusText } from "./standings.js";
+import { standingsTable, statusText, undosText } from "./standings.js";
 import { $, ask, clockText, el, icon, toast } from "./ui.js";
 
 /** Update the clock: the countdown, the race time against its limit, or the race's state. */
@@ -35,15 +35,35 @@ export function tickClock(page) {
 export function renderRace(page) {
   renderHead(page);
   tickClock(page);
-  page.notice.textContent = page.refusal;
-  page.notice.hidden = !page.refusal;
+  renderNotice(page);
   renderActions(page);
   renderBoards(page);
   renderSide(page);
   page.keys.hidden = !page.playing;
-  page.keys.textContent = page.playing ? "Tap a card, then where it goes, or drag it; a double tap sends a card to a "
-    + "foundation. Keys: Tab or the arrows go from pile to pile, Enter picks up a card and puts it down, D deals, "
-    + "Esc lets go." : "";
+  page.keys.textContent = page.playing ? keysText(page) : "";
+}
+
+/** How to play by pointer and by keyboard, as the settings make it. */
+function keysText(page) {
+  const undo = page.race.undo ? " U (or Ctrl+Z) takes a move back," : "";
+  if (store.tapToMove) {
+    return "Tap a card to send it to its best place (tap it again for the next place), or drag it. Keys: Tab or "
+      + "the arrows go from pile to pile, Enter plays the pile's card, Space picks up a card and puts it down, "
+      + `D deals,${undo} Esc lets go.`;
+  }
+  return "Tap a card, then where it goes, or drag it; a double tap sends a card to a foundation. Keys: Tab or the "
+    + `arrows go from pile to pile, Enter picks up a card and puts it down, D deals,${undo} Esc lets go.`;
+}
+
+/** The line under the header: a refused move's reason, or, when my board has no move left but
+ * one to take back, what I can do. */
+function renderNotice(page) {
+  const board = page.mine && page.mine.latest;
+  const stuck = !page.refusal && page.playing && board && !page.pending && !board.legal.length && board.undo;
+  const text = page.refusal || (stuck ? "No moves left: undo, or resign" : "");
+  if (page.notice.textContent !== text) page.notice.textContent = text;
+  page.notice.classList.toggle("info", Boolean(stuck));
+  page.notice.hidden = !text;
 }
 
 function renderHead(page) {
@@ -100,11 +120,25 @@ function renderActions(page) {
         onclick: () => page.action({ type: "start_race" }, (r) => { page.race = r.race; page.renderAll(); }) }));
     } else buttons.push(el("span", { class: "muted", text: "Waiting for the creator to start the race." }));
   }
-  if (page.playing && page.mine && page.mine.board && !page.replay) {
-    for (const move of page.mine.board.legal) {
+  if (page.playing && page.mine && page.mine.latest && !page.replay) {
+    const board = page.mine.latest;
+    if (board.decided) {
+      buttons.push(el("button", { class: "primary", id: "finish", text: "Finish", title: "Every card is face up: play the win",
+        onclick: () => page.move("finish", null), disabled: !!page.pending }));
+    }
+    for (const move of board.legal) {
       if (parseTransfer(move)) continue;
-      buttons.push(el("button", { class: "move", dataset: { move }, text: actionLabel(page.game, move, page.mine.board),
+      buttons.push(el("button", { class: "move", dataset: { move }, text: actionLabel(page.game, move, board),
         onclick: () => page.move(move, null), disabled: !!page.pending }));
+    }
+    if (page.race.undo) {
+      buttons.push(el("button", { id: "undo", "aria-keyshortcuts": "U Control+Z Meta+Z", title: "Take back the last move (U)",
+        onclick: () => page.undo(), disabled: !!page.pending || !board.undo }, icon("undo"), "Undo"));
+    }
+    const toFoundation = board.legal.some((m) => { const t = parseTransfer(m); return t && slotOf(page.game, t.dst)?.kind === "foundation"; });
+    if (!store.autoCollect && !board.decided && toFoundation) {
+      buttons.push(el("button", { id: "collect", text: "Collect", title: "Send every card that nothing can need to the foundations",
+        onclick: () => page.move("collect", null), disabled: !!page.pending }));
     }
     buttons.push(el("button", { class: "danger", id: "resign", text: "Resign", onclick: async () => {
       if (await ask({ title: "Resign from this race?", text: "Your cards cleared so far still count.", yes: "Resign", no: "Keep playing", id: "resign-ask" })) {
@@ -135,7 +169,11 @@ function renderActions(page) {
     buttons.push(el("a", { class: "button", href: `/w/${race.code}`, "data-link": true, text: "Watch the others" }));
   }
   buttons.push(el("a", { class: "button quiet", href: "/", "data-link": true, text: "Lobby" }));
+  // (drawn anew on every event: the focused control keeps the focus)
+  const focused = page.actions.contains(document.activeElement) ? document.activeElement : null;
+  const key = focused && (focused.id || focused.dataset.move);
   page.actions.replaceChildren(...buttons);
+  if (key) buttons.find((b) => (b.id || b.dataset.move) === key && !b.disabled)?.focus();
 }
 
 // The boards, in boxes kept from one drawing to the next (moving a focused node would blur it).
@@ -154,7 +192,8 @@ function renderBoards(page) {
       const view = page.boards.get(s.player);
       const b = box(s.player, () => el("div", { class: "board-box", dataset: { player: s.player } }, el("h2", { class: "board-title" }), view.node));
       b.firstChild.replaceChildren(el("span", { class: "name", text: s.name }),
-        el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} ${s.moves === 1 ? "move" : "moves"} · ${statusText(s.status, page.race.game)}` }));
+        el("span", { class: "muted", text: ` ${s.cleared}/${s.total} · ${s.moves} ${s.moves === 1 ? "move" : "moves"}`
+          + `${s.undos ? ` (${undosText(s.undos)})` : ""} · ${statusText(s.status, page.race.game)}` }));
       boxes.push(b);
     }
   } else if (page.race.status === "open") {
@@ -170,7 +209,7 @@ function renderBoards(page) {
 function renderSide(page) {
   const race = page.race;
   const parts = [el("h2", { text: race.status === "finished" ? "Result" : "Standings" }),
-    standingsTable(page.standings, page.me, { points: race.status === "finished", game: race.game })];
+    standingsTable(page.standings, page.me, { points: race.status === "finished", game: race.game, flash: page.flashing })];
   if (race.status === "finished" && race.par) {
     const par = race.par;
     const said = { won: `a win was possible (${par.total}/${par.total})`, lost: `no win was possible: at most ${par.best_cleared}/${par.total}`,

@@ -1,18 +1,52 @@
 // A race's page: join it, play it, watch it, and what comes after (result, fair-deal check,
 // rematch, replay, Double or Naught, the next deal of a tournament). This module holds the
 // page's state and speaks to the server; race-view.js draws it.
+//
+// A move request may play several moves (docs/protocol.md, "Undo and assists"): the move and
+// the safe moves auto-collect adds (`collect`), or the whole of a `finish`. Its answer has the
+// board after them all; the page works the boards in between back from it and shows each move
+// in turn (`stepsBack`), and numbers its next move from `next_seq`.
 
 import { BoardView } from "./board.js";
 import { BonusPanel } from "./bonus.js";
-import { gameByKey, moveWords } from "./cards.js";
+import { Celebration } from "./celebrate.js";
+import { gameByKey, moveWords, parseTransfer } from "./cards.js";
 import { store } from "./net.js";
 import { renderRace, tickClock } from "./race-view.js";
 import { ReplayPanel } from "./replay.js";
+import { onSettings } from "./settings.js";
 import { conn, navigate } from "./shell.js";
+import { sound } from "./sound.js";
 import { statusText } from "./standings.js";
-import { announce, el, toast } from "./ui.js";
+import { announce, el, ordinal, toast } from "./ui.js";
 
-const ORDINAL = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
+/** ms: how long a row of the standings stays highlighted after its entrant finished. */
+const FLASH_MS = 2500;
+/** The words a move request may carry besides a move (docs/protocol.md). */
+const ASSISTS = ["undo", "collect", "finish"];
+
+/**
+ * The boards after each of `moves`, the moves one request played (the first, then those of
+ * `then`), worked back from `final`, the board after the last: each later move, a transfer,
+ * is taken back (its cards return to their pile, and a card it turned up, `revealed`, lies face
+ * down again). Just [final] when a later move is not a transfer.
+ */
+export function stepsBack(final, moves, revealed = []) {
+  const boards = [final];
+  const turned = new Set(revealed.map(([pile, index]) => `${pile}:${index}`));
+  let piles = final.piles;
+  for (let k = moves.length - 1; k >= 1; k--) {
+    const t = parseTransfer(moves[k]);
+    if (!t) return [final];
+    const dst = [...(piles[t.dst] || [])];
+    const moved = dst.splice(dst.length - t.count, t.count);
+    const src = [...(piles[t.src] || [])];
+    if (src.length && turned.has(`${t.src}:${src.length - 1}`)) src[src.length - 1] = "??";
+    piles = { ...piles, [t.src]: [...src, ...moved], [t.dst]: dst };
+    boards.unshift({ ...final, piles, legal: [], undo: false, decided: false, won: false, over: false });
+  }
+  return boards;
+}
 
 export class RacePage {
   constructor(main, code, watchOnly) {
@@ -38,15 +72,23 @@ export class RacePage {
     this.tournament = null; // TournamentInfo of a tournament's deal
     this.refusal = "";
     this.fairOpen = false;
+    this.flash = new Map(); // player -> when its row stops being highlighted (it just finished)
+    this.celebration = null; // Celebration while shown
     this.ticker = setInterval(() => tickClock(this), 250);
     this.build();
     this.off = conn.subscribe((m) => this.event(m), () => this.load(true));
+    this.offSettings = onSettings(() => this.renderAll());
+    this.onKey = (event) => this.key(event);
+    document.addEventListener("keydown", this.onKey);
     this.load(false);
   }
 
   destroy() {
     clearInterval(this.ticker);
     this.off();
+    this.offSettings();
+    document.removeEventListener("keydown", this.onKey);
+    if (this.celebration) this.celebration.close(false);
     if (this.mine) this.mine.destroy();
     for (const b of this.boards.values()) b.destroy();
     if (this.replay) this.replay.destroy();
@@ -166,10 +208,10 @@ export class RacePage {
 
   // An entrant's board as spectators see it, unless the page shows a later one of it already
   // (more moves made): a delayed board has the version of its move's progress, not a newer one.
-  spectatorBoard(player, board) {
+  spectatorBoard(player, board, move = "") {
     const view = this.boardOf(player);
     if (view.board && view.board.moves > board.moves) return;
-    view.set(board);
+    view.set(board, move ? { move } : null);
   }
 
   nameOf(player) { return (this.standings.find((s) => s.player === player) || {}).name || player; }
@@ -180,7 +222,7 @@ export class RacePage {
     if (m.type === "tournament_event") return this.tournamentEvent(m);
     if (m.race !== this.code || !this.race) return; // before the first snapshot: it will say all
     if (m.type === "delayed_board") { // not an event of its own: it has its progress's version
-      if (this.mode !== "entrant") this.spectatorBoard(m.player, m.board);
+      if (this.mode !== "entrant") this.spectatorBoard(m.player, m.board, m.move);
       this.renderAll();
       return;
     }
@@ -217,7 +259,7 @@ export class RacePage {
       case "progress":
         this.sayFinishes(m.standings);
         this.standings = m.standings;
-        if (m.board && this.mode !== "entrant") this.spectatorBoard(m.player, m.board);
+        if (m.board && this.mode !== "entrant") this.spectatorBoard(m.player, m.board, m.move);
         break;
       case "race_finished": {
         this.race.status = "finished";
@@ -226,7 +268,7 @@ export class RacePage {
         this.refusal = "";
         if (this.mine) this.mine.setBusy(false);
         const line = this.myLine;
-        announce(line ? `The race is over: you are ${ORDINAL(line.place)}, ${line.cleared} of ${line.total} cards` : "The race is over");
+        announce(line ? `The race is over: you are ${ordinal(line.place)}, ${line.cleared} of ${line.total} cards` : "The race is over");
         this.verify().then(() => this.renderAll());
         break;
       }
@@ -246,14 +288,24 @@ export class RacePage {
     this.renderAll();
   }
 
-  /** Announce each other entrant who has just stopped playing (won, stuck, resigned...). */
+  /** Announce each other entrant who has just stopped playing (won, stuck, resigned...), and
+   * highlight its row of the standings for a moment. */
   sayFinishes(standings) {
     for (const s of standings) {
       const before = this.standings.find((o) => o.player === s.player);
       if (s.player !== this.me && before && before.status === "playing" && s.status !== "playing") {
         announce(`${s.name} ${statusText(s.status)} with ${s.cleared} of ${s.total} cards`);
+        this.flash.set(s.player, Date.now() + FLASH_MS);
+        setTimeout(() => this.renderAll(), FLASH_MS + 50);
       }
     }
+  }
+
+  /** The players whose rows are highlighted now. */
+  get flashing() {
+    const now = Date.now();
+    for (const [player, until] of this.flash) if (until <= now) this.flash.delete(player);
+    return new Set(this.flash.keys());
   }
 
   tournamentEvent(m) {
@@ -272,6 +324,8 @@ export class RacePage {
 
   // ---------------------------------------------------------------- moves
 
+  /** Play `text`: a move in notation, or "undo", "collect" or "finish"; `ghost`: the cards the
+   * player dragged. Auto-collect (a setting) asks the server to follow it with the safe moves. */
   move(text, ghost) {
     if (this.pending || !this.playing) {
       if (ghost) this.mine.snapBack(ghost);
@@ -279,15 +333,34 @@ export class RacePage {
     }
     this.refusal = "";
     this.notice.textContent = "";
-    this.pending = { seq: this.nextSeq, move: text, ghost, before: this.mine.board };
+    const collect = store.autoCollect && !ASSISTS.includes(text);
+    this.pending = { seq: this.nextSeq, move: text, collect, ghost, before: this.mine.latest };
     this.nextSeq += 1;
     this.mine.setBusy(true);
     this.resend();
+    this.renderAll();
   }
 
   resend() {
     if (!this.pending) return;
-    conn.send({ type: "move", race: this.code, seq: this.pending.seq, move: this.pending.move });
+    const { seq, move, collect } = this.pending;
+    conn.send({ type: "move", race: this.code, seq, move, collect });
+  }
+
+  undo() { this.move("undo", null); }
+
+  /** U, or Ctrl+Z (Cmd+Z), takes back the last move where the race allows undo; a refused one
+   * says why. Not while typing, nor under a dialog. */
+  key(event) {
+    if (!this.race || !this.race.undo || !this.playing || event.altKey || event.repeat) return;
+    const ctrl = event.ctrlKey || event.metaKey;
+    const wanted = ((event.key === "u" || event.key === "U") && !ctrl) || ((event.key === "z" || event.key === "Z") && ctrl && !event.shiftKey);
+    if (!wanted) return;
+    const target = event.target;
+    if (target && target.closest && target.closest("input, textarea, select, [contenteditable], dialog")) return;
+    if (document.querySelector("dialog[open]:modal")) return;
+    event.preventDefault();
+    this.undo();
   }
 
   clearPending() {
@@ -300,17 +373,59 @@ export class RacePage {
     if (!this.pending || m.seq !== this.pending.seq) return;
     const { ghost, before } = this.pending;
     if (m.ok) {
-      this.clearPending();
-      if (m.board) this.mine.set(m.board);
-      announce(moveWords(this.game, m.move, before, m.revealed));
+      this.pending = null;
+      this.mine.setBusy(false);
+      const then = m.then || [];
+      this.nextSeq = m.next_seq || m.seq + 1 + then.length;
+      if (!m.board) { if (ghost) ghost.remove(); return; }
+      const moves = [m.move, ...then];
+      const boards = stepsBack(m.board, moves, m.revealed);
+      sound(["deal", "redeal", "turn"].includes(m.move) ? "deal" : "move");
+      announce(this.said(moves, before, boards, m));
+      this.mine.sequence(boards, moves, { ghost, done: () => this.landed(before, m.board) });
+      if (ghost) ghost.remove();
       return;
     }
     this.pending = null;
     this.nextSeq = m.seq; // a refusal uses up no sequence number
     this.mine.setBusy(false);
     this.refusal = m.reason ? m.reason[0].toUpperCase() + m.reason.slice(1) : "That move is not allowed";
+    sound("refuse");
     if (ghost) this.mine.snapBack(ghost);
     else this.mine.set(this.mine.board);
+  }
+
+  /** A request's moves in words: the first, what followed it, and whether the win is now forced. */
+  said(moves, before, boards, m) {
+    const game = this.game;
+    let text = m.move === "undo" ? "Move taken back" : moveWords(game, moves[0], before, m.revealed);
+    const more = moves.slice(1);
+    if (more.length > 4) text += `; then ${more.length} more cards to the foundations`;
+    else if (more.length) text += `; then ${more.map((move, k) => moveWords(game, move, boards[k])).join("; ")}`;
+    if (m.board.won) text += ". You won!";
+    else if (m.board.decided && !(before && before.decided)) text += ". Every card is face up: Finish plays the win.";
+    return text;
+  }
+
+  /** After a request's moves are all shown: the win, if it won. */
+  landed(before, board) {
+    this.renderAll();
+    if (!board.won || (before && before.won)) return;
+    sound("win");
+    this.celebrate();
+  }
+
+  celebrate() {
+    if (this.celebration) return;
+    this.celebration = new Celebration(this);
+    this.renderAll();
+  }
+
+  closeCelebration() {
+    if (!this.celebration) return;
+    this.celebration.close(true);
+    this.celebration = null;
+    this.renderAll();
   }
 
   /** Send a race request; `then(reply)` on success, a toast with the reason otherwise. */
@@ -390,5 +505,6 @@ export class RacePage {
     if (!this.race) return;
     if (this.mine) this.mine.setPlaying(this.playing);
     renderRace(this);
+    if (this.celebration) this.celebration.render();
   }
 }

@@ -9,23 +9,29 @@ export function statusText(status, game = "") {
   return status.replace(/_/g, " ");
 }
 
+/** "1 undo", "2 undos". */
+export function undosText(n) { return `${n} ${n === 1 ? "undo" : "undos"}`; }
+
 /**
  * A standings table: place, name (cut with an ellipsis when long; the whole name in its
- * title), cards cleared, moves, time, status, and with `points` the points each scored.
+ * title), cards cleared, moves, time, status (and the moves taken back, when any), and with
+ * `points` the points each scored. `flash`: players whose rows are highlighted (they just
+ * finished).
  */
-export function standingsTable(standings, me, { points = false, game = "" } = {}) {
+export function standingsTable(standings, me, { points = false, game = "", flash = new Set() } = {}) {
   return el("table", { class: "standings" },
     el("thead", {}, el("tr", {},
       el("th", { scope: "col", text: "#" }), el("th", { scope: "col", text: "Player" }),
       el("th", { scope: "col", text: "Cards" }), el("th", { scope: "col", class: "moves", text: "Moves" }),
       el("th", { scope: "col", text: "Time" }), el("th", { scope: "col", text: "Status" }),
       points ? el("th", { scope: "col", text: "Points" }) : null)),
-    el("tbody", {}, standings.map((s) => el("tr", { class: s.player === me ? "me" : "", dataset: { player: s.player } },
+    el("tbody", {}, standings.map((s) => el("tr", { class: `${s.player === me ? "me" : ""}${flash.has(s.player) ? " flash" : ""}`.trim(), dataset: { player: s.player } },
       el("td", { text: s.place }),
       el("td", { class: "player", title: s.name }, el("span", { text: s.name })),
       el("td", { class: "cleared", text: `${s.cleared}/${s.total}` }),
       el("td", { class: "moves", text: s.moves }),
       el("td", { text: s.time_ms ? clockText(s.time_ms) : "" }),
-      el("td", { class: `status ${s.status}`, text: statusText(s.status, game) }),
+      el("td", { class: `status ${s.status}` }, statusText(s.status, game),
+        s.undos ? el("span", { class: "undos", text: undosText(s.undos) }) : null),
       points ? el("td", { class: "points", text: s.points }) : null))));
 }

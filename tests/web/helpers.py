@@ -97,8 +97,23 @@ def expected_piles(game: Game, audience: Audience = Audience.PLAYER) -> dict[str
     return out
 
 
+async def setting(page: Page, name: str, on: bool) -> None:
+    """Set one of the page's settings (settings.js: ``tapToMove``, ``autoCollect``, ``animations``,
+    ``sounds``, ``fourColour``) as the settings dialog keeps it; the page reads it when it acts."""
+    await page.evaluate("([name, on]) => localStorage.setItem(`arena.${name}`, on ? '1' : '0')", [name, on])
+
+
+async def exactly(page: Page) -> None:
+    """Make the page play exactly the moves a test makes: Tap to move off (a click picks a card up,
+    a second click puts it down) and Auto-collect off (no safe moves follow a move)."""
+    await setting(page, "tapToMove", False)
+    await setting(page, "autoCollect", False)
+
+
 async def click_move(page: Page, game: Game, move: Move, box: str = ".board-box.mine") -> None:
-    """Play ``move`` by clicking: the card (or stock, or the action's button), then the target."""
+    """Play ``move`` by clicking: the card (or stock, or the action's button), then the target (with
+    Tap to move and Auto-collect off: `exactly`)."""
+    await exactly(page)
     if move.is_transfer:
         pile = game.piles[move.src]
         card = page.locator(f'{box} .pile[data-pile="{move.src}"] .card[data-index="{len(pile) - move.count}"]')
@@ -115,7 +130,9 @@ async def click_move(page: Page, game: Game, move: Move, box: str = ".board-box.
 
 
 async def drag_move(page: Page, game: Game, src: str, dst: str, count: int = 1, box: str = ".board-box.mine") -> None:
-    """Drag the card ``count`` from the top of ``src`` onto pile ``dst`` with the mouse."""
+    """Drag the card ``count`` from the top of ``src`` onto pile ``dst`` with the mouse (with
+    Auto-collect off: `exactly`)."""
+    await exactly(page)
     card = page.locator(f'{box} .pile[data-pile="{src}"] .card[data-index="{len(game.piles[src]) - count}"]')
     start = await card.bounding_box()
     target = await page.locator(f'{box} .pile[data-pile="{dst}"]').bounding_box()

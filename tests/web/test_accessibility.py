@@ -88,7 +88,7 @@ async def test_cards_and_piles_have_names_and_moves_and_finishes_are_announced(w
         await expect(pile).to_have_attribute("role", "button")
         await expect(pile).to_have_attribute("aria-label", f"tableau pile 1: {card_name} on top")
         await expect(pile.locator(".card").last).to_have_attribute("aria-label", card_name)
-        await expect(page.locator("#keys")).to_contain_text("Enter picks up a card")
+        await expect(page.locator("#keys")).to_contain_text("Enter plays the pile's card, Space picks up a card")
         move = next(m for m in game.legal_moves() if m.is_transfer)
         await click_move(page, game, move)
         race = web.server.races[code]

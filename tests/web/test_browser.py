@@ -26,10 +26,12 @@ from tests.web.helpers import (
     create_race,
     drag_move,
     entrant,
+    exactly,
     expected_piles,
     first_transfer_seed,
     one_move_played,
     resign,
+    setting,
     shown_piles,
     shows,
     tournament,
@@ -67,7 +69,8 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     await expect(alice.locator("#commitment")).to_have_text(web.server.races[code].commitment)
     race = web.server.races[code]
 
-    # Picking a card highlights exactly the piles it may go to.
+    # Picking a card highlights exactly the piles it may go to (with Tap to move off: on, a tap plays).
+    await exactly(alice)
     picked = transfers[0]
     src = deal.piles[picked.src]
     await alice.locator(
@@ -103,7 +106,9 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
     shown = await rows.evaluate_all("rows => rows.map(r => [...r.cells].slice(1, 4).map(c => c.textContent))")
     assert shown == [[s.name, f"{s.cleared}/{s.total}", str(s.moves)] for s in race.standings()]
     await web.screenshot(alice, "race-in-play")
-    await carol.check("#four-colour")  # clubs green, diamonds blue
+    await carol.click("#settings")  # the settings dialog: four colours, clubs green and diamonds blue
+    await carol.check("#four-colour")
+    await carol.click("#settings-done")
     assert await carol.locator(".card.suit-D").first.evaluate("c => getComputedStyle(c).color") == "rgb(31, 95, 191)"
     await web.screenshot(carol, "watch")
 
@@ -163,6 +168,7 @@ async def test_a_move_by_keyboard_alone(web: Web) -> None:
     deal = find_game("klondike")(seed)
     move = next(m for m in deal.legal_moves() if m.is_transfer and m.count == 1)
     page = await web.page("hal")
+    await setting(page, "autoCollect", False)  # (exactly the moves made here)
     code = await create_race(page, "klondike", seed)
     await page.click("#start")
     await expect(page.locator(".board-box.mine .card").first).to_be_visible()
@@ -177,7 +183,7 @@ async def test_a_move_by_keyboard_alone(web: Web) -> None:
             step = "ArrowDown"
         await page.keyboard.press(step)
     assert await page.evaluate("document.activeElement.dataset.pile") == move.src
-    await page.keyboard.press("Enter")
+    await page.keyboard.press("Space")  # picks the card up (Enter, with Tap to move on, would play it)
     await expect(page.locator(f'.board-box.mine .pile[data-pile="{move.dst}"]')).to_have_class(re.compile("target"))
     while (here := await page.evaluate("document.activeElement.dataset.pile")) != move.dst:
         await page.keyboard.press("ArrowRight" if slots.index(move.dst) > slots.index(here) else "ArrowLeft")

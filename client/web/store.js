@@ -1,0 +1,27 @@
+// What the browser keeps: the player's name (and whether the player chose it), the session token
+// (per tab, in sessionStorage), and the settings (settings.js), in localStorage. A module of its
+// own, which needs nothing else, so that the rules pages' boards read the settings too.
+
+/** What the browser keeps: the name (and whether the player chose it), the session token
+ * (per tab), and the settings (settings.js). */
+export const store = {
+  get name() { return localStorage.getItem("arena.name") || ""; },
+  set name(v) { localStorage.setItem("arena.name", v); },
+  get nameChosen() { return localStorage.getItem("arena.nameChosen") === "1"; },
+  set nameChosen(v) { localStorage.setItem("arena.nameChosen", v ? "1" : "0"); },
+  get token() { return sessionStorage.getItem("arena.token"); },
+  set token(v) { if (v) sessionStorage.setItem("arena.token", v); else sessionStorage.removeItem("arena.token"); },
+  get fourColour() { return localStorage.getItem("arena.fourColour") === "1"; },
+  set fourColour(v) { localStorage.setItem("arena.fourColour", v ? "1" : "0"); },
+  // The settings dialog's choices (settings.js); each but the card back is on by default.
+  get cardBack() { return localStorage.getItem("arena.cardBack") || "blue"; },
+  set cardBack(v) { localStorage.setItem("arena.cardBack", v); },
+  get animations() { return localStorage.getItem("arena.animations") !== "0"; },
+  set animations(v) { localStorage.setItem("arena.animations", v ? "1" : "0"); },
+  get sounds() { return localStorage.getItem("arena.sounds") !== "0"; },
+  set sounds(v) { localStorage.setItem("arena.sounds", v ? "1" : "0"); },
+  get autoCollect() { return localStorage.getItem("arena.autoCollect") !== "0"; },
+  set autoCollect(v) { localStorage.setItem("arena.autoCollect", v ? "1" : "0"); },
+  get tapToMove() { return localStorage.getItem("arena.tapToMove") !== "0"; },
+  set tapToMove(v) { localStorage.setItem("arena.tapToMove", v ? "1" : "0"); },
+};
