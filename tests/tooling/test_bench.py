@@ -166,10 +166,10 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     assert figures["frames_per_s"] > figures["moves_acked_per_s"] and figures["bytes_per_s"] > 0
     # a move: the mover's answer and standings (one write), the other entrant's standings and the
     # spectator's event; a little more for the races that end and start again in the window, and a
-    # little less when the machine is busy (an entrant's standings then wait and merge with the next:
-    # server/transport/fanout.py)
-    assert 3.8 <= figures["server_frames_per_move"] < 5
-    assert 3 <= figures["server_writes_per_move"] < 4
+    # little less when the server is busy (on a loaded machine an entrant's standings wait and merge
+    # with the next: server/transport/fanout.py)
+    assert 3.5 <= figures["server_frames_per_move"] < 5
+    assert 2.5 <= figures["server_writes_per_move"] < 4
     assert figures["errors"] == 0 and figures["refused"] == figures["timeouts"] == figures["closed"] == 0
     assert len(figures["load_cpu_cores"]) == 1 and figures["generator_limited"] is False
     printed = console.file.getvalue()  # type: ignore[attr-defined]
