@@ -198,6 +198,7 @@ async def test_the_besieged_city_names_its_ramparts_and_its_reserve(web: Web) ->
     client, race, game = await played_race(web, "bess", "besieged_city", 2, 0)
     for phone in (False, True):
         page = await resumed(web, client, race.code, phone=phone)
+        await shows(page, expected_piles(game))
         legends = await page.evaluate(ON_TOP, ".board-box.mine .region .legend")
         assert sorted(legends) == [["Ramparts", True], ["Reserve", True]]
         # The Reserve's box holds exactly the reserve places.
