@@ -8,7 +8,13 @@ PORT ?= 8765
 
 .PHONY: run test test-all lint setup browser redis nginx clean
 
+# PyICU (names: Unicode's confusable skeleton) builds against ICU: as root, install its headers
+# when pkg-config cannot find them.
 $(BIN)/arena: pyproject.toml
+	@pkg-config --exists icu-uc 2>/dev/null && command -v g++ >/dev/null 2>&1 || { \
+	  echo "installing ICU's headers, pkg-config and g++ to build PyICU"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'

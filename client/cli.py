@@ -9,7 +9,7 @@
     arena bot --race CODE [--server URL] [--name N] [--token T] [--start] [--delay-ms N]
     arena play CODE [--server URL] [--name N] [--token T] [--double]
     arena watch CODE [--json] [--server URL]
-    arena verify CODE [--server URL]
+    arena verify CODE [--commitment HEX] [--server URL]
     arena tournament create|list|show|register|cancel ...
     arena simulate|catalog|solve ... (offline: the bot and the solver)
     arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20] [--url URL]
@@ -21,7 +21,8 @@ not a terminal (titles and hints on stderr); one JSON document with ``--json``. 
 (`client.race_views`).
 
 Exit codes (`EXIT_CODES`): 0 success; 1 a check failed (a verification, a fuzz or benchmark
-check); 2 bad usage, bad input, an unreachable server or a request the server refused; 130
+check); 2 bad usage, bad input, an unreachable server or a request the server refused; 3 ``arena
+verify`` had no commitment to trust (none given, none in its cache: `client.commitments`); 130
 interrupted. Times on screen are race times in seconds, from the start instant.
 
 Start-up. This module imports nothing beyond the standard library's argparse at load: the parser
@@ -56,6 +57,8 @@ EXIT_CODES = {
     0: "success",
     1: "a check failed: arena verify found the record wrong, or a fuzz or benchmark check failed",
     2: "bad usage or input, the server unreachable, or a request the server refused (the error line says which)",
+    3: "not verified: arena verify had no commitment published at the start to trust (give --commitment, or "
+    "play or watch the race with arena first: it keeps each commitment it sees)",
     130: "interrupted (Ctrl-C)",
 }
 
@@ -335,17 +338,33 @@ async def _cmd_verify(args: argparse.Namespace, console: Console) -> int:
     code = args.code.upper()
     async with await ArenaClient.connect(args.server, args.name) as client:
         record = await client.get_record(code)
-    report = verify_record(record, args.commitment)
+    trusted, source = args.commitment, "given with --commitment"
+    if trusted is None:  # one this command saw before the race ended (`client.commitments`)
+        trusted, source = _cached_commitment(code, record.seed, record.salt), "kept by arena while the race ran"
+    report = verify_record(record, trusted)
     console.print(report_table(report))
-    if args.commitment is None:
+    if trusted is None:
         console.print(
-            "The commitment came from the server's own record. To check the deal against the one "
-            "published at the start, pass it: arena verify CODE --commitment HEX "
-            "(`arena bot` and `arena watch` print it).",
+            f"Not verified: {report.verdict.removeprefix('not verified: ')}. arena has no commitment for "
+            f"race {code} from before its end: pass the one published at the start, arena verify {code} "
+            "--commitment HEX (`arena bot` and `arena watch` print it).",
             highlight=False,
             soft_wrap=True,
         )
-    return 0 if report.ok else 1
+        return 3 if report.ok else 1
+    console.print(f"Commitment checked against: {trusted} ({source}).", highlight=False, soft_wrap=True)
+    return 0 if report.verified else 1
+
+
+def _cached_commitment(code: str, seed: int, salt: str) -> str | None:
+    """The commitment for race ``code`` that the CLI's cache kept (`client.commitments`): the one
+    ``seed`` and ``salt`` hash to if it holds several, else its newest; None if none."""
+    from client.commitments import CommitmentCache, cache_path
+    from engine.deal import commitment_of
+
+    kept = CommitmentCache(cache_path()).get(code)
+    expected = commitment_of(seed, salt)
+    return expected if expected in kept else (kept[-1] if kept else None)
 
 
 async def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
@@ -694,7 +713,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     command(
         "verify",
-        "check a finished race from its record (exit 1 if a check fails)",
+        "check a finished race from its record (exit 1 if a check fails, 3 if no trusted commitment)",
         _verify_arguments,
         name_default="verifier",
     )
@@ -831,7 +850,9 @@ def _verify_arguments(sub: argparse.ArgumentParser) -> None:
         metavar="HEX",
         type=_hex_commitment,
         help="the commitment published at the race's start (`arena bot` and `arena watch` print it); "
-        "without it the record's own is used",
+        "without it, the one arena kept when it saw the race before its end (its cache: "
+        "$ARENA_CACHE_DIR, else $XDG_CACHE_HOME/patience-arena); with neither, the verdict is "
+        "'not verified' (exit 3)",
     )
 
 
@@ -978,7 +999,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         import asyncio
 
-        return asyncio.run(handler(args, console))  # type: ignore[arg-type]
+        if args.command in ("bench", "fuzz"):
+            return asyncio.run(handler(args, console))  # type: ignore[arg-type]
+        from client.commitments import keep_commitments
+
+        with keep_commitments():  # each commitment seen is kept for `arena verify`
+            return asyncio.run(handler(args, console))  # type: ignore[arg-type]
     except _refusals() as exc:
         console.print(f"[red]error:[/] {escape(exc.reason)} {escape(f'[{exc.code}]')}", highlight=False, soft_wrap=True)
         return 2

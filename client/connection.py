@@ -49,6 +49,8 @@ from server.protocol import (
     DoubleOrNaught,
     EntrantJoined,
     Error,
+    FairPlayReport,
+    FairPlayRequest,
     FollowTournament,
     GetRecord,
     Hello,
@@ -73,6 +75,7 @@ from server.protocol import (
     Replay,
     ReplayStep,
     Resign,
+    ReviewEntry,
     Snapshot,
     StartRace,
     Sync,
@@ -119,6 +122,7 @@ _REPLY_TYPES = (
     Bonus,
     ReplayStep,
     Renamed,
+    FairPlayReport,
 )
 _T = TypeVar("_T")
 
@@ -196,6 +200,7 @@ class ArenaClient:
         self.finished: dict[str, RaceFinished] = {}
         self.commitments: dict[str, str] = {}
         self.tournaments: dict[str, TournamentInfo] = {}  # the latest we heard of each
+        self.pending_entries: dict[str, str] = {}  # tournament id -> why our entry waits for approval
         self._arrived = asyncio.Condition()
         self.last_version: dict[str, int] = {}
         self._entered: set[str] = set()
@@ -396,9 +401,10 @@ class ArenaClient:
     async def list_races(
         self, status: Literal["open", "live"] = "open", *, before: int | None = None, limit: int = 50
     ) -> Races:
-        """One page of races, newest first: ``status`` "open" (open to join) or "live" (starting
-        or running, to watch). The reply's ``cursor``, passed as ``before``, gives the next page
-        (None: this was the last). ``limit``: 1-100 races a page."""
+        """One page of races, in the lobby's order for this player (its own and its friends'
+        first, then by players joined, then newest): ``status`` "open" (open to join) or "live"
+        (starting or running, to watch). The reply's ``cursor``, passed as ``before``, gives the
+        next page (None: this was the last). ``limit``: 1-100 races a page."""
         req = self._new_req()
         return await self._request(req, ListRaces(req=req, status=status, before=before, limit=limit), Races)
 
@@ -517,12 +523,26 @@ class ArenaClient:
         return await self._request(req, FollowTournament(req=req, tournament=tournament), TournamentSnapshot)
 
     async def register_tournament(self, tournament: str) -> TournamentInfo:
-        """Enter a tournament; its events arrive through `events`. Raises `ArenaError`
-        (``registration_closed``, ``tournament_full``, ``already_joined``)."""
+        """Enter a tournament; its events arrive through `events`. An entry the organiser must
+        approve first is noted in `pending_entries` (tournament id -> the server's reason) until
+        we ask again. Raises `ArenaError` (``registration_closed``, ``tournament_full``,
+        ``already_joined``, ``name_taken``)."""
         req = self._new_req()
-        return (
-            await self._request(req, RegisterTournament(req=req, tournament=tournament), TournamentReply)
-        ).tournament
+        reply = await self._request(req, RegisterTournament(req=req, tournament=tournament), TournamentReply)
+        if reply.pending is not None:
+            self.pending_entries[reply.tournament.id] = reply.pending
+        else:
+            self.pending_entries.pop(reply.tournament.id, None)
+        return reply.tournament
+
+    async def review_entry(self, admin_token: str, tournament: str, player: str, *, approve: bool) -> TournamentInfo:
+        """Organisers: approve (``approve``) or refuse the entry of ``player`` (its name or player
+        id) to ``tournament``, which waits for approval (`TournamentInfo.pending`). Raises
+        `ArenaError` (``not_organiser``, ``not_registered``: no such entry waits,
+        ``registration_closed``, ``tournament_full``)."""
+        req = self._new_req()
+        message = ReviewEntry(req=req, admin_token=admin_token, tournament=tournament, player=player, approve=approve)
+        return (await self._request(req, message, TournamentReply)).tournament
 
     async def withdraw_tournament(self, tournament: str) -> TournamentInfo:
         """Leave a tournament (see docs/tournaments.md for what happens to a deal in play)."""
@@ -530,6 +550,14 @@ class ArenaClient:
         return (
             await self._request(req, WithdrawTournament(req=req, tournament=tournament), TournamentReply)
         ).tournament
+
+    async def fair_play_report(self, admin_token: str, tournament: str) -> FairPlayReport:
+        """The tournament's fair-play report (organisers: ``admin_token``), one `FairPlayDeal`
+        per deal worked out so far (docs/tournaments.md, "Fair play"). Raises `ArenaError`
+        (``not_organiser``, ``unknown_tournament``)."""
+        req = self._new_req()
+        message = FairPlayRequest(req=req, admin_token=admin_token, tournament=tournament)
+        return await self._request(req, message, FairPlayReport)
 
     async def open_deal(self, tournament: str) -> RaceInfo:
         """Arena format: open our next deal now; returns its race (we are its only entrant)."""
@@ -763,12 +791,24 @@ class ArenaClient:
         if not self._seen(event.race, event.version):
             return
         if isinstance(event, RaceStarting):
-            self.commitments.setdefault(event.race, event.commitment)
+            self._keep_commitment(event.race, event.commitment)
         elif isinstance(event, RaceStarted):
             self.started[event.race] = event
         elif isinstance(event, RaceFinished):
             self.finished[event.race] = event
         self._events.put_nowait(event)
+
+    #: Called with (race code, commitment) for each commitment a client keeps, first sighting
+    #: only; None: nothing. The ``arena`` command keeps them in its cache with it
+    #: (`client.commitments.keep_commitments`).
+    commitment_seen: Callable[[str, str], None] | None = None
+
+    def _keep_commitment(self, race: str, commitment: str) -> None:
+        if race not in self.commitments:
+            self.commitments[race] = commitment
+            seen = type(self).commitment_seen  # (through the class: a function there is not a method)
+            if seen is not None:
+                seen(race, commitment)
 
     def _seen(self, race: str, version: int) -> bool:
         """Record ``version`` of ``race``; False if it is not newer than the last one seen."""
@@ -780,7 +820,7 @@ class ArenaClient:
     def _note_race(self, info: RaceInfo) -> None:
         self.races[info.code] = info
         if info.commitment and info.status in ("starting", "running"):
-            self.commitments.setdefault(info.code, info.commitment)
+            self._keep_commitment(info.code, info.commitment)
         if self.name in info.entrants:  # names are unique within a race
             self._entered.add(info.code)
 

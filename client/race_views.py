@@ -83,7 +83,10 @@ def standings_listing(standings: Sequence[Standing], *, title: str = "", notes: 
 
 def report_table(report: VerifyReport) -> Table:
     """A rich table of a `client.verify.VerifyReport`: one row per check."""
-    verdict = "[bold green]verified[/]" if report.ok else "[bold red]FAILED[/]"
+    if report.verified:
+        verdict = "[bold green]verified[/]"
+    else:
+        verdict = "[bold red]FAILED[/]" if not report.ok else "[bold yellow]not verified[/] (no trusted commitment)"
     table = Table(title=f"Verification of race {report.code}: {verdict}")
     table.add_column("check")
     table.add_column("result")

@@ -1,8 +1,8 @@
 """``arena tournament ...`` and ``arena demo --tournament``: tournaments from the terminal.
 
-Subcommands: ``create`` and ``cancel`` (organisers: the admin token, from ``--admin-token`` or
-the ``ARENA_ADMIN_TOKEN`` environment variable), ``list``, ``show [--follow]`` (live standings
-until the tournament ends) and ``register [--bot]`` (a bot plays every deal).
+Subcommands: ``create``, ``cancel`` and ``report`` (the fair-play report; organisers: the admin
+token, from ``--admin-token`` or the ``ARENA_ADMIN_TOKEN`` environment variable), ``list``,
+``show [--follow]`` (live standings until the tournament ends) and ``register [--bot]`` (a bot plays every deal).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from rich.markup import escape
 from client.bot import run_tournament_bot
 from client.connection import ArenaClient, ArenaError, ArenaTimeout
 from client.output import Listing, add_json_flag, json_line, print_line, show
-from server.protocol import TournamentEvent, TournamentInfo, TournamentStanding
+from server.protocol import FairPlayReport, TournamentEvent, TournamentInfo, TournamentStanding
 
 __all__ = ["add_tournament_arguments", "run_tournament_command", "run_tournament_demo", "tournament_listing"]
 
@@ -49,6 +49,7 @@ def tournament_listing(info: TournamentInfo, standings: Sequence[TournamentStand
         rows,
         data={"tournament": info, "standings": list(standings)},
         right=frozenset(c for c in columns if c not in ("player", "status")),
+        notes=[f"waiting for the organiser's approval: {', '.join(info.pending)}"] if info.pending else [],
     )
 
 
@@ -94,14 +95,28 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
     p.add_argument(
         "--spectator-delay",
         type=int,
-        default=1,
+        default=None,
         metavar="S",
-        help="spectators see the boards this many seconds late (default 1)",
+        help="spectators see the boards this many seconds late (default: 1 live, the deal time limit delayed)",
     )
     p.add_argument(
         "--undo",
         action="store_true",
         help="entrants may take back moves that turned no card up (off by default in tournaments)",
+    )
+    p.add_argument(
+        "--spectating",
+        choices=("standings", "delayed", "live"),
+        default="standings",
+        help="what spectators see while a deal runs: the standings only (default), the boards "
+        "--spectator-delay late (at least the deal time limit), or live boards (casual events)",
+    )
+    p.add_argument(
+        "--max-entries-per-address",
+        type=int,
+        default=1,
+        metavar="N",
+        help="entries one address may hold before the organiser must approve further ones (default 1; 0: no limit)",
     )
     p.add_argument("--admin-token", default=None, help=admin_help)
     add_json_flag(action("list", "list the tournaments"))
@@ -124,6 +139,15 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
     p = action("cancel", "cancel a tournament or a recurring schedule (organisers)")
     p.add_argument("id")
     p.add_argument("--admin-token", default=None, help=admin_help)
+    for verb, what in (("approve", "register"), ("refuse", "turn away for good")):
+        p = action(verb, f"{what} an entry waiting for the organiser's approval (organisers)")
+        p.add_argument("id")
+        p.add_argument("player", help="the entry's name (or player id), as `show` lists it under pending")
+        p.add_argument("--admin-token", default=None, help=admin_help)
+    p = action("report", "a tournament's fair-play report, deal by deal (organisers)")
+    p.add_argument("id")
+    p.add_argument("--admin-token", default=None, help=admin_help)
+    add_json_flag(p, "the report as one JSON document (the server's fair_play reply)")
 
 
 def _admin_token(args: argparse.Namespace) -> str:
@@ -160,8 +184,12 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
                 arena_window_s=args.window,
                 break_s=args.break_s,
                 countdown_s=args.countdown,
-                spectator_delay_s=args.spectator_delay,
+                spectator_delay_s=args.spectator_delay
+                if args.spectator_delay is not None
+                else (args.deal_time_limit if args.spectating == "delayed" else 1),
                 undo=args.undo,
+                spectating=args.spectating,
+                max_entries_per_address=args.max_entries_per_address,
                 **when,
             )
             console.print(
@@ -173,6 +201,16 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
         elif args.action == "cancel":
             info = await client.cancel_tournament(_admin_token(args), args.id.upper())
             console.print(f"Tournament {info.id} {escape(info.name)}: {info.status}")
+        elif args.action in ("approve", "refuse"):
+            approve = args.action == "approve"
+            info = await client.review_entry(_admin_token(args), args.id.upper(), args.player, approve=approve)
+            console.print(
+                f"Tournament {info.id}: {escape(args.player)} {'registered' if approve else 'refused'}; "
+                f"{len(info.registered)} registered, {len(info.pending)} waiting for approval"
+            )
+        elif args.action == "report":
+            report = await client.fair_play_report(_admin_token(args), args.id.upper())
+            show(_report_listing(report), console, as_json=args.json)
         elif args.action == "list":
             tournaments = await client.list_tournaments()
             rows = [
@@ -202,6 +240,13 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
             await _show(client, args.id.upper(), follow=args.follow, console=console, as_json=args.json)
         elif args.action == "register":
             info = await client.register_tournament(args.id.upper())
+            if info.id in client.pending_entries:
+                console.print(
+                    f"{escape(client.name)}'s entry to {info.id} waits for the organiser's approval: "
+                    f"{escape(client.pending_entries[info.id])}. Token {client.token}"
+                    + ("; once approved, register again with --bot" if args.bot else "")
+                )
+                return 0
             if not args.bot:
                 console.print(f"{escape(client.name)} registered for {info.id}; play with token {client.token}")
                 return 0
@@ -210,6 +255,38 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
             for deal, result in enumerate(results, 1):
                 console.print(f"deal {deal}: {result.end}, {result.cleared}/{result.total} cleared")
     return 0
+
+
+def _report_listing(report: FairPlayReport) -> Listing:
+    """The fair-play report as a short table: one row per entrant and deal (move times, solver
+    agreement, the scouting pairs it is the player of), flags marked with "!"."""
+    rows = []
+    for deal in report.deals:
+        agreement = {a.player: a for a in deal.agreement}
+        for times in deal.times:
+            a = agreement.get(times.player)
+            pairs = [p for p in deal.scouting if p.player == times.player]
+            rows.append(
+                [
+                    str(deal.deal + 1),
+                    times.name,
+                    str(times.moves),
+                    "-" if times.median_ms is None else str(times.median_ms),
+                    "-" if times.p10_ms is None else str(times.p10_ms),
+                    str(times.quick_after_reveal),
+                    "-" if a is None or not a.positions else f"{a.agreed}/{a.positions}" + (" !" if a.flagged else ""),
+                    ", ".join(f"{p.scout_name}: {p.cards}" + (" !" if p.flagged else "") for p in pairs) or "-",
+                ]
+            )
+    notes = [f"deals still being worked out: {', '.join(str(d + 1) for d in report.pending)}"] if report.pending else []
+    return Listing(
+        f"Fair play: {report.tournament}",
+        ["deal", "entrant", "moves", "median ms", "p10 ms", "quick", "solver", "scouted from"],
+        rows,
+        report,
+        notes=notes,
+        right=frozenset({"deal", "moves", "median ms", "p10 ms", "quick"}),
+    )
 
 
 async def _show(
@@ -295,7 +372,15 @@ async def run_tournament_demo(game: str = "klondike", *, bots: int = 8, console:
         try:
             starts = dt.datetime.fromtimestamp(time.time() + 2, dt.UTC).isoformat()
             info = await follower.create_tournament(
-                admin, "Demo cup", game, 3, starts_at=starts, countdown_s=1, break_s=1, deal_time_limit_s=120
+                admin,
+                "Demo cup",
+                game,
+                3,
+                starts_at=starts,
+                countdown_s=1,
+                break_s=1,
+                deal_time_limit_s=120,
+                max_entries_per_address=0,  # (every bot plays from this machine)
             )
             console.print(f"Tournament {info.id}: 3 {info.game} deals, rounds, {bots} bots; starts in 2 s")
             players = [asyncio.create_task(run_tournament_bot(c, info.id)) for c in clients]

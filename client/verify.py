@@ -7,9 +7,11 @@ reason:
 * ``commitment``: SHA-256 of ``f"{seed}:{salt}"`` (hex) is the commitment published at the
   start, so the deal was fixed before anyone played. The commitment to check against is the one
   the verifier saw while the race ran (``race_starting``, kept by `client.connection.ArenaClient`)
-  or was given (``arena verify --commitment``): a dishonest server could otherwise swap seed,
-  salt and commitment together in the record it sends at the end. Without one, the check uses
-  the record's own and says so;
+  or was given (``arena verify --commitment``, or the ``arena`` command's cache:
+  `client.commitments`): a dishonest server could otherwise swap seed, salt and commitment
+  together in the record it sends at the end. Without one, the check uses the record's own and
+  says so, and the report's verdict is "not verified" even when every check passes
+  (`VerifyReport.verdict`);
 * ``versions``: this engine's rules version and deal version are the race's (else the replay
   below would check other rules);
 * ``replay``: each entrant's moves, in order, are legal in a fresh deal of the seed, with one
@@ -53,10 +55,13 @@ class Check:
 
 @dataclass
 class VerifyReport:
-    """The outcome of `verify_record`: the race ``code`` and one `Check` per entry of `CHECKS`."""
+    """The outcome of `verify_record`: the race ``code``, one `Check` per entry of `CHECKS`, and
+    whether the commitment was checked against one the verifier trusts (``trusted``: one given to
+    `verify_record`, not the record's own)."""
 
     code: str
     checks: list[Check] = field(default_factory=list)
+    trusted: bool = False
 
     @property
     def ok(self) -> bool:
@@ -68,6 +73,24 @@ class VerifyReport:
         """The names of the checks that failed."""
         return [check.name for check in self.checks if not check.ok]
 
+    @property
+    def verified(self) -> bool:
+        """True when every check passed against a trusted commitment."""
+        return self.ok and self.trusted
+
+    @property
+    def verdict(self) -> str:
+        """``verified``; ``FAILED: CHECK, ...``; or, when every check passed but only against the
+        record's own commitment, ``not verified: ...`` with why."""
+        if not self.ok:
+            return "FAILED: " + ", ".join(self.failed)
+        if not self.trusted:
+            return (
+                "not verified: no commitment published at the start to check the seed against (the "
+                "record's own proves nothing: a dishonest server can swap seed, salt and commitment together)"
+            )
+        return "verified"
+
     def check(self, name: str) -> Check:
         """The check called ``name``; raises KeyError if the report has none."""
         for check in self.checks:
@@ -76,7 +99,7 @@ class VerifyReport:
         raise KeyError(name)
 
     def __str__(self) -> str:
-        lines = [f"race {self.code}: {'verified' if self.ok else 'FAILED: ' + ', '.join(self.failed)}"]
+        lines = [f"race {self.code}: {self.verdict}"]
         lines += [f"  {'pass' if c.ok else 'FAIL'}  {c.name:<10} {c.reason}" for c in self.checks]
         return "\n".join(lines)
 
@@ -97,12 +120,13 @@ def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyRe
     """Check ``record`` (a `server.protocol.RaceRecord`) and return a `VerifyReport`.
 
     ``commitment``: the commitment (hex) published at the race's start, as the verifier saw it
-    or was told; None checks against the record's own (which only the server vouches for).
+    or was told; None checks against the record's own (which only the server vouches for): the
+    report is then not ``verified``, whatever its checks say.
     Never raises for a bad record: every problem becomes a failed check. A game this engine
     does not know fails ``versions`` and ``replay`` (and the checks that need the replay).
     """
     race = record.race
-    report = VerifyReport(race.code)
+    report = VerifyReport(race.code, trusted=commitment is not None)
     add = report.checks.append
     add(_check_commitment(record, commitment))
 
@@ -195,7 +219,7 @@ def _check_commitment(record: RaceRecord, kept: str | None) -> Check:
         return Check(
             "commitment",
             False,
-            f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., not "
+            f"sha256('{record.seed}:{record.salt}') is {expected[:16]}..., which does not match "
             f"{kept.lower()[:16]}..., the commitment published at the start: the seed is not the one "
             f"committed to",
         )

@@ -22,14 +22,15 @@ import resource
 import socket
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from websockets.http11 import Request, Response
 
 from server import dispatch, ops, upkeep
+from server.addresses import address_key
 from server.config import ServerConfig
 from server.handlers import tournaments as tournament_requests
-from server.logs import fields, limit_repeats
+from server.logs import PLAYER_LINES_PER_WINDOW, fields, limit_repeats
 from server.nodes import NodeLink
 from server.protocol import CreateTournament, ProtocolError
 from server.race import Clock
@@ -40,6 +41,7 @@ from server.store.memory import MemoryStore
 from server.tournament import Tournament
 from server.transport.connection import Connection
 from server.transport.session import Session
+from server.transport.slots import address_share
 
 __all__ = ["SHUTDOWN_REASON", "ArenaServer", "serve"]
 
@@ -121,6 +123,7 @@ class ArenaServer(ServerState):
             raise
         log.info("keeping races in %s", store, extra=fields("store_opened", store=str(store)))
         limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
+        limit_repeats("arena.players", window_s=cfg.log_repeat_s, per_window=PLAYER_LINES_PER_WINDOW)
         if store.durable:
             try:
                 if store.shared:  # the lease first: nobody takes over what it resumes
@@ -179,7 +182,9 @@ class ArenaServer(ServerState):
 
     def _fit_open_files(self) -> None:
         """Make sure ``max_connections`` sockets fit under the process's open-files limit: raise
-        the soft limit as far as the hard one allows, else lower ``max_connections`` and say so."""
+        the soft limit as far as the hard one allows, else lower ``max_connections``, and
+        ``max_connections_per_ip`` to an eighth of it (`server.transport.slots.address_share`)
+        if it was more, and say so."""
         cfg = self.config
         needed = cfg.max_connections + _SPARE_FILES
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -190,21 +195,24 @@ class ArenaServer(ServerState):
                 soft = target
         if soft != resource.RLIM_INFINITY and soft < needed:
             fitted = max(1, soft - _SPARE_FILES)
+            per_address = min(cfg.max_connections_per_ip, address_share(fitted))
             log.warning(
                 "the open-files limit is %d, too low for max_connections %d: serving at most %d "
-                "connections (raise it with `ulimit -n` or systemd's LimitNOFILE)",
+                "connections, %d per address (raise it with `ulimit -n` or systemd's LimitNOFILE)",
                 soft,
                 cfg.max_connections,
                 fitted,
+                per_address,
             )
             cfg.max_connections = fitted
+            cfg.max_connections_per_ip = per_address
 
     @property
     def url(self) -> str:
         """``ws://host:port`` of the listening socket."""
         assert self._listener is not None, "start() first"
         host, port = self._listener.sockets[0].getsockname()[:2]
-        return f"ws://{host}:{port}"
+        return f"ws://[{host}]:{port}" if ":" in host else f"ws://{host}:{port}"
 
     async def shutdown(self) -> None:
         """Stop gracefully, within ``config.shutdown_grace_s`` seconds, in this order:
@@ -351,6 +359,98 @@ class ArenaServer(ServerState):
         conn = Connection(self)
         self.conns.add(conn)
         return conn
+
+    def _slot_key(self, address: str) -> str:
+        """What ``address`` is counted under: a trusted proxy's own address as it is, any other
+        by its key (`server.addresses.address_key`: IPv6 by its /64)."""
+        return address if address in self.slots.exempt else address_key(address)
+
+    def admit(self, conn: Connection, address: str, *, check_total: bool = True) -> bool:
+        """Count ``conn``'s socket, from ``address``, against the connection limits
+        (`server.transport.slots.Slots`), or refuse it (False): its address holds its share of
+        the slots already, or the server is full and no connection can make room for it
+        (`_make_room`). Refusals are logged, a line per kind per ``log_repeat_s``."""
+        slots = self.slots
+        key = self._slot_key(address)
+        if key not in slots.exempt and slots.by_address.get(key, 0) >= slots.per_address:
+            log.warning(
+                "refusing connections from %s: %d open (max_connections_per_ip)",
+                address,
+                slots.by_address[key],
+                extra=fields("connection_refused", remote=address, reason="max_connections_per_ip"),
+            )
+            return False
+        if check_total and slots.full and not self._make_room(key, address):
+            log.warning(
+                "refusing connections: %d open (max_connections)",
+                slots.connections,
+                extra=fields("connection_refused", remote=address, reason="max_connections"),
+            )
+            return False
+        return slots.admit(conn, key, check_total=check_total)
+
+    def release(self, conn: Connection, address: str, *, total: bool = True) -> None:
+        """``conn``'s socket, counted under ``address``, is gone (``total``: its slot of the
+        server too)."""
+        self.slots.release(conn, self._slot_key(address), total=total)
+
+    def _make_room(self, key: str, address: str) -> bool:
+        """The server is full and a newcomer from ``address`` (counted under ``key``) knocks: if
+        the address keys holding the most connections hold at least two more than ``key`` would
+        with the newcomer, close the one of their connections (of eight such keys at most) that
+        can best spare its place (`_spare`) with 1013 and give its slot to the newcomer (True).
+        False: no address holds that many more, or every connection of those that do is in a
+        race. Costs O(connections of eight keys) at most, and only when the server is full."""
+        slots = self.slots
+        crowding = [cast(Connection, c) for crowded in slots.crowding(key) for c in slots.holders(crowded)]
+        victim = self._spare(crowding)
+        if victim is None:
+            return False
+        log.warning(
+            "server full: closing a connection from %s to make room for one from %s",
+            victim.client,
+            address,
+            extra=fields("connection_evicted", remote=victim.client, newcomer=address),
+        )
+        victim.evict(1013, "server full: your address holds the most connections; try again later")
+        return True
+
+    def _spare(self, conns: list[Connection]) -> Connection | None:
+        """The connection of ``conns`` that can best spare its place: one that has not said hello
+        (its handshake maybe not even over) first, then one that does nothing (no race in play,
+        watching no race, following no tournament, no tournament to come), then one that only
+        watches or follows; among them the one quiet the longest. Never one whose player has a
+        race in play or an open race of its own (None if every one has). Costs O(len(conns))."""
+        best: Connection | None = None
+        best_rank = (3, 0.0)
+        for conn in conns:
+            rank = (self._spare_class(conn), conn.heard_at)
+            if rank < best_rank:
+                best, best_rank = conn, rank
+        return best
+
+    def _spare_class(self, conn: Connection) -> int:
+        """0: no hello yet (or closing); 1: does nothing; 2: watches or follows, or has a
+        tournament to come; 3: in a race (never taken)."""
+        session = conn.session
+        if session is None or session.player is None or session.closing:
+            return 0
+        player = session.player
+        if player.open_races:
+            return 3
+        for code in player.races:
+            race = self.races.get(code)
+            if race is not None and race.status != "finished":
+                entrant = race.entrants.get(player.id)
+                if entrant is not None and not entrant.done:
+                    return 3
+        if session.onlooking or any(
+            t.status not in ("finished", "cancelled")
+            for tid in player.tournaments
+            if (t := self.tournaments.get(tid)) is not None
+        ):
+            return 2
+        return 1
 
     def http(self, conn: Connection, request: Request) -> Response | None:
         """The server's own answer at a handshake (`server.ops.http`), or None for a websocket."""

@@ -55,13 +55,18 @@ class ServerConfig:
       the place of those still waiting (`server.transport.fanout.FanoutChannel`); at or under
       ``fanout_tick_ms``, as long as other broadcast frames.
       ``rate_per_s`` / ``burst``: incoming frames per second sustained, and the burst above it
-      (defaults 100 and 200); a frame over the limit gets ``rate_limited``, and after
-      ``max_strikes`` (default 50) such frames the connection is closed with 1008.
+      (defaults 100 and 200), every frame counted (pings, pongs and fragments too); a request
+      over the limit gets ``rate_limited``, a ping over it no pong, and after ``max_strikes``
+      (default 50) frames over it the connection is closed with 1008.
       ``max_connections``: open connections for the whole server (default 10,000), counted from
       the moment the socket is accepted; more are reset at once. At start the server lowers it
       to fit its open-files limit, and says so.
-      ``max_connections_per_ip``: open connections from one address (default 128); more are
-      reset at once.
+      ``max_connections_per_ip``: open connections from one address (an IPv6 /64; default 128;
+      lowered to an eighth of ``max_connections`` when the open-files limit lowers that); more
+      are reset at once. When the
+      server is full, a newcomer from an address holding at least two fewer than the address
+      holding the most takes the place of that address's idlest connection not in a race
+      (closed with 1013; `server.transport.slots.Slots`).
       ``trusted_proxies``: addresses of reverse proxies (default none) whose connections are
       counted against the client address they forward (``X-Forwarded-For``), refused with HTTP
       429 over the limit; the proxy's own address has no limit.
@@ -74,6 +79,10 @@ class ServerConfig:
       (`server.transport.keepalive.Keepalive`).
     Races:
       ``max_open_races_per_player``: races a player created that have not started yet (default 5).
+      ``max_open_races_per_ip``: races created from one address (an IPv6 /64:
+      `server.addresses.address_key`) that have not started yet, on this node (default 20: four
+      players of a household or club behind one address, each at its own cap; a flood from 40
+      addresses then holds at most 800 open races, not 10,000).
       ``races_per_hour_per_player`` / ``races_per_hour_per_ip``: races created in the last hour by
       one player (default 30) and from one address (default 300).
       ``open_race_ttl_s``: an open race nobody starts ends ("expired") after this many seconds
@@ -87,6 +96,12 @@ class ServerConfig:
       ``race_retention_s``: finished races and tournaments leave memory this many seconds after
       they end (default 3600); the store keeps each race's record ``record_retention_s`` longer
       (default 86400), for `get_record` and `arena verify`.
+      ``max_players_per_ip``: players kept in memory that said their first hello from one address
+      key (default 256: twice ``max_connections_per_ip``, so an address's connected players fit
+      beside as many that left; never fewer than the connections one address may hold). A new
+      player beyond it makes the address's player that left the longest ago, and that nothing
+      needs (no connection, race in play, open race or tournament to come), be forgotten; if
+      every one is needed, the hello is refused with ``too_many_players``.
       ``player_retention_s``: a player with no connection, no race in play and no tournament to
       come is forgotten (its token no longer resumes) after this many seconds (default 3600).
       ``max_events_per_race``: events the memory store keeps per race for catching up (default
@@ -137,6 +152,17 @@ class ServerConfig:
       tries when a race or tournament asks for winnable deals (defaults 4,000 moves and 2 s);
       ``winnable_wait_s``: how long such a request may wait for the solver in all (default 10 s)
       before the private catalog makes up the rest (`server.par.WinnableSearch`).
+      ``winnable_searches`` / ``winnable_searches_per_ip``: such requests the solver works on at
+      once, on the whole server (default 4) and from one address (default 1); a request beyond
+      either gets its deals from the private catalog at once (refused with ``rate_limited`` when
+      there is none). A finished race's par always goes first (`server.par`).
+    Costly requests (budgets per request type, `server.dispatch.BUDGETS`; beyond one, the request
+    is refused with ``rate_limited`` and the connection stays open):
+      ``replay_per_s`` (default 10), ``watch_per_s`` (2), ``get_record_per_s`` (0.5),
+      ``sync_per_s`` (10) and ``winnable_per_s`` (0.2: ``create_race`` asking for a winnable
+      secret deal): requests per second per connection, sustained; a connection may send
+      ``costly_burst_s`` seconds' worth at once (default 10; at least 2); an address may send
+      ``costly_per_address`` connections' worth (default 8) over all its connections.
     """
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
@@ -165,6 +191,7 @@ class ServerConfig:
     )
     ping_timeout_s: float | None = _limit(20.0, "seconds to wait for a ping's answer ('none': forever)")
     max_open_races_per_player: int = _limit(5, "races a player created that have not started")
+    max_open_races_per_ip: int = _limit(20, "races created from one address that have not started")
     races_per_hour_per_player: int = _limit(30, "races one player may create in an hour")
     races_per_hour_per_ip: int = _limit(300, "races that may be created from one address in an hour")
     open_race_ttl_s: float = _limit(1800.0, "seconds before an open race nobody started expires")
@@ -174,6 +201,7 @@ class ServerConfig:
     race_retention_s: float = _limit(3600.0, "seconds finished races and tournaments stay in memory")
     record_retention_s: float = _limit(86_400.0, "seconds the store keeps a race's record after that")
     player_retention_s: float = _limit(3600.0, "seconds before an idle, disconnected player is forgotten")
+    max_players_per_ip: int = _limit(256, "players kept from one address (the idle one gone longest makes room)")
     max_events_per_race: int = _limit(10_000, "events kept per race for catching up")
     sweep_interval_s: float = _limit(1.0, "seconds between housekeeping sweeps")
     log_repeat_s: float = _limit(10.0, "the same log message is written at most once per this many seconds")
@@ -184,6 +212,17 @@ class ServerConfig:
     winnable_nodes: int = _limit(4_000, "moves the solver may try on each fresh deal it tries to prove winnable")
     winnable_seconds: float = _limit(2.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
     winnable_wait_s: float = _limit(10.0, "seconds a request for winnable secret deals waits for the solver in all")
+    winnable_searches: int = _limit(4, "requests for winnable secret deals the solver works on at once, whole server")
+    winnable_searches_per_ip: int = _limit(
+        1, "requests for winnable secret deals the solver works on at once per address"
+    )
+    replay_per_s: float = _limit(10.0, "replay requests per second per connection, sustained")
+    watch_per_s: float = _limit(2.0, "watch requests per second per connection, sustained")
+    get_record_per_s: float = _limit(0.5, "get_record requests per second per connection, sustained")
+    sync_per_s: float = _limit(10.0, "sync requests per second per connection, sustained")
+    winnable_per_s: float = _limit(0.2, "create_race requests for a winnable secret deal per second per connection")
+    costly_burst_s: float = _limit(10.0, "seconds' worth of each costly request's rate a connection may send at once")
+    costly_per_address: float = _limit(8.0, "an address's budget for each costly request, in connections' worth")
     lease_s: float = _limit(3.0, "with Redis: seconds a node counts as alive after each heartbeat (its races' lease)")
     forward_timeout_s: float = _limit(3.0, "with Redis: seconds a request forwarded to another node may take")
     node_id: str | None = None

@@ -7,7 +7,9 @@ Each request type has a `Route`: its handler (`server.handlers`), where it is ca
 request is one entry here and one function in its concern's module.
 
 The steps of a frame (`carry_out`): the connection's rate limit; `server.protocol.decode`
-(every field checked; a bad frame gets an error with a code); forwarded to the node that serves
+(every field checked; a bad frame gets an error with a code); the request type's budget, for
+the costly ones (`BUDGETS`: per connection and per address, refused with ``rate_limited``);
+forwarded to the node that serves
 it, if another; then its handler. A refusal is answered with its code: a move's as a
 `MoveResult`, anything else as an `Error` with the request's ``req``.
 """
@@ -16,11 +18,14 @@ from __future__ import annotations
 
 import enum
 import logging
+import math
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from msgspec import Struct
 
+from server.addresses import address_key
 from server.handlers import bonus, players, races, tournaments
 from server.logs import fields
 from server.protocol import (
@@ -32,6 +37,7 @@ from server.protocol import (
     DoubleOrNaught,
     Error,
     ErrorCode,
+    FairPlayRequest,
     FollowTournament,
     GetRecord,
     Hello,
@@ -47,6 +53,7 @@ from server.protocol import (
     Rename,
     Replay,
     Resign,
+    ReviewEntry,
     StartRace,
     Sync,
     Watch,
@@ -58,7 +65,7 @@ from server.state import ServerState
 from server.store import StaleRace, StoreUnavailable
 from server.transport.session import Session
 
-__all__ = ["ROUTES", "Route", "Scope", "carry_out", "receive", "requests_in"]
+__all__ = ["BUDGETS", "ROUTES", "Budget", "Route", "Scope", "carry_out", "receive", "requests_in"]
 
 log = logging.getLogger("arena.server")
 _requests_log = logging.getLogger("arena.requests")  # refused requests (rate-limited per error code)
@@ -112,6 +119,35 @@ ROUTES: dict[type[Struct], Route] = {
     RegisterTournament: Route(tournaments.register, Scope.TOURNAMENTS),
     WithdrawTournament: Route(tournaments.withdraw, Scope.TOURNAMENTS),
     OpenDeal: Route(tournaments.open_deal, Scope.TOURNAMENTS),
+    FairPlayRequest: Route(tournaments.fair_play_report, Scope.TOURNAMENTS, while_draining=True),
+    ReviewEntry: Route(tournaments.review_entry, Scope.TOURNAMENTS),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A costly request type's budget: ``rate``, the `server.config.ServerConfig` field that
+    gives its requests per second per connection (a burst of ``costly_burst_s`` seconds' worth,
+    an address ``costly_per_address`` connections' worth); ``applies``: which requests of the
+    type count (None: all)."""
+
+    rate: str
+    applies: Callable[[Struct], bool] | None = None
+
+
+def _winnable_secret(message: Struct) -> bool:
+    """A create_race that has the solver look for a winnable secret deal."""
+    return isinstance(message, CreateRace) and message.winnable and message.seed is None and not message.seed_public
+
+
+#: The request types that cost much more than a frame (a record built or sent, a snapshot, a
+#: replayed board, a search by the solver), each with its own budget beside the frame rate.
+BUDGETS: dict[type[Struct], Budget] = {
+    Replay: Budget("replay_per_s"),
+    Watch: Budget("watch_per_s"),
+    GetRecord: Budget("get_record_per_s"),
+    Sync: Budget("sync_per_s"),
+    CreateRace: Budget("winnable_per_s", _winnable_secret),
 }
 
 _DRAINING = (
@@ -138,14 +174,7 @@ async def carry_out(state: ServerState, session: Session, frame: bytes | str) ->
             Error(code=ErrorCode.RATE_LIMITED, reason="too many frames: slow down", req=request_number(frame))
         )
         if session.strikes > state.config.max_strikes:
-            log.warning(
-                "closing %s: rate limit exceeded",
-                session.address,
-                extra=fields(
-                    "rate_limit_closed", remote=session.address, player=session.player.id if session.player else None
-                ),
-            )
-            session.close(1008, "rate limit exceeded")
+            session.strike_out()
         return
     await receive(state, session, frame)
 
@@ -161,6 +190,8 @@ async def receive(state: ServerState, session: Session, frame: bytes | str) -> N
             requests = state.tally.requests
             kind = type(message)
             requests[kind] = requests.get(kind, 0) + 1
+            if kind in BUDGETS and not session.remote:  # (a forwarded request was counted where it came in)
+                _spend(state, session, message)
             link = state.link
             if link is not None and not state.draining:
                 owner = await link.route(session, message)
@@ -201,6 +232,29 @@ async def receive(state: ServerState, session: Session, frame: bytes | str) -> N
             session.reply(Error(code=exc.code, reason=exc.reason, req=req))
     finally:
         state.busy -= 1
+
+
+def _spend(state: ServerState, session: Session, message: Struct) -> None:
+    """Spend one of the request type's budget (`BUDGETS`) on the connection and its address;
+    raises ProtocolError(rate_limited), naming the request type, when either has none left."""
+    budget = BUDGETS[type(message)]
+    if budget.applies is not None and not budget.applies(message):
+        return
+    cfg = state.config
+    rate = float(getattr(cfg, budget.rate))
+    burst = max(2, math.floor(rate * cfg.costly_burst_s))
+    kind = str(type(message).__struct_config__.tag)
+    short = state.budgets.take(
+        session.budgets, address_key(session.address), budget.rate, rate, burst, time.monotonic()
+    )
+    if short is None:
+        return
+    what = "create_race for a winnable secret deal" if budget.rate == "winnable_per_s" else kind
+    if short == "connection":
+        limit = f"{rate:g} a second from one connection (bursts of {burst})"
+    else:
+        limit = f"{rate * cfg.costly_per_address:g} a second from one address, over all its connections"
+    raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many {what} requests: at most {limit}; slow down")
 
 
 def _refused(state: ServerState, session: Session, message: ClientMessage | None, exc: ProtocolError) -> None:

@@ -1,6 +1,8 @@
 """Counters behind the server's limits on what one client may do; each costs O(1) per use.
 
 * `TokenBucket`: a rate with a burst (frames per second on one connection).
+* `Budgets`: token buckets per kind of costly request, for each connection and each address
+  (replays, watches, records, syncs, winnable searches: `server.dispatch.BUDGETS`).
 * `WindowCounter`: how many times each key did something within a sliding window (races created
   per player and per address in the last hour), in one count per key and slice of the window, so
   that its memory follows the keys, not the events, and empties as the slices age out.
@@ -10,6 +12,12 @@ Times are seconds on any monotonic clock the caller passes in.
 >>> bucket = TokenBucket(rate_per_s=1.0, burst=2, now=0.0)
 >>> [bucket.take(0.0), bucket.take(0.0), bucket.take(0.0), bucket.take(1.0)]
 [True, True, False, True]
+>>> budgets = Budgets(per_address=2.0)
+>>> mine, other = {}, {}
+>>> [budgets.take(mine, "10.0.0.1", "watch", 1.0, 1, now=0.0) for _ in range(2)]
+[None, 'connection']
+>>> budgets.take(other, "10.0.0.1", "watch", 1.0, 1, now=0.0), budgets.take({}, "10.0.0.1", "watch", 1.0, 1, now=0.0)
+(None, 'address')
 >>> window = WindowCounter(window_s=60)
 >>> window.add("ann", now=0); window.add("ann", now=30); window.count("ann", now=45)
 2
@@ -19,9 +27,9 @@ Times are seconds on any monotonic clock the caller passes in.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 
-__all__ = ["TokenBucket", "WindowCounter"]
+__all__ = ["Budgets", "TokenBucket", "WindowCounter"]
 
 
 class TokenBucket:
@@ -43,6 +51,56 @@ class TokenBucket:
             self.tokens -= 1
             return True
         return False
+
+    def ready(self, now: float) -> bool:
+        """Whether `take` at ``now`` would succeed (nothing spent)."""
+        return self.tokens + (now - self.last) * self.rate_per_s >= 1
+
+
+class Budgets:
+    """Token buckets per kind of request, so that one kind of costly request has its own budget
+    beside the connection's frame rate: each connection holds its own buckets (a dict the caller
+    keeps with the connection, so they go with it), and every address has buckets
+    ``per_address`` times as large (rate and burst) shared by its connections, kept here for
+    the `addresses` most recently used (an address dropped from them starts afresh: full
+    buckets). Costs O(1) per request."""
+
+    def __init__(self, per_address: float, addresses: int = 10_000) -> None:
+        self.per_address = per_address
+        self.addresses = addresses
+        self._by_address: OrderedDict[str, dict[str, TokenBucket]] = OrderedDict()
+
+    def take(
+        self, mine: dict[str, TokenBucket], address: str, kind: str, rate_per_s: float, burst: int, now: float
+    ) -> str | None:
+        """Spend one ``kind`` request from the connection's buckets ``mine`` and from
+        ``address``'s, at ``rate_per_s`` and ``burst`` per connection; None when both had one,
+        else which was out ("connection" or "address"), and nothing spent."""
+        bucket = mine.get(kind)
+        if bucket is None:
+            bucket = mine[kind] = TokenBucket(rate_per_s, burst, now)
+        shared = self._by_address.get(address)
+        if shared is None:
+            shared = self._by_address[address] = {}
+            if len(self._by_address) > self.addresses:
+                self._by_address.popitem(last=False)
+        else:
+            self._by_address.move_to_end(address)
+        pooled = shared.get(kind)
+        if pooled is None:
+            pooled = shared[kind] = TokenBucket(
+                rate_per_s * self.per_address, max(1, round(burst * self.per_address)), now
+            )
+        if not bucket.ready(now):
+            return "connection"
+        if not pooled.take(now):
+            return "address"
+        bucket.take(now)
+        return None
+
+    def __len__(self) -> int:
+        """Addresses whose buckets are kept."""
+        return len(self._by_address)
 
 
 class WindowCounter:

@@ -9,12 +9,17 @@ writes them as text (``2026-05-01T20:00:00.123Z INFO arena.races: race AB12CD cr
 ISO 8601 (`iso_time`), never epoch milliseconds. No line holds a secret: not a seed before it is
 revealed, a salt, a session token or the admin token.
 
-**Rate limits.** The same failure logged over and over is written once per window.
+**Rate limits.** The same failure logged over and over is written once per window; a line
+about one player (hello, left, resumed, renamed: the ``arena.players`` logger) at most
+`PLAYER_LINES_PER_WINDOW` times per window, so that clients connecting, saying hello and leaving
+in a loop write a bounded log.
 
 A flood of bad input, a client that keeps failing, or ``accept()`` failing for want of file
 descriptors can each log the same line thousands of times a second, and the log then costs more
-than the failure. `RepeatFilter` lets the first record of a kind through, drops the same kind for
-``window_s`` seconds, and then lets the next one through with the count of those it dropped. A
+than the failure. `RepeatFilter` lets the first record of a kind through (the first
+``per_window``), drops the same kind until ``window_s`` seconds have passed since the first, and
+then lets the next one through with the count of those it dropped (in its message, and as the
+field ``left_out`` of a structured line). A
 kind is the logger, the level, the message's format string (not its arguments) and, for a
 structured line, its ``code`` field, so "slow client 10.0.0.1" and "slow client 10.0.0.2" are one
 kind, and a request refused with ``race_full`` is not the same kind as one refused with
@@ -42,6 +47,7 @@ __all__ = [
     "JsonFormatter",
     "LOG_FORMATS",
     "LOG_LEVELS",
+    "PLAYER_LINES_PER_WINDOW",
     "RepeatFilter",
     "TextFormatter",
     "configure_logging",
@@ -53,6 +59,8 @@ __all__ = [
 #: The values of ``arena serve --log-level`` and ``--log-format``.
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("text", "json")
+#: Lines of each kind about players (``arena.players``) written per ``log_repeat_s`` window.
+PLAYER_LINES_PER_WINDOW = 100
 
 
 def fields(event: str, **values: object) -> dict[str, object]:
@@ -156,13 +164,22 @@ def configure_logging(level: str = "info", log_format: str = "text", stream: IO[
 
 
 class RepeatFilter(logging.Filter):
-    """Let one record of each kind through per ``window_s`` seconds (``now``: the clock)."""
+    """Let ``per_window`` records of each kind through per ``window_s`` seconds (``now``: the
+    clock), the first of the next window with the count of those dropped.
 
-    def __init__(self, window_s: float = 10.0, now: Callable[[], float] = time.monotonic) -> None:
+    >>> f = RepeatFilter(window_s=10, per_window=2, now=iter([0.0, 1.0, 2.0, 3.0, 12.0]).__next__)
+    >>> records = [logging.LogRecord("arena.players", 20, "", 0, "%s said hello", (n,), None) for n in range(5)]
+    >>> [f.filter(r) for r in records], records[4].getMessage()
+    ([True, True, False, False, True], '4 said hello (2 more like it in the last 12 s)')
+    """
+
+    def __init__(self, window_s: float = 10.0, now: Callable[[], float] = time.monotonic, per_window: int = 1) -> None:
         super().__init__()
         self.window_s = window_s
+        self.per_window = per_window
         self.now = now
-        self._kinds: dict[tuple[str, int, str, object], tuple[float, int]] = {}  # kind -> (let through at, dropped)
+        #: kind -> (when its window began, records let through in it, records dropped in it)
+        self._kinds: dict[tuple[str, int, str, object], tuple[float, int, int]] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
         values = getattr(record, "fields", None)
@@ -171,19 +188,26 @@ class RepeatFilter(logging.Filter):
         now = self.now()
         last = self._kinds.get(kind)
         if last is not None and now - last[0] < self.window_s:
-            self._kinds[kind] = (last[0], last[1] + 1)
+            began, passed, dropped = last
+            if passed < self.per_window:
+                self._kinds[kind] = (began, passed + 1, dropped)
+                return True
+            self._kinds[kind] = (began, passed, dropped + 1)
             return False
-        if last is not None and last[1]:
-            record.msg = f"{record.msg} ({last[1]} more like it in the last {now - last[0]:.0f} s)"
+        if last is not None and last[2]:
+            record.msg = f"{record.msg} ({last[2]} more like it in the last {now - last[0]:.0f} s)"
+            if isinstance(values, dict):
+                values["left_out"] = last[2]
         if len(self._kinds) > 10_000:  # kinds are format strings, few in practice; stay bounded
             self._kinds.clear()
-        self._kinds[kind] = (now, 0)
+        self._kinds[kind] = (now, 1, 0)
         return True
 
 
-def limit_repeats(*names: str, window_s: float = 10.0) -> None:
-    """Put one `RepeatFilter` on each named logger (once: calling again changes nothing)."""
+def limit_repeats(*names: str, window_s: float = 10.0, per_window: int = 1) -> None:
+    """Put one `RepeatFilter` (``per_window`` records of a kind per ``window_s`` seconds) on each
+    named logger (once: calling again changes nothing)."""
     for name in names:
         logger = logging.getLogger(name)
         if not any(isinstance(f, RepeatFilter) for f in logger.filters):
-            logger.addFilter(RepeatFilter(window_s))
+            logger.addFilter(RepeatFilter(window_s, per_window=per_window))

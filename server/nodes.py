@@ -51,13 +51,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import zlib
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from server.dispatch import Scope, requests_in
+from server.lobby import joined_count, shared_score
 from server.logs import fields
 from server.protocol import ErrorCode, ProtocolError, RaceInfo, encode
 from server.race import Race
@@ -386,16 +386,20 @@ class NodeLink:
         self._listing_soon = False
         changed, self._listings = self._listings, {}
         for code, (race, listing) in changed.items():
-            score = race.created_ms * 1000 + zlib.crc32(code.encode()) % 1000
+            score = shared_score(joined_count(race.creator, race.entrants), race.created_ms, code)
             task = asyncio.get_running_loop().create_task(
                 self.store.list_race(code, listing, score, encode(race.info()) if listing else b"")
             )
             task.add_done_callback(_log_failure)
 
-    async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[RaceInfo], int | None]:
-        """One page of the shared lobby (every node's races), newest first."""
-        infos, cursor = await self.store.lobby_page(listing, before, limit)
-        return [_race_info(info) for info in infos], cursor
+    async def lobby_page(
+        self, listing: str, before: int | None, count: int, skip: set[str]
+    ) -> list[tuple[int, RaceInfo]]:
+        """Up to ``count`` races of the shared lobby (every node's races; the order of
+        `server.lobby`'s everyone's part) after the cursor ``before`` (None: from the first),
+        without the codes in ``skip``: ``(cursor after it, race)``."""
+        found = await self.store.lobby_page(listing, before, count, skip)
+        return [(after, _race_info(info)) for after, info in found]
 
     # ------------------------------------------------------------------------ forwarding
 

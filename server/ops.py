@@ -1,10 +1,12 @@
 """What an operator reads on the server's port: ``GET /healthz`` and ``GET /metrics``, the web
-client's pages for any other plain request, and the measurements behind the metrics (the event
-loop's lag, and its busy share, which also sets the fan-out's tick)."""
+client's pages for any other plain request (``HEAD`` too; 405 for any other method), and the
+measurements behind the metrics (the event loop's lag, and its busy share, which also sets the
+fan-out's tick)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ipaddress
 import json
 import logging
@@ -17,7 +19,7 @@ from server.metrics import CONTENT_TYPE
 from server.state import ServerState
 from server.transport.connection import Connection, reply, response
 
-__all__ = ["LAG_INTERVAL_S", "health", "http", "measure_lag", "measure_load"]
+__all__ = ["ALLOWED_METHODS", "LAG_INTERVAL_S", "health", "http", "measure_lag", "measure_load"]
 
 log = logging.getLogger("arena.server")
 
@@ -25,8 +27,39 @@ log = logging.getLogger("arena.server")
 LAG_INTERVAL_S = 0.5
 
 
+#: The methods the server answers; any other gets 405 with an ``Allow`` header naming these.
+ALLOWED_METHODS = ("GET", "HEAD")
+
+
 def http(state: ServerState, conn: Connection, request: Request) -> Response | None:
-    """The answer to a handshake's request: ``GET /healthz`` answers the server's counts (200,
+    """The answer to a handshake's request (None: a websocket upgrade, which is a ``GET``). A
+    method other than `ALLOWED_METHODS` gets 405 Method Not Allowed with ``Allow: GET, HEAD``;
+    ``HEAD`` gets the answer ``GET`` would (status and headers, Content-Length included: never
+    an upgrade) without its body. Every answer but a 304 carries a Content-Length, and each says
+    ``Connection: close`` (the server closes the socket after one plain HTTP answer)."""
+    if request.method not in ALLOWED_METHODS:
+        answer: Response | None = reply(
+            conn,
+            405,
+            f"{request.method} is not allowed here: use GET or HEAD\n",
+            [("Allow", ", ".join(ALLOWED_METHODS))],
+        )
+    else:
+        answer = _answer_get(state, conn, request)
+    if answer is None:
+        return None
+    headers = answer.headers
+    if "Content-Length" not in headers and answer.status_code != 304:
+        headers["Content-Length"] = str(len(answer.body))
+    if "Connection" not in headers:
+        headers["Connection"] = "close"
+    if request.method == "HEAD":
+        answer = dataclasses.replace(answer, body=b"")
+    return answer
+
+
+def _answer_get(state: ServerState, conn: Connection, request: Request) -> Response | None:
+    """The answer to a ``GET`` (or ``HEAD``): ``GET /healthz`` answers the server's counts (200,
     or 503 while it shuts down); a connection through a trusted proxy is counted against the
     client address the proxy forwarded (the last one in ``X-Forwarded-For``, or ``X-Real-IP``),
     and refused with 429 if that address is over its limit; ``GET /metrics`` answers the metrics
@@ -51,7 +84,7 @@ def http(state: ServerState, conn: Connection, request: Request) -> Response | N
         if not _may_read_metrics(state, conn.client):
             return reply(conn, 403, "metrics are served to the addresses of --metrics-from only\n")
         return response(200, "OK", {"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"}, state.metrics.render())
-    if headers.get("Upgrade", "").lower() != "websocket":
+    if request.method == "HEAD" or headers.get("Upgrade", "").lower() != "websocket":
         return state.web.respond(path, headers)
     return None
 

@@ -26,8 +26,11 @@ def token_digest(token: str) -> str:
 @dataclass(eq=False)
 class Player:
     """Someone who said hello: an id, a display name, a secret token, the races it entered, the
-    open races it created, the tournaments it registered for, and its current connection
-    (``session``: None while disconnected, since ``left_at``, monotonic seconds)."""
+    open races it created, the tournaments it registered for, its current connection
+    (``session``: None while disconnected, since ``left_at``, monotonic seconds), and the
+    address key it is counted under (``address_key``, `server.addresses.address_key`: that of
+    the connection it said its first hello on; empty for a player not counted under any, one
+    brought back from a durable store or awaited by a rebuilt tournament)."""
 
     id: str
     name: str
@@ -37,6 +40,7 @@ class Player:
     tournaments: set[str] = field(default_factory=set)
     session: Listener | None = None
     left_at: float = 0.0
+    address_key: str = ""
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver to the current connection, if any (a reconnecting client syncs what it missed);

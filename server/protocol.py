@@ -43,6 +43,8 @@ __all__ = [
     "ListTournaments",
     "OpenDeal",
     "RegisterTournament",
+    "ReviewEntry",
+    "Spectating",
     "TournamentEvent",
     "TournamentInfo",
     "TournamentReply",
@@ -93,6 +95,7 @@ __all__ = [
     "decode",
     "decode_server",
     "encode",
+    "ReplyFrame",
     "request_number",
 ]
 
@@ -148,6 +151,7 @@ class ErrorCode(enum.StrEnum):
     BAD_NAME = "bad_name"  # a name that is empty, too long, or holds control or invisible characters
     NAME_TAKEN = "name_taken"  # a name another entrant of the race or tournament already has
     TOO_MANY_RACES = "too_many_races"  # over the open races a player may have, or may create per hour
+    TOO_MANY_PLAYERS = "too_many_players"  # a new player from an address whose kept players are all needed
     MOVE_LIMIT = "move_limit"  # an entrant's moves in one race reached the server's cap
     OLD_SEQ = "old_seq"  # a repeated move number older than the answers the server keeps
     RATE_LIMITED = "rate_limited"
@@ -221,9 +225,9 @@ class CreateRace(_Msg, tag="create_race"):
 
 
 class ListRaces(_Msg, tag="list_races"):
-    """Ask for one page of races, newest first: ``status`` "open" (open to join) or "live"
-    (starting or running: to watch). ``before``: the ``cursor`` of the previous page (None: the
-    first page); ``limit``: races per page."""
+    """Ask for one page of races in the lobby's order (`server.lobby`): ``status`` "open" (open
+    to join) or "live" (starting or running: to watch). ``before``: the ``cursor`` of the
+    previous page (None: the first page); ``limit``: races per page."""
 
     req: Req
     status: Literal["open", "live"] = "open"
@@ -306,11 +310,21 @@ TournamentId = Annotated[str, Meta(min_length=1, max_length=16)]
 AdminToken = Annotated[str, Meta(min_length=1, max_length=128)]
 
 
+#: What spectators of a deal race see while it runs: "standings" (the standings only, no board),
+#: "delayed" (boards ``spectator_delay_s`` late, a delay at least the deal's time limit) or "live"
+#: (boards ``spectator_delay_s`` late, any delay: casual events). Every board once the race is over.
+Spectating = Literal["standings", "delayed", "live"]
+
+
 class CreateTournament(_Msg, tag="create_tournament"):
     """Create a tournament (organisers only: ``admin_token``). Either ``starts_at`` (ISO 8601 with a
     time zone) or ``cron`` (five fields, in ``timezone``) for a recurring one. ``seeds``: one per
     deal, else drawn (``winnable``: from the catalog). Times in seconds. ``undo``: entrants may
-    take back moves in its deals (off by default: the organiser's choice)."""
+    take back moves in its deals (off by default: the organiser's choice). ``spectating``: what
+    spectators see while a deal runs (`Spectating`; "delayed" needs ``spectator_delay_s`` at least
+    ``deal_time_limit_s``, else ``bad_field``). ``max_entries_per_address``: entries one person
+    (today: one address) may hold before further ones wait for the organiser's approval
+    (`ReviewEntry`); 0: no limit."""
 
     req: Req
     admin_token: AdminToken
@@ -330,8 +344,10 @@ class CreateTournament(_Msg, tag="create_tournament"):
     arena_window_s: Annotated[int, Meta(ge=60, le=7 * 86_400)] = 86_400
     break_s: Annotated[int, Meta(ge=0, le=3600)] = 10
     countdown_s: Annotated[int, Meta(ge=0, le=600)] = 5
-    spectator_delay_s: SpectatorDelay = 1
+    spectator_delay_s: Annotated[int, Meta(ge=0, le=86_400)] = 1
     undo: bool = False
+    spectating: Spectating = "standings"
+    max_entries_per_address: Annotated[int, Meta(ge=0, le=10_000)] = 1
 
 
 class CancelTournament(_Msg, tag="cancel_tournament"):
@@ -376,6 +392,28 @@ class OpenDeal(_Msg, tag="open_deal"):
 
     req: Req
     tournament: TournamentId
+
+
+class FairPlayRequest(_Msg, tag="fair_play_report"):
+    """Ask for a tournament's fair-play report, one `FairPlayDeal` per deal scored so far
+    (organisers only: ``admin_token``); answered with `FairPlayReport`."""
+
+    req: Req
+    admin_token: AdminToken
+    tournament: TournamentId
+
+
+class ReviewEntry(_Msg, tag="review_entry"):
+    """Organisers only (``admin_token``): approve (``approve`` true) or refuse an entry of
+    ``tournament`` waiting for approval (`TournamentInfo.pending`); ``player``: its name or
+    player id. An approved entry is registered; a refused one never gets a deal. Answered with
+    `TournamentReply`."""
+
+    req: Req
+    admin_token: AdminToken
+    tournament: TournamentId
+    player: Annotated[str, Meta(min_length=1, max_length=32)]
+    approve: bool = True
 
 
 class Rematch(_Msg, tag="rematch"):
@@ -425,6 +463,8 @@ ClientMessage = (
     | RegisterTournament
     | WithdrawTournament
     | OpenDeal
+    | FairPlayRequest
+    | ReviewEntry
     | DoubleOrNaught
     | BonusMove
     | Rematch
@@ -515,7 +555,8 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     ``rematch``: the code of the race offered as its rematch, if any; ``par``: what the deal
     allowed, once the server has worked it out after the finish (`server.par`); ``tournament``
     and ``deal``: for a tournament's deal, the tournament's id and the deal's index (from 0);
-    ``undo``: whether entrants may take back moves."""
+    ``undo``: whether entrants may take back moves; ``spectating``: what spectators see while the
+    race runs (`Spectating`: "live" boards, or the standings only until the end)."""
 
     code: str
     game: str
@@ -538,6 +579,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     tournament: str | None = None
     deal: int | None = None
     undo: bool = False
+    spectating: Spectating = "live"
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -574,8 +616,8 @@ class RaceReply(_Msg, tag="race"):
 
 
 class Races(_Msg, tag="races"):
-    """Reply to list_races: one page of races, newest first; ``cursor``: pass it as ``before``
-    for the next page (None: this was the last)."""
+    """Reply to list_races: one page of races in the lobby's order; ``cursor``: pass it as
+    ``before`` for the next page (None: this was the last)."""
 
     req: int
     races: list[RaceInfo]
@@ -665,7 +707,9 @@ class DelayedBoard(_Msg, tag="delayed_board"):
     ``spectator_delay_s`` after the `Progress` event ``version`` they belong to (that event came
     at once, standings only). Not an event of its own: no new version, and a sync does not send
     it again (the snapshot holds the boards spectators may see by then). ``server_ms``: the
-    server's wall clock (Unix epoch ms) when the move was made, not when the board was sent."""
+    server's wall clock (Unix epoch ms) when the move was made, not when the board was sent. In a
+    race whose spectators see no board while it runs (`RaceInfo.spectating` not "live"), each
+    entrant's final board follows `RaceFinished` this way (``version``: the finish's, ``move`` "")."""
 
     race: str
     version: int
@@ -806,7 +850,10 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     (one per deal) are published at the start; ``seeds`` and ``salts`` once it has finished.
     ``races``: the deal races (rounds: one per deal; arena: every entrant's own).
     ``next_deal_ms``: rounds, between two deals: when the next deal is dealt; ``undo``: whether
-    entrants may take back moves in its deals."""
+    entrants may take back moves in its deals; ``spectating``: what spectators of a deal see
+    while it runs (`Spectating`); ``max_entries_per_address``: entries one address may hold
+    without the organiser's approval (0: no limit); ``pending``: the names of the entries waiting
+    for that approval (`ReviewEntry`)."""
 
     id: str
     name: str
@@ -834,13 +881,19 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     spectator_delay_s: int = 0
     next_deal_ms: int | None = None
     undo: bool = False
+    spectating: Spectating = "live"
+    max_entries_per_address: int = 0
+    pending: list[str] = []
 
 
 class TournamentReply(_Msg, tag="tournament"):
-    """Reply to create, cancel, register and withdraw: the tournament as it now stands."""
+    """Reply to create, cancel, register, withdraw and review_entry: the tournament as it now
+    stands. ``pending`` (register only): why your entry waits for the organiser's approval
+    (None: you are registered)."""
 
     req: int
     tournament: TournamentInfo
+    pending: str | None = None
 
 
 class Tournaments(_Msg, tag="tournaments"):
@@ -856,6 +909,90 @@ class TournamentSnapshot(_Msg, tag="tournament_snapshot"):
     req: int
     tournament: TournamentInfo
     standings: list[TournamentStanding]
+
+
+class ScoutedUse(Struct, forbid_unknown_fields=True):
+    """One informed use of a scouted card (docs/tournaments.md, "Fair play"): the ``card``
+    (code), when the scout first turned it up and when the player did (``scout_ms``,
+    ``revealed_ms``: wall clock, Unix epoch ms), the player's ``move`` that used it, and
+    ``gap_ms``: the race time between the player's reveal and that move."""
+
+    card: str
+    scout_ms: int
+    revealed_ms: int
+    move: str
+    gap_ms: int
+
+
+class ScoutingPair(Struct, forbid_unknown_fields=True):
+    """Entrant ``player`` made informed uses of ``cards`` distinct cards that entrant ``scout``
+    had turned up before; ``first_ms``: the first such use (wall clock, Unix epoch ms);
+    ``flagged``: at least the report's minimum of cards."""
+
+    scout: str
+    scout_name: str
+    player: str
+    name: str
+    cards: int
+    first_ms: int
+    example: ScoutedUse
+    flagged: bool
+
+
+class SolverAgreement(Struct, forbid_unknown_fields=True):
+    """How often an entrant's move was the all-seeing solver's choice where only hidden cards
+    made that choice best: ``looked``: positions examined, ``positions``: those counted,
+    ``agreed``: counted ones where the entrant played the solver's choice, ``rate`` =
+    agreed / positions (0 when none); ``flagged``: enough positions and a rate at or above
+    the report's threshold."""
+
+    player: str
+    name: str
+    looked: int = 0
+    positions: int = 0
+    agreed: int = 0
+    rate: float = 0.0
+    flagged: bool = False
+
+
+class MoveTimes(Struct, forbid_unknown_fields=True):
+    """An entrant's move times in one deal, over the moves it chose (not those the server played
+    for it): ``moves``; the time between two moves (ms): ``median_ms``, ``p10_ms`` (10th
+    percentile), ``spread_ms`` (75th minus 25th percentile), nil with fewer than two moves;
+    ``quick_after_reveal``: moves sent less than the reflex time (200 ms) after a move that
+    turned a card up."""
+
+    player: str
+    name: str
+    moves: int
+    median_ms: int | None = None
+    p10_ms: int | None = None
+    spread_ms: int | None = None
+    quick_after_reveal: int = 0
+
+
+class FairPlayDeal(Struct, forbid_unknown_fields=True):
+    """The fair-play report of one deal (index ``deal`` from 0, its ``races``), worked out when
+    the deal was scored: ``scouting`` pairs (most cards first), each entrant's solver
+    ``agreement`` and move ``times``; ``solver``: false when the solver part was left out (the
+    server has no par workers)."""
+
+    deal: int
+    races: list[str]
+    scouting: list[ScoutingPair]
+    agreement: list[SolverAgreement]
+    times: list[MoveTimes]
+    solver: bool = True
+
+
+class FairPlayReport(_Msg, tag="fair_play"):
+    """Reply to fair_play_report: the report of each deal worked out so far, by deal; ``pending``:
+    deals scored whose report is still being worked out."""
+
+    req: int
+    tournament: str
+    deals: list[FairPlayDeal]
+    pending: list[int] = []
 
 
 class RematchOffer(_Msg, tag="rematch_offer"):
@@ -929,6 +1066,7 @@ ServerMessage = (
     | RematchOffer
     | ReplayStep
     | RacePar
+    | FairPlayReport
 )
 
 # ---------------------------------------------------------------------------- encode/decode
@@ -946,6 +1084,43 @@ def encode(message: Struct) -> bytes:
 
 
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError)
+
+
+class ReplyFrame:
+    """A reply encoded once and sent many times, each with its own ``req`` (and, ``last`` given,
+    its own value of that last integer field, e.g. a snapshot's ``elapsed_ms``), without encoding
+    the rest again: the bytes are cut around those values and joined per send, the same bytes
+    `encode` gives. ``frame``: the reply encoded with ``req`` 0 (and ``last`` 0), whose ``req``
+    is its first field after ``type``; raises ValueError for any other.
+
+    >>> template = ReplyFrame(encode(SyncPage(req=0, race="AB12CD", until=0, version=0)), last="version")
+    >>> template.frame(7, 9) == encode(SyncPage(req=7, race="AB12CD", until=0, version=9))
+    True
+    """
+
+    __slots__ = ("_head", "_body", "_last", "size")
+
+    def __init__(self, frame: bytes, last: str | None = None) -> None:
+        at = frame.find(b"\xa3req\x00", 0, 64)  # (the type field comes first: at most ~40 bytes)
+        end = len(frame)
+        if last is not None:
+            key = _encoder.encode(last) + b"\x00"
+            if not frame.endswith(key):
+                raise ValueError(f"the frame does not end with its {last} field, 0")
+            end -= 1
+        if at < 0:
+            raise ValueError("the frame has no req field, 0, after its type")
+        self._head = frame[: at + 4]
+        self._body = frame[at + 5 : end]
+        self._last = last is not None
+        self.size = len(frame)  # bytes, about (the values filled in may take a few more)
+
+    def frame(self, req: int, last: int | None = None) -> bytes:
+        """The reply's bytes with ``req`` (and ``last``, 0 if not given, where the frame was cut
+        at its last field)."""
+        if not self._last:
+            return b"".join((self._head, _encoder.encode(req), self._body))
+        return b"".join((self._head, _encoder.encode(req), self._body, _encoder.encode(last or 0)))
 
 
 def decode(data: bytes | str) -> ClientMessage:

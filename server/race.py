@@ -28,7 +28,8 @@ What each audience receives (docs/design.md, invariant 1; docs/protocol.md): an 
 own board and, about the others, only the standings (cards cleared, moves, status, time), never
 a move, a pile address, a card or a board, because every entrant plays the same deal. Spectators
 receive every move and board, ``spectator_delay_s`` seconds late when the race sets a delay (the
-standings stay live); the delayed frames wait here, on the server. Joining a race ends the
+standings stay live); the delayed frames wait here, on the server. A tournament's deal may show
+them no board until it is over (``spectating``: the standings only, the deal face down). Joining a race ends the
 joiner's watch of it, so an entrant is never also its spectator while it plays.
 """
 
@@ -72,6 +73,7 @@ from server.protocol import (
     RaceStarted,
     RaceStarting,
     RematchOffer,
+    ReplyFrame,
     Revealed,
     Snapshot,
     Standing,
@@ -217,11 +219,12 @@ class Race:
     ``idle_timeout_s``: an entrant that makes no move for this long is out of time (None: never),
     so nobody can hold a race open by doing nothing. ``max_moves``: accepted moves per entrant
     (None: no cap); past it moves are refused with ``move_limit``. ``on_status(race, old)`` is
-    called after every change of ``status``. ``tally``: where accepted and refused moves are
-    counted (the server's `server.metrics.Tally`); ``entrant_channel`` and
-    ``spectator_channel``: how an event reaches each audience (`EachAtOnce`, or the server's
-    `server.transport.fanout.FanoutChannel`). Errors are raised as
-    `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are answered, not raised.
+    called after every change of ``status``, ``on_join(race, player)`` after each entrant
+    joins. ``tally``: where accepted and refused moves are counted (the server's
+    `server.metrics.Tally`); ``entrant_channel`` and ``spectator_channel``: how an event
+    reaches each audience (`EachAtOnce`, or the server's `server.transport.fanout.FanoutChannel`).
+    Errors are raised as `server.protocol.ProtocolError` with an `ErrorCode`; refused moves are
+    answered, not raised.
     """
 
     def __init__(
@@ -269,9 +272,14 @@ class Race:
         self.casual = casual  # not a tournament's deal: winners may play Double or Naught
         self.deal: int | None = None  # a tournament's deal: its index (`Tournament._attach`)
         self.spectator_delay_s = spectator_delay_s
+        # What spectators see while it runs (`server.protocol.Spectating`): "live" boards (late by
+        # the delay), or, for a tournament's deal (`Tournament._attach`), only boards at least as
+        # old as the delay ("delayed") or none ("standings") until it is over.
+        self.spectating = "live"
         self.idle_timeout_s = idle_timeout_s
         self.max_moves = max_moves
         self.on_status = on_status
+        self.on_join: Callable[[Race, str], None] | None = None  # on_join(race, player) after each join
         self.undo = undo  # entrants may take back moves (`server.assists`)
         self.tally = _UNCOUNTED
         self.status = "open"
@@ -283,6 +291,7 @@ class Race:
         self.spectator_channel: Channel = EachAtOnce(self.spectators.keys)
         self._delayed: deque[tuple[float, str, Board, bytes]] = deque()  # (due, player, board, frame)
         self._shown: dict[str, Board] = {}  # delayed race: each board as spectators last saw it
+        self._released: dict[str, Board] = {}  # ``spectating`` "delayed": each board released so far
         self._releasing: asyncio.Task[None] | None = None
         self.created_ms = clock.wall_ms()
         self.starts_at_ms: int | None = None
@@ -293,6 +302,11 @@ class Race:
         self.rematch: str | None = None  # the code of this race's rematch, once one is offered
         self.rematch_of: str | None = None  # the race this one is a rematch of
         self.par: Par | None = None  # what the deal allowed, once worked out after the finish
+        # Kept for the costly reads (`record`, `spectator_frame`, `offer_rematch`), dropped with the race:
+        self._logs: dict[str, tuple[list[str], list[int]]] | None = None  # finished: moves, times by player
+        self._record: tuple[int, RaceRecord, ReplyFrame] | None = None  # (version, record, its frame)
+        self._snapshot: tuple[tuple[int, int, bool], ReplyFrame] | None = None  # (key, spectators' frame)
+        self._offered: tuple[str, list[str]] | None = None  # the last rematch offer: (code, accepted)
         self.lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -323,6 +337,7 @@ class Race:
             tournament=None if self.casual else self.creator,
             deal=self.deal,
             undo=self.undo,
+            spectating=self.spectating,  # type: ignore[arg-type]
         )
 
     @property
@@ -408,9 +423,24 @@ class Race:
             elapsed_ms=self.elapsed_ms(),
         )
 
+    def spectator_frame(self, req: int) -> bytes:
+        """The encoded snapshot for a spectator that is not an entrant (`snapshot` with no
+        player), answering request ``req``: built and encoded once per state of the race (its
+        version, the delayed boards released, the seed revealed), then only ``req`` and
+        ``elapsed_ms`` are filled in per request (`server.protocol.ReplyFrame`)."""
+        key = (self.version, len(self._delayed), self.revealed)
+        kept = self._snapshot
+        if kept is None or kept[0] != key:
+            snapshot = msgspec.structs.replace(self.snapshot(0, None, spectator=True), elapsed_ms=0)
+            kept = self._snapshot = (key, ReplyFrame(encode(snapshot), last="elapsed_ms"))
+        return kept[1].frame(req, self.elapsed_ms())
+
     def _spectator_board(self, entrant: Entrant) -> Board | None:
         """The entrant's board as spectators may see it now: ``spectator_delay_s`` old while the
-        race runs with a delay, else the current one."""
+        race runs with a delay, else the current one; none while it runs, unless ``spectating``
+        is "live" or "delayed" released one (`_progress`)."""
+        if self.spectating != "live" and self.status != "finished":
+            return self._released.get(entrant.player)
         if self.spectator_delay_s and self.status != "finished" and entrant.player in self._shown:
             return self._shown[entrant.player]
         return self._board(entrant, Audience.SPECTATOR)
@@ -445,6 +475,8 @@ class Race:
             entrant = Entrant(player, name, len(self.entrants), listener)
             self.entrants[player] = entrant
             self._names.add(key)
+            if self.on_join is not None:
+                self.on_join(self, player)
             log.info(
                 "%s joined race %s",
                 name,
@@ -512,15 +544,14 @@ class Race:
             assert board is not None
             self._shown = {e.player: board for e in self.entrants.values()}  # the deal: no secret
             await self._save()
-            await self._publish(
-                RaceStarted(
-                    race=self.code,
-                    version=self._next_version(),
-                    started_at_ms=self.started_at_ms,
-                    time_limit_ms=self.time_limit_s * 1000,
-                    board=board,
-                )
+            started = RaceStarted(
+                race=self.code,
+                version=self._next_version(),
+                started_at_ms=self.started_at_ms,
+                time_limit_ms=self.time_limit_s * 1000,
+                board=board,
             )
+            await self._publish(started, self._face_down(started))
             # A game can be over at the deal (no legal move at all).
             for entrant in self.entrants.values():
                 self._settle(entrant)
@@ -783,7 +814,8 @@ class Race:
         )
         if board is None:
             board = self._board(entrant, Audience.SPECTATOR)
-        if not self.spectator_delay_s or board is None or self.status == "finished":  # (finished: all public)
+        live = self.spectating == "live" and not self.spectator_delay_s
+        if live or board is None or self.status == "finished":  # (finished: all public)
             full = Progress(
                 race=self.code,
                 version=version,
@@ -797,6 +829,9 @@ class Race:
             await self._publish(standings, full, standings=True)
             return
         await self._publish(standings, standings=True)
+        due = self.clock.monotonic() + self.spectator_delay_s
+        if self.spectating != "live" and not self._due_before_end(due):
+            return  # held back until the end: the final boards follow `RaceFinished` (`_finish`)
         frame = encode(
             DelayedBoard(
                 race=self.code,
@@ -808,7 +843,7 @@ class Race:
                 server_ms=now_ms,
             )
         )
-        self._delayed.append((self.clock.monotonic() + self.spectator_delay_s, entrant.player, board, frame))
+        self._delayed.append((due, entrant.player, board, frame))
         if self._releasing is None:
             self._releasing = asyncio.ensure_future(self._release_delayed())
 
@@ -823,10 +858,58 @@ class Race:
         finally:
             self._releasing = None
 
+    def _face_down(self, started: RaceStarted) -> RaceStarted | None:
+        """The spectators' form of the deal (`RaceStarted`) when ``spectating`` shows them no board
+        while the race runs: the table's shape, every card face down (None: the same as the
+        entrants')."""
+        if self.spectating == "live":
+            return None
+        board = started.board
+        hidden = msgspec.structs.replace(
+            board,
+            piles={pile: ["??"] * len(cards) for pile, cards in board.piles.items()},
+            info={k: v for k, v in board.info.items() if not isinstance(v, str)},
+            legal=[],
+            undo=False,
+            decided=False,
+        )
+        return msgspec.structs.replace(started, board=hidden)
+
+    def _due_before_end(self, due: float) -> bool:
+        """Whether ``due`` (monotonic seconds) comes before this race's time limit runs out
+        ("standings": never): a board released then reaches spectators while the race runs."""
+        if self.spectating == "standings" or self.started_at is None:
+            return False
+        return due < self.started_at + self.time_limit_s
+
     def _release(self, item: tuple[float, str, Board, bytes]) -> None:
         _, player, board, frame = item
         self._shown[player] = board
+        if self.spectating == "delayed":
+            self._released[player] = board
         self.spectator_channel.send(frame)
+
+    def _send_final_boards(self) -> None:
+        """A race that showed its spectators no live board: each entrant's final board now, as a
+        `DelayedBoard` with the finish's version (the race is over: every board is public)."""
+        if self.spectating == "live" or not self.spectators:
+            return
+        for entrant in self._by_order():
+            board = self._board(entrant, Audience.SPECTATOR)
+            if board is not None:
+                self.spectator_channel.send(
+                    encode(
+                        DelayedBoard(
+                            race=self.code,
+                            version=self.version,
+                            player=entrant.player,
+                            move="",
+                            elapsed_ms=self.finished_ms or 0,
+                            board=board,
+                            server_ms=self.clock.wall_ms(),
+                        )
+                    )
+                )
 
     async def _maybe_finish(self) -> None:
         if self.status == "running" and all(e.done for e in self.entrants.values()):
@@ -857,6 +940,7 @@ class Race:
                 server_ms=self.clock.wall_ms(),
             )
         )
+        self._send_final_boards()
         current = asyncio.current_task()
         for task in list(self._tasks):
             if task is not current:
@@ -900,16 +984,16 @@ class Race:
 
     async def offer_rematch(self, rematch: Race) -> None:
         """Tell this race's entrants and spectators that ``rematch`` is its rematch, and who has
-        joined it so far (called again whenever that changes)."""
+        joined it so far (called whenever that may have changed): published only when the
+        rematch or who has accepted it changed since the last offer."""
         async with self.lock:
+            accepted = [e.player for e in rematch._by_order()]
+            if self._offered == (rematch.code, accepted):
+                return
+            self._offered = (rematch.code, accepted)
             self.rematch = rematch.code
             await self._publish(
-                RematchOffer(
-                    race=self.code,
-                    version=self._next_version(),
-                    rematch=rematch.code,
-                    accepted=[e.player for e in rematch._by_order()],
-                )
+                RematchOffer(race=self.code, version=self._next_version(), rematch=rematch.code, accepted=accepted)
             )
 
     # ------------------------------------------------------------------ Double or Naught
@@ -944,25 +1028,46 @@ class Race:
     # ----------------------------------------------------------------------------- record
 
     async def record(self, req: int) -> RaceRecord:
-        """Everything needed to verify a finished race, from the stored log; raises
+        """Everything needed to verify a finished race (`kept_record`, answering ``req``); raises
         ProtocolError(not_finished) while it runs."""
+        return msgspec.structs.replace((await self.kept_record())[0], req=req)
+
+    async def kept_record(self) -> tuple[RaceRecord, ReplyFrame]:
+        """The finished race's record (``req`` 0) and its encoded frame, shared by every request:
+        each entrant's moves are read from the store once (they no longer change), and the
+        record is built and encoded once per version (par, a rematch offer and Double or Naught
+        change it). Raises ProtocolError(not_finished) while the race runs or holds its seed,
+        StoreUnavailable."""
         if not self.revealed:
             raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {self.code} is not finished (or its seed is held)")
-        entrants = []
-        for e in self._by_order():
-            log = await self.store.moves(self.code, e.player)
-            entrants.append(
-                EntrantRecord(
-                    player=e.player,
-                    name=e.name,
-                    moves=[m.move for m in log],
-                    times_ms=[m.time_ms for m in log],
-                    status=e.status,
-                    bonus=[r.record() for r in e.bonus if r.decided],
-                )
+        version = self.version
+        kept = self._record
+        if kept is not None and kept[0] == version:
+            return kept[1], kept[2]
+        if self._logs is None:
+            logs = {}
+            for e in self._by_order():
+                log = await self.store.moves(self.code, e.player)
+                logs[e.player] = ([m.move for m in log], [m.time_ms for m in log])
+            self._logs = logs
+        entrants = [
+            EntrantRecord(
+                player=e.player,
+                name=e.name,
+                moves=self._logs[e.player][0],
+                times_ms=self._logs[e.player][1],
+                status=e.status,
+                bonus=[r.record() for r in e.bonus if r.decided],
             )
+            for e in self._by_order()
+        ]
+        record = self._record_of(entrants)
+        self._record = (version, record, ReplyFrame(encode(record)))
+        return record, self._record[2]
+
+    def _record_of(self, entrants: list[EntrantRecord]) -> RaceRecord:
         return RaceRecord(
-            req=req,
+            req=0,
             race=self.info(),
             seed=self.seed,
             salt=self.salt,

@@ -7,8 +7,17 @@ cost up to ``max_moves`` applications each time, so the first request for an ent
 moves once and keeps a checkpoint every `CHECKPOINT_EVERY` moves (`engine.core.Game.checkpoint`:
 a position string, and the moves an undo could still take back); later requests start from the
 nearest checkpoint, at most `CHECKPOINT_EVERY` - 1 moves away (plus the moves undo could take back
-there, fewer than `engine.core.UNDO_DEPTH` + 16). The most recently used `KEPT` entrants'
-checkpoints are kept (about 200 bytes a checkpoint, and a few bytes a move undo could take back).
+there, fewer than `engine.core.UNDO_DEPTH` + 16). The first request for an entrant costs one
+pass over its moves (about 0.2 s of CPU for 5,000 Klondike moves), so checkpoints are kept for
+the most recently used entrants up to `KEPT` checkpoints in all (about 200 bytes each, and a few
+bytes a move undo could take back: about 4 MB; 127 entrants of 5,000 moves), not a fixed
+number of entrants that cycling through a few large races would push out.
+
+The record a step is read from is never rebuilt per request: a race in memory keeps its own
+(`server.race.Race.kept_record`), and the records of races that left memory, read from the
+store, are decoded once and kept here, the most recently used `RECORDS_KEPT`, each for at most
+`RECORD_TTL_S` before the store is asked again (so that one the store let expire goes too)
+(`Replays.archived`).
 """
 
 from __future__ import annotations
@@ -20,12 +29,17 @@ import msgspec
 
 from engine.core import Audience, Game, Move
 from engine.games import find_game
-from server.protocol import ErrorCode, ProtocolError, RaceRecord, ReplayStep, board_of
+from server.protocol import ErrorCode, ProtocolError, RaceRecord, ReplayStep, ReplyFrame, board_of
 
-__all__ = ["CHECKPOINT_EVERY", "KEPT", "Replays"]
+__all__ = ["CHECKPOINT_EVERY", "KEPT", "RECORDS_KEPT", "RECORD_TTL_S", "Replays"]
 
 CHECKPOINT_EVERY = 32
-KEPT = 64
+#: Checkpoints kept, over every entrant (the most recently used entrant's always).
+KEPT = 20_000
+#: Records of races that left memory kept decoded (up to about 1 MB each for 24 entrants of 5,000 moves).
+RECORDS_KEPT = 16
+#: Seconds a record read from the store is served from here before the store is asked again.
+RECORD_TTL_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +58,39 @@ class Replays:
     0
     """
 
-    def __init__(self, kept: int = KEPT) -> None:
+    def __init__(self, kept: int = KEPT, records: int = RECORDS_KEPT) -> None:
         self._tracks: OrderedDict[tuple[str, str], _Track] = OrderedDict()
         self._max = kept
+        self._checkpoints = 0  # over every track kept
+        self.built = 0  # entrants' tracks built so far (one pass over their moves each)
+        self._records: OrderedDict[str, tuple[float, RaceRecord, ReplyFrame]] = OrderedDict()  # (until, ...)
+        self._max_records = records
+        self.decoded = 0  # records decoded from the store so far
+
+    def archived(self, code: str, now: float, data: bytes | None = None) -> tuple[RaceRecord, ReplyFrame] | None:
+        """The record of race ``code`` (``req`` 0) that left memory, and its frame: the one kept
+        here (until `RECORD_TTL_S` after it was read, seconds on the monotonic clock ``now`` is
+        read from), else decoded from ``data`` (the store's bytes,
+        `server.store.Store.load_record`) and kept; None when neither has it. Raises
+        msgspec.DecodeError for bad ``data``."""
+        kept = self._records.get(code)
+        if kept is not None and kept[0] > now:
+            self._records.move_to_end(code)
+            return kept[1], kept[2]
+        if data is None:
+            return None
+        record = msgspec.msgpack.decode(data, type=RaceRecord)
+        self.decoded += 1
+        frame = data if record.req == 0 else msgspec.msgpack.encode(msgspec.structs.replace(record, req=0))
+        self._records[code] = (now + RECORD_TTL_S, record, ReplyFrame(frame))
+        self._records.move_to_end(code)
+        if len(self._records) > self._max_records:
+            self._records.popitem(last=False)
+        return record, self._records[code][2]
 
     @property
     def kept(self) -> int:
-        """How many entrants' checkpoints are held."""
+        """How many entrants' checkpoints are held (`KEPT` bounds the checkpoints, not this)."""
         return len(self._tracks)
 
     def step(self, record: RaceRecord, player: str, step: int, req: int) -> ReplayStep:
@@ -61,9 +101,11 @@ class Replays:
         track = self._tracks.get(key)
         if track is None:
             track = self._track(record, player)
+            self.built += 1
             self._tracks[key] = track
-            if len(self._tracks) > self._max:
-                self._tracks.popitem(last=False)
+            self._checkpoints += len(track.checkpoints)
+            while self._checkpoints > self._max and len(self._tracks) > 1:
+                self._checkpoints -= len(self._tracks.popitem(last=False)[1].checkpoints)
         else:
             self._tracks.move_to_end(key)
         if step > len(track.moves):

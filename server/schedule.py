@@ -7,6 +7,10 @@ changes. Two choices where the clock itself is odd: a time that does not exist o
 clocks go forward happens at the first valid instant after it (croniter's choice); a time that
 happens twice on the day the clocks go back happens once, the first time.
 
+An expression is checked when a tournament is created and when the schedule file is loaded: one
+that never fires (``0 0 30 2 *``) is refused with `ScheduleError` after a bounded search
+(`MAX_YEARS_BETWEEN`).
+
 The schedule file (``arena serve --tournaments FILE``) is TOML: one ``[[tournament]]`` table per
 tournament, with the fields of a create_tournament message (docs/tournaments.md), for example::
 
@@ -26,9 +30,21 @@ import zoneinfo
 from pathlib import Path
 from typing import Any
 
-from croniter import croniter
+from croniter import CroniterError, croniter
 
-__all__ = ["ScheduleError", "load_schedule_file", "next_occurrences", "parse_start", "time_zone"]
+__all__ = [
+    "MAX_YEARS_BETWEEN",
+    "ScheduleError",
+    "check_cron",
+    "load_schedule_file",
+    "next_occurrences",
+    "parse_start",
+    "time_zone",
+]
+
+#: Years croniter searches for a schedule's next occurrence before calling it one that never
+#: fires: 8 covers the longest gap a valid expression has (February 29th: 2096, then 2104).
+MAX_YEARS_BETWEEN = 8
 
 
 class ScheduleError(ValueError):
@@ -60,22 +76,44 @@ def parse_start(text: str, *, now_ms: int) -> int:
 
 def next_occurrences(cron: str, zone: str, *, after_ms: int, count: int) -> list[int]:
     """The next ``count`` instants (epoch ms) after ``after_ms`` at which ``cron`` fires in time
-    zone ``zone``. Raises `ScheduleError` for a bad expression or zone."""
+    zone ``zone``. Raises `ScheduleError` for a bad expression or zone, and for one that never
+    fires (``0 0 30 2 *``: no February has a 30th): croniter looks at most `MAX_YEARS_BETWEEN`
+    years ahead for each occurrence, a fraction of a millisecond."""
     tz = time_zone(zone)
     if not croniter.is_valid(cron) or len(cron.split()) != 5:
         raise ScheduleError(f"not a five-field cron expression: {cron!r}")
     start = dt.datetime.fromtimestamp(after_ms / 1000, tz)
-    times = croniter(cron, start)
+    times = croniter(cron, start, max_years_between_matches=MAX_YEARS_BETWEEN)
     found: list[int] = []
     last_local: dt.datetime | None = None
     while len(found) < count:
-        when: dt.datetime = times.get_next(dt.datetime)
+        try:
+            when: dt.datetime = times.get_next(dt.datetime)
+        except CroniterError as exc:  # CroniterBadDateError: nothing matches within the horizon
+            raise ScheduleError(
+                f"cron {cron!r} never fires: no date in the next {MAX_YEARS_BETWEEN} years matches it "
+                f"(check the day of month against the month: {exc})"
+            ) from None
         local = when.replace(tzinfo=None)
         if local == last_local:  # the same wall-clock time again as the clocks go back
             continue
         last_local = local
         found.append(int(when.timestamp() * 1000))
     return found
+
+
+def check_cron(cron: str, zone: str = "UTC", *, now_ms: int | None = None) -> int:
+    """The next instant (epoch ms) after ``now_ms`` (default: now) at which ``cron`` fires in
+    ``zone``; raises `ScheduleError` for an expression that is malformed or never fires, or an
+    unknown zone. Bounded work: at most `MAX_YEARS_BETWEEN` years searched.
+
+    >>> check_cron("0 0 30 2 *")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    server.schedule.ScheduleError: cron '0 0 30 2 *' never fires: no date in the next 8 years matches it ...
+    """
+    after = int(dt.datetime.now(dt.UTC).timestamp() * 1000) if now_ms is None else now_ms
+    return next_occurrences(cron, zone, after_ms=after, count=1)[0]
 
 
 def load_schedule_file(path: str | Path) -> list[dict[str, Any]]:
@@ -88,4 +126,11 @@ def load_schedule_file(path: str | Path) -> list[dict[str, Any]]:
     tables = data.get("tournament")
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ScheduleError(f"{str(path)!r} needs one or more [[tournament]] tables")
+    for number, table in enumerate(tables, 1):
+        cron, zone = table.get("cron"), table.get("timezone", "UTC")
+        if isinstance(cron, str) and isinstance(zone, str):
+            try:
+                check_cron(cron, zone)
+            except ScheduleError as exc:
+                raise ScheduleError(f"tournament {number} in {str(path)!r}: {exc}") from None
     return tables

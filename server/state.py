@@ -13,27 +13,28 @@ import itertools
 import logging
 import secrets
 import time
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
 from server.catalog import DealSource
 from server.config import ServerConfig
-from server.limits import WindowCounter
+from server.limits import Budgets, WindowCounter
 from server.lobby import Lobby
 from server.logs import fields
 from server.metrics import Metrics, Tally
 from server.par import ParService
-from server.players import Player
+from server.players import Player, token_digest
 from server.protocol import ClientMessage, CreateTournament, ErrorCode, ProtocolError, RaceInfo
 from server.race import Clock, Race, RebuildError
 from server.replay import Replays
-from server.store import Store
+from server.store import Store, StoreUnavailable
 from server.tournament import Tournament
 from server.transport.fanout import Fanout, FanoutChannel
 from server.transport.keepalive import Keepalive
 from server.transport.session import Session
+from server.transport.slots import Slots
 from server.web import WebClient
 
 __all__ = ["Link", "ServerState"]
@@ -60,8 +61,11 @@ class Link(Protocol):
     def closed(self, session: Session) -> None:
         """A connection of this node closed: tell the nodes it sent requests to."""
 
-    async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[RaceInfo], int | None]:
-        """One page of the shared lobby, newest first."""
+    async def lobby_page(
+        self, listing: str, before: int | None, count: int, skip: set[str]
+    ) -> list[tuple[int, RaceInfo]]:
+        """Up to ``count`` races of everyone's part of the shared lobby after the cursor ``before``
+        (None: from the first), without those in ``skip``: ``(cursor after it, race)``."""
 
     async def route(self, session: Session, message: ClientMessage) -> str | None:
         """The node that carries ``message`` out, or None for this one."""
@@ -86,6 +90,8 @@ class ServerState:
         self.races: dict[str, Race] = {}
         self.players: dict[str, Player] = {}  # by token
         self.players_by_id: dict[str, Player] = {}
+        #: Address key -> its players by token, those that left longest ago first (`room_for_player`).
+        self.players_from: dict[str, OrderedDict[str, Player]] = {}
         self.sessions: set[Session] = set()
         self.sessions_by_conn: dict[int, Session] = {}
         self.tournaments: dict[str, Tournament] = {}
@@ -98,8 +104,8 @@ class ServerState:
         self.web = WebClient()
         self.public_deals = DealSource(config.catalog_dir, private=False)
         self.private_deals = DealSource(config.private_catalog_dir, private=True)
-        self.connections = 0  # accepted sockets, handshake or not
-        self.by_address: Counter[str] = Counter()
+        self.budgets = Budgets(config.costly_per_address, config.max_connections)  # costly requests per address
+        self.slots = Slots(config)  # accepted sockets, handshake or not, by address key
         self.race_counts: Counter[str] = Counter()  # races in memory by status
         self.created = WindowCounter(_HOUR_S)  # race creations: keys "p:<player id>", "a:<address>"
         self.expiring: deque[tuple[float, str]] = deque()  # (when, race code): open-race time to live
@@ -142,30 +148,15 @@ class ServerState:
 
     # ---------------------------------------------------------------------- connections
 
-    def admit(self, address: str, *, check_total: bool = True) -> bool:
-        """A socket from ``address`` was accepted: count it, or refuse it (False) when over a
-        limit. A trusted proxy's address has no limit of its own (its clients' addresses do)."""
-        cfg = self.config
-        if check_total and self.connections >= cfg.max_connections:
-            log.warning("refusing connections: %d open (max_connections)", self.connections)
-            return False
-        if address not in cfg.trusted_proxies and self.by_address[address] >= cfg.max_connections_per_ip:
-            log.warning(
-                "refusing connections from %s: %d open (max_connections_per_ip)", address, self.by_address[address]
-            )
-            return False
-        if check_total:
-            self.connections += 1
-        self.by_address[address] += 1
-        return True
+    @property
+    def connections(self) -> int:
+        """Accepted sockets, handshake or not (`server.transport.slots.Slots`)."""
+        return self.slots.connections
 
-    def release(self, address: str, *, total: bool = True) -> None:
-        """A socket from ``address`` is gone (``total``: it counted towards the server's total)."""
-        if total:
-            self.connections -= 1
-        self.by_address[address] -= 1
-        if not self.by_address[address]:
-            del self.by_address[address]
+    @property
+    def by_address(self) -> Counter[str]:
+        """Accepted sockets per address key (`server.addresses.address_key`)."""
+        return self.slots.by_address
 
     def forget(self, session: Session) -> None:
         """A connection ended (or was replaced by the same player's new one): stop sending it
@@ -184,6 +175,9 @@ class ServerState:
         if player is not None and player.session is session:
             player.session = None
             player.left_at = self.clock.monotonic()
+            kept = self.players_from.get(player.address_key)
+            if kept is not None and player.token in kept:
+                kept.move_to_end(player.token)  # (the players of an address in the order they left)
             self.leaving.append((player.left_at + self.config.player_retention_s, player.token))
             self.listen(player, None)
 
@@ -196,6 +190,69 @@ class ServerState:
                 entrant.listener = listener
 
     # -------------------------------------------------------------------------- players
+
+    def add_player(self, player: Player, key: str) -> None:
+        """Keep the new ``player``, counted under address key ``key`` (`room_for_player` first)."""
+        player.address_key = key
+        self.players[player.token] = player
+        self.players_by_id[player.id] = player
+        self.players_from.setdefault(key, OrderedDict())[player.token] = player
+
+    def room_for_player(self, key: str) -> bool:
+        """Whether a new player may be kept under address key ``key``: True if it holds fewer
+        than ``max_players_per_ip`` (never fewer than the connections one address may hold), or
+        once the player of ``key`` that left the longest ago and that nothing needs
+        (`player_idle`) is forgotten to make room (its token no longer resumes); False if every
+        one is needed. Costs O(1) under the limit, O(players of ``key``) at most at it."""
+        kept = self.players_from.get(key)
+        if kept is None or len(kept) < max(self.config.max_players_per_ip, self.slots.per_address):
+            return True
+        for player in kept.values():
+            if self.player_idle(player):
+                self.drop_player(player)
+                log.info(
+                    "forgot player %s to make room for a new one from the same address",
+                    player.id,
+                    extra=fields("player_forgotten", player=player.id, reason="max_players_per_ip"),
+                )
+                if self.store.durable:  # forgotten by the store too
+                    self.spawn(self._forget_stored_player(token_digest(player.token)))
+                return True
+        return False
+
+    async def _forget_stored_player(self, digest: str) -> None:
+        try:
+            await self.store.forget_player(digest)
+        except StoreUnavailable as exc:  # it expires by itself
+            log.warning("a forgotten player stays in the store until it expires: %s", exc)
+
+    def player_idle(self, player: Player) -> bool:
+        """True if nothing needs ``player`` kept: no connection, no open race it created, no race
+        in play it entered, no tournament to come it registered for."""
+        if player.session is not None or player.open_races:
+            return False
+        for code in player.races:
+            race = self.races.get(code)
+            if race is not None and race.status != "finished":
+                entrant = race.entrants.get(player.id)
+                if entrant is not None and not entrant.done:
+                    return False
+        for tournament_id in player.tournaments:
+            tournament = self.tournaments.get(tournament_id)
+            if tournament is not None and tournament.status not in ("finished", "cancelled"):
+                return False
+        return True
+
+    def drop_player(self, player: Player) -> None:
+        """Forget ``player`` in memory (its token no longer resumes it here)."""
+        self.players.pop(player.token, None)
+        if self.players_by_id.get(player.id) is player:
+            del self.players_by_id[player.id]
+        kept = self.players_from.get(player.address_key)
+        if kept is not None:
+            kept.pop(player.token, None)
+            if not kept:
+                del self.players_from[player.address_key]
 
     def player_by_id(self, player_id: str, name: str) -> Player:
         """The player ``player_id`` for a rebuilt tournament's entrant
@@ -273,6 +330,7 @@ class ServerState:
         race.idle_timeout_s = self.config.idle_timeout_s
         race.max_moves = self.config.max_moves
         race.on_status = self.race_status
+        race.on_join = self.race_joined
         race.tally = self.tally
         race.entrant_channel = FanoutChannel(self.fanout, race.listeners)
         race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
@@ -312,7 +370,7 @@ class ServerState:
             )
         self.race_counts[race.status] += 1
         listing = {"open": "open", "starting": "live", "running": "live"}.get(race.status) if race.casual else None
-        self.lobby.add(race.code, listing)
+        self.lobby.add(race.code, listing, creator=race.creator, entrants=race.entrants, index=race.casual)
         if self.link is not None and listing is not None:
             self.link.listed(race, listing)
         now = self.clock.monotonic()
@@ -397,6 +455,12 @@ class ServerState:
         race.spectators.clear()
         await race.close()
 
+    def race_joined(self, race: Race, player: str) -> None:
+        """Keep the lobby's order in step with a race's entrants (``player`` joined it)."""
+        self.lobby.entered(race.code, player, index=race.casual)
+        if self.link is not None and race.casual and race.status == "open":
+            self.link.listed(race, "open")
+
     def race_status(self, race: Race, old: str) -> None:
         """Keep the lobby, the counts and the creator's open races in step with a race's status."""
         self.race_counts[old] -= 1
@@ -411,6 +475,9 @@ class ServerState:
             creator = self.players_by_id.get(race.creator)
             if creator is not None:
                 creator.open_races.discard(race.code)
+            if race.casual and race.status == "starting":  # its entrants are friends now (the lobby's order)
+                entrants = list(race.entrants)
+                self.lobby.raced([p for e in entrants if (p := self.players_by_id.get(e)) is not None], entrants)
         if race.status == "finished":
             self.retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
             if self.par.workers and race.revealed and race.entrants and not self.draining:

@@ -20,6 +20,12 @@ breaks ties by total time (milliseconds), then by registration order. Entrants w
 up (no move and no resignation in any deal) are listed as absent. docs/tournaments.md gives the
 outcome of late registration, withdrawal and disconnection.
 
+Nobody can scout a deal for an entrant: spectators of a deal see what ``spectating`` allows
+(`server.race.Race.spectating`: by default the standings only until the deal's race is over);
+one person (`person_key`) holds ``max_entries_per_address`` entries, further ones waiting for
+the organiser (`Tournament.review`); and in an arena tournament whoever has seen one of its
+deals may not register (`Tournament.saw_deal`).
+
 Over a durable store a tournament outlives the server process: it saves its description
 (`Tournament._description`: the plan, salts, status, entrants and their scores, each deal's race)
 at every change that matters, always before the event that announces the change, and a
@@ -48,6 +54,8 @@ import msgspec
 from engine.core import BadNotation, Game
 from engine.deal import DEAL_VERSION, commitment_of
 from engine.games import UnknownGame, find_game
+from server import fair_play_reports
+from server.addresses import address_key
 from server.logs import fields, iso_time
 from server.names import name_key
 from server.protocol import (
@@ -62,7 +70,7 @@ from server.protocol import (
 from server.race import Clock, Entrant, Listener, Race, RebuildError
 from server.store import Store, StoreUnavailable
 
-__all__ = ["ArchivedRace", "TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan"]
+__all__ = ["ArchivedRace", "TournamentEntrant", "Tournament", "TournamentHost", "TournamentPlan", "person_key"]
 
 log = logging.getLogger("arena.server")
 events = logging.getLogger("arena.tournaments")
@@ -70,6 +78,17 @@ events = logging.getLogger("arena.tournaments")
 #: Seconds between two tries to store the description that names a new rounds deal's race, while
 #: the store cannot be reached (the deal waits: it is never dealt unless a restart would find it).
 _RETRY_S = 1.0
+
+
+def person_key(player: str, address: str | None) -> str:
+    """Who is behind player ``player`` connected from ``address``, for "one person, one entry"
+    (`Tournament.register`) and for who has seen a tournament's deals (`Tournament.saw_deal`):
+    the one place that decides when two names are the same person. Today the key of the
+    address (`server.addresses.address_key`: an IPv4 address, an IPv6 /64), whatever the
+    player: people sharing an address (a household, a club's network, a carrier's NAT) count as
+    one and ask the organiser for their further entries. Claimed identities (accounts) will
+    decide it from ``player`` instead."""
+    return "a:" + address_key(address or "")
 
 
 class TournamentHost(Protocol):
@@ -128,15 +147,21 @@ class TournamentPlan:
     timezone: str = "UTC"
     spectator_delay_s: int = 1
     undo: bool = False  # entrants may take back moves in its deals
+    spectating: str = "standings"  # what spectators see while a deal runs (`server.protocol.Spectating`)
+    max_entries_per_address: int = 1  # entries one person may hold without approval (0: no limit)
 
 
 @dataclass(eq=False)
 class TournamentEntrant:
-    """A registered player: join ``order``, its result per deal index, whether it withdrew, its
-    race for each deal it was dealt, and (arena) the race of the deal it is playing."""
+    """A registered player (or one whose entry waits for approval: ``why``): join ``order``, its
+    result per deal index, whether it withdrew, its race for each deal it was dealt, (arena) the
+    race of the deal it is playing, and ``person``: who registered it, as
+    `person_key` says (today the address it registered from)."""
 
     player: Player
     order: int
+    person: str = ""
+    why: str = ""  # an entry held for the organiser's approval: the reason
     scores: dict[int, DealScore] = field(default_factory=dict)
     moved: bool = False
     withdrawn: bool = False
@@ -174,7 +199,11 @@ class Tournament:
         self.status = "scheduled"
         self.version = 0
         self.entrants: dict[str, TournamentEntrant] = {}
-        self._names: dict[str, str] = {}  # `name_key` of each entrant's name -> its player id
+        self._names: dict[str, str] = {}  # `name_key` of each entrant's (or pending entry's) name -> its player id
+        self.pending: dict[str, TournamentEntrant] = {}  # entries waiting for the organiser's approval, by player id
+        self.refused: set[str] = set()  # player ids whose entry the organiser refused
+        self.looked: set[str] = set()  # arena: player ids that watched or fetched a deal (registration closed)
+        self.looked_persons: set[str] = set()  # arena: the `person` of each of them
         self.followers: set[Listener] = set()
         self.races: list[Race | ArchivedRace] = []  # rounds: deal i's race at index i; arena: in opening order
         self.current_deal: int | None = None
@@ -224,6 +253,9 @@ class Tournament:
             spectator_delay_s=plan.spectator_delay_s,
             next_deal_ms=self._next_deal_due(),
             undo=plan.undo,
+            spectating=plan.spectating,  # type: ignore[arg-type]
+            max_entries_per_address=plan.max_entries_per_address,
+            pending=[e.player.name for e in self.pending.values()],
         )
 
     def _next_deal_due(self) -> int | None:
@@ -280,42 +312,180 @@ class Tournament:
 
     # ------------------------------------------------------------------------ requests
 
-    async def register(self, player: Player) -> None:
+    def _registration_open(self) -> bool:
+        return self.status in ("registration", "starting") or (self.status == "running" and self.plan.format == "arena")
+
+    async def register(self, player: Player, person: str) -> str | None:
         """Enter the tournament. Rounds: until the first deal starts; arena: until the window
-        closes. Raises ProtocolError (registration_closed, tournament_full, already_joined,
-        name_taken: another entrant's name is the same by `server.names.name_key`)."""
+        closes, and never for a player that watched or fetched one of its deals (`saw_deal`).
+        ``person``: who is registering (`person_key`). Returns None
+        once registered, or why the entry waits for the organiser's approval (`review`): the
+        person holds ``max_entries_per_address`` entries already, or (arena) another of its
+        names watched a deal. Raises ProtocolError (registration_closed, tournament_full,
+        already_joined, name_taken: another entrant's name is the same by
+        `server.names.name_key`)."""
         async with self.lock:
-            open_now = self.status in ("registration", "starting") or (
-                self.status == "running" and self.plan.format == "arena"
-            )
-            if not open_now:
+            if not self._registration_open():
                 raise ProtocolError(
                     ErrorCode.REGISTRATION_CLOSED, f"registration for {self.id} is not open ({self.status})"
+                )
+            if player.id in self.refused:
+                raise ProtocolError(ErrorCode.REGISTRATION_CLOSED, f"the organiser refused your entry to {self.id}")
+            if player.id in self.pending:
+                raise ProtocolError(
+                    ErrorCode.ALREADY_JOINED, f"your entry to {self.id} waits for the organiser's approval"
                 )
             entrant = self.entrants.get(player.id)
             if entrant is not None and not entrant.withdrawn:
                 raise ProtocolError(ErrorCode.ALREADY_JOINED, f"you are registered for {self.id} already")
             if entrant is not None:
                 raise ProtocolError(ErrorCode.REGISTRATION_CLOSED, "you withdrew from this tournament")
-            if sum(not e.withdrawn for e in self.entrants.values()) >= self.plan.max_entrants:
-                raise ProtocolError(ErrorCode.TOURNAMENT_FULL, f"{self.id} is full ({self.plan.max_entrants})")
+            if player.id in self.looked:
+                raise ProtocolError(
+                    ErrorCode.REGISTRATION_CLOSED,
+                    f"you watched or fetched a deal of {self.id}: whoever has seen its cards may not enter it",
+                )
+            self._check_room()
             key = name_key(player.name)
             if key in self._names:
                 raise ProtocolError(ErrorCode.NAME_TAKEN, f"an entrant of {self.id} is already called {player.name!r}")
-            self.entrants[player.id] = TournamentEntrant(player, len(self.entrants))
+            why = self._held_because(person)
             self._names[key] = player.id
-            await self._announce("registered")
+            if why:
+                self.pending[player.id] = TournamentEntrant(player, -1, person=person, why=why)
+                await self._announce("pending", also=player)
+            else:
+                self.entrants[player.id] = TournamentEntrant(player, len(self.entrants), person=person)
+                await self._announce("registered")
             events.info(
-                "%s registered for tournament %s",
+                "%s %s for tournament %s%s",
                 player.name,
+                "asked to register" if why else "registered",
                 self.id,
-                extra=fields("tournament_registered", tournament=self.id, player=player.id, player_name=player.name),
+                f" (held for approval: {why})" if why else "",
+                extra=fields(
+                    "tournament_pending" if why else "tournament_registered",
+                    tournament=self.id,
+                    player=player.id,
+                    player_name=player.name,
+                    person=person,
+                    reason=why or None,
+                ),
             )
+            return why or None
+
+    def check_rename(self, player: Player, name: str) -> None:
+        """Raise ProtocolError (name_taken) if ``player`` holds a name in this tournament (an
+        entrant, or an entry awaiting approval, of a tournament not over) and another entrant's
+        name is ``name`` by `server.names.name_key`: entrants' names stay unique through renames."""
+        holder = self._names.get(name_key(name))
+        if holder in (None, player.id) or self.status in ("finished", "cancelled"):
+            return
+        if self._names.get(name_key(player.name)) == player.id:
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"an entrant of {self.id} is already called {name!r}")
+
+    def renamed(self, player: Player, old: str) -> None:
+        """Move ``player``'s name key from ``old`` to its name now (after `check_rename`)."""
+        if old != player.name and self._names.get(name_key(old)) == player.id:
+            del self._names[name_key(old)]
+            self._names[name_key(player.name)] = player.id
+
+    def _check_room(self) -> None:
+        if sum(not e.withdrawn for e in self.entrants.values()) >= self.plan.max_entrants:
+            raise ProtocolError(ErrorCode.TOURNAMENT_FULL, f"{self.id} is full ({self.plan.max_entrants})")
+
+    def _held_because(self, person: str) -> str:
+        """Why an entry by ``person`` must wait for the organiser's approval ("" if it need not):
+        the person's entries (registered or waiting) reached ``max_entries_per_address``, or, in
+        an arena tournament, the person watched or fetched one of its deals under another name.
+        With no limit (0) an address is not taken for a person at all."""
+        limit = self.plan.max_entries_per_address
+        if not limit:
+            return ""
+        held = [e for e in (*self.entrants.values(), *self.pending.values()) if not e.withdrawn and e.person == person]
+        if len(held) >= limit:
+            return (
+                f"your address holds {len(held)} of {self.id}'s entries already, and one person may hold "
+                f"{limit} without the organiser's approval: your entry waits for it"
+            )
+        if self.plan.format == "arena" and person in self.looked_persons:
+            return f"someone at your address watched a deal of {self.id}: your entry waits for the organiser's approval"
+        return ""
+
+    async def review(self, who: str, approve: bool) -> None:
+        """The organiser's decision on an entry waiting for approval (``who``: its player id or
+        name): approved, it is registered (as `register` does, announced ``registered``);
+        refused, it is dropped for good (announced ``refused``, to that player too) and never
+        dealt a deal. Raises ProtocolError (not_registered: no such entry waits;
+        registration_closed, tournament_full: approved too late)."""
+        async with self.lock:
+            entry = self.pending.get(who) or next(
+                (e for e in self.pending.values() if name_key(e.player.name) == name_key(who)), None
+            )
+            if entry is None:
+                raise ProtocolError(ErrorCode.NOT_REGISTERED, f"no entry of {who!r} waits for approval in {self.id}")
+            player = entry.player
+            if approve:
+                if not self._registration_open():
+                    raise ProtocolError(
+                        ErrorCode.REGISTRATION_CLOSED, f"registration for {self.id} is not open ({self.status})"
+                    )
+                self._check_room()
+                del self.pending[player.id]
+                self.entrants[player.id] = TournamentEntrant(player, len(self.entrants), person=entry.person)
+                player.tournaments.add(self.id)
+                await self._announce("registered")
+            else:
+                del self.pending[player.id]
+                self._names.pop(name_key(player.name), None)
+                self.refused.add(player.id)
+                await self._announce("refused", also=player)
+            events.info(
+                "tournament %s: the organiser %s the entry of %s",
+                self.id,
+                "approved" if approve else "refused",
+                player.name,
+                extra=fields(
+                    "tournament_entry_approved" if approve else "tournament_entry_refused",
+                    tournament=self.id,
+                    player=player.id,
+                    player_name=player.name,
+                ),
+            )
+
+    async def saw_deal(self, player: str, person: str, deal: int | None) -> None:
+        """``player`` (registered by ``person``, `person_key`) is
+        about to see the boards or the record of deal ``deal``: watch, sync as a spectator,
+        get_record, replay. In an arena tournament, whose deals others may still open, this
+        closes its registration for that player (and holds for approval any later entry of the
+        same person, `register`); raises ProtocolError(not_allowed), recording nothing, when
+        another entry of the same person may still play that deal (unless the tournament has no
+        ``max_entries_per_address``: then an address is not taken for a person)."""
+        if self.plan.format != "arena" or self.status in ("finished", "cancelled"):
+            return
+        for e in self.entrants.values() if self.plan.max_entries_per_address else ():
+            if e.person == person and e.player.id != player and deal is not None and not e.withdrawn:
+                if not self.may_watch_deal(e.player.id, deal):
+                    raise ProtocolError(
+                        ErrorCode.NOT_ALLOWED,
+                        f"an entry of {self.id} from your address has not finished deal {deal + 1} yet",
+                    )
+        if player in self.looked and person in self.looked_persons:
+            return
+        async with self.lock:
+            self.looked.add(player)
+            self.looked_persons.add(person)
+            await self._save()
 
     async def withdraw(self, player: Player) -> None:
         """Leave: before the start, off the list; later, the deal in play counts as resigned and no
         further deal is played. Raises ProtocolError (not_registered)."""
         async with self.lock:
+            if player.id in self.pending:  # (an entry waiting for approval: dropped)
+                del self.pending[player.id]
+                self._names.pop(name_key(player.name), None)
+                await self._announce("withdrawn", also=player)
+                return
             entrant = self.entrants.get(player.id)
             if entrant is None or entrant.withdrawn:
                 raise ProtocolError(ErrorCode.NOT_REGISTERED, f"you are not registered for {self.id}")
@@ -570,6 +740,7 @@ class Tournament:
         """Make ``race`` deal ``deal`` of this tournament: its end is scored (`_finished`), and
         an entrant may watch it once it has finished the deal itself (`may_watch_deal`)."""
         race.deal = deal
+        race.spectating = self.plan.spectating
         race.watch_policy = lambda player, d=deal: self.may_watch_deal(player, d)
         race.on_finish = lambda r, d=deal: self._finished(r, d)
         if self.plan.format == "rounds":
@@ -582,6 +753,7 @@ class Tournament:
         entrant's result now, so that the standings and the next `open_deal` see it, and store
         and announce it in a task of its own (`_deal_over`)."""
         self._score(race, deal)
+        fair_play_reports.deal_finished(self, race, deal)  # (the organiser's report, worked out aside)
         task = asyncio.ensure_future(self._deal_over(race, deal))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -658,10 +830,13 @@ class Tournament:
 
     # ---------------------------------------------------------------------- publishing
 
-    async def _announce(self, kind: str, *, deal: int | None = None, race: str | None = None) -> None:
+    async def _announce(
+        self, kind: str, *, deal: int | None = None, race: str | None = None, also: Player | None = None
+    ) -> None:
         """Store the tournament as it stands, with the event's version (`_save`), then send the
-        event, encoded once, to every entrant and follower (callers hold the lock). So a rebuilt
-        tournament numbers its next event after every one its audience received."""
+        event, encoded once, to every entrant and follower, and to ``also`` (a player whose entry
+        waits for approval, or was refused; callers hold the lock). So a rebuilt tournament
+        numbers its next event after every one its audience received."""
         self.version += 1
         await self._save()
         frame = encode(
@@ -676,6 +851,8 @@ class Tournament:
         )
         for entrant in list(self.entrants.values()):
             entrant.player.send(frame, later=True)
+        if also is not None and also.id not in self.entrants:
+            also.send(frame, later=True)
         for follower in list(self.followers):
             follower.send(frame, later=True)
 
@@ -699,15 +876,18 @@ class Tournament:
         """Everything `rebuild` reads, as a flat dict (lists and maps as JSON strings, as a race's
         entrants are): the plan, the salts and commitments, the status and event version, the
         deal races (``races``: codes, rounds deal i at index i), ``current_deal``, ``ends_at_ms``,
-        ``next_deal_ms``, and the entrants: ``[{"p": id, "n": name, "o": order, "w": withdrawn,
-        "m": moved, "r": {deal: race code}, "s": {deal: [race code, cleared, time_ms, status]}}]``
-        (deal indexes as strings, JSON's keys)."""
+        ``next_deal_ms``, the entrants: ``[{"p": id, "n": name, "o": order, "k": person,
+        "w": withdrawn, "m": moved, "r": {deal: race code}, "s": {deal: [race code, cleared,
+        time_ms, status]}}]`` (deal indexes as strings, JSON's keys), the entries waiting for
+        approval (``pending``: ``[{"p": id, "n": name, "k": person, "y": why}]``), the refused
+        player ids (``refused``), and who has seen an arena deal (``looked``, ``looked_persons``)."""
         plan = self.plan
         entrants = [
             {
                 "p": e.player.id,
                 "n": e.player.name,
                 "o": e.order,
+                "k": e.person,
                 "w": e.withdrawn,
                 "m": e.moved,
                 "r": {str(d): r.code for d, r in sorted(e.deal_races.items())},
@@ -734,6 +914,14 @@ class Tournament:
             "timezone": plan.timezone,
             "spectator_delay_s": plan.spectator_delay_s,
             "undo": plan.undo,
+            "spectating": plan.spectating,
+            "max_entries_per_address": plan.max_entries_per_address,
+            "pending": _json(
+                [{"p": e.player.id, "n": e.player.name, "k": e.person, "y": e.why} for e in self.pending.values()]
+            ),
+            "refused": _json(sorted(self.refused)),
+            "looked": _json(sorted(self.looked)),
+            "looked_persons": _json(sorted(self.looked_persons)),
             "salts": _json(self.salts),
             "commitments": _json(self.commitments),
             "status": self.status,
@@ -787,6 +975,9 @@ class Tournament:
                 timezone=str(m["timezone"]),
                 spectator_delay_s=int(m["spectator_delay_s"]),
                 undo=bool(m.get("undo", False)),  # (a tournament saved before undo existed had none)
+                # (saved before spectating and the entry limit existed: live boards, no limit)
+                spectating=str(m.get("spectating", "live")),
+                max_entries_per_address=int(m.get("max_entries_per_address", 0)),
             )
             tournament = cls(host, tournament_id, plan)
             tournament.salts = [str(s) for s in msgspec.json.decode(m["salts"])]
@@ -803,11 +994,19 @@ class Tournament:
             tournament.ends_at_ms = m["ends_at_ms"]
             tournament.next_deal_ms = m["next_deal_ms"]
             codes = [str(c) for c in msgspec.json.decode(m["races"])]
+            pending = [
+                (str(e["p"]), str(e["n"]), str(e["k"]), str(e["y"]))
+                for e in msgspec.json.decode(m.get("pending", "[]"))
+            ]
+            tournament.refused = {str(p) for p in msgspec.json.decode(m.get("refused", "[]"))}
+            tournament.looked = {str(p) for p in msgspec.json.decode(m.get("looked", "[]"))}
+            tournament.looked_persons = {str(p) for p in msgspec.json.decode(m.get("looked_persons", "[]"))}
             saved = [
                 (
                     str(e["p"]),
                     str(e["n"]),
                     int(e["o"]),
+                    str(e.get("k", "")),
                     bool(e["w"]),
                     bool(e["m"]),
                     {int(d): str(c) for d, c in e["r"].items()},
@@ -840,9 +1039,12 @@ class Tournament:
             else:  # named, then the server stopped before the race was stored: never dealt
                 log.warning("tournament %s: race %s was never dealt; its deal is dealt again", tournament_id, code)
         tournament.races = [races[c] for c in codes if c in races]
-        for player_id, name, order, withdrawn, moved, deal_races, scores in saved:
+        for player_id, name, person, why in pending:
+            tournament.pending[player_id] = TournamentEntrant(host.player_by_id(player_id, name), -1, person, why)
+            tournament._names[name_key(name)] = player_id
+        for player_id, name, order, person, withdrawn, moved, deal_races, scores in saved:
             player = host.player_by_id(player_id, name)
-            entrant = TournamentEntrant(player, order, scores=scores, moved=moved, withdrawn=withdrawn)
+            entrant = TournamentEntrant(player, order, person, scores=scores, moved=moved, withdrawn=withdrawn)
             for deal, code in sorted(deal_races.items()):
                 race = races.get(code)
                 if race is None:

@@ -138,8 +138,7 @@ def _retire_player(state: ServerState, token: str, now: float) -> None:
     if racing or waiting or player.open_races:  # its races and tournaments still need its token
         state.leaving.append((now + state.config.player_retention_s, token))
         return
-    del state.players[token]
-    del state.players_by_id[player.id]
+    state.drop_player(player)
     if state.store.durable:  # forgotten here, forgotten by the store: its token no longer resumes
         state.spawn(_forget_stored_player(state, token))
 

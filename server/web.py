@@ -18,8 +18,11 @@ answered here, from files read once at start-up (no request touches the disk):
   `server.rules_page.rules_text`) rendered to HTML with its table and worked example
   (`server.rules_page`), once, at its first request.
 
-Every answer carries an ETag (a conditional request with a matching ``If-None-Match`` gets 304)
-and a content security policy that allows only this origin's scripts, styles and websocket.
+Every answer carries a Content-Length, an ETag and a content security policy that allows only
+this origin's scripts, styles and websocket. A conditional request whose ``If-None-Match`` matches
+the ETag (RFC 9110 §13.1.2: ``*``, or a comma-separated list of entity tags compared weakly, a
+``W/`` prefix ignored on either side) gets 304 Not Modified with the ETag and no body
+(`none_match`). ``HEAD`` and the other methods are `server.ops.http`'s to answer.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from engine.games import GAMES
 from engine.layout import layout_of
 from server.rules_page import render_rules, rules_text
 
-__all__ = ["WEB_ROOT", "WebClient"]
+__all__ = ["WEB_ROOT", "WebClient", "none_match"]
 
 #: Where the page's files are: client/web/ in this source tree.
 WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
@@ -63,6 +66,9 @@ _TYPES = {
 #: Files of client/web/ served at the root rather than under /static/ (a service worker's scope is
 #: the folder it is served from).
 _AT_ROOT = ("sw.js", "manifest.webmanifest")
+#: One entity tag of an If-None-Match list (RFC 9110 §8.8.3): an optional weak prefix, then the
+#: quoted opaque tag (any characters but a double quote, commas included).
+_ENTITY_TAG = re.compile(r'[\s,]*(?:W/)?("[^"]*")[\s,]*')
 #: The line of client/web/sw.js that `service_worker` fills in.
 _BUILD_LINE = "const BUILD = null;"
 
@@ -123,12 +129,14 @@ class WebClient:
         out = Headers(_SECURITY)
         if found is None:
             out["Content-Type"] = _TYPES[".txt"]
+            out["Content-Length"] = "10"
             return Response(404, "Not Found", out, b"not found\n")
         out["ETag"] = found.etag
         out["Cache-Control"] = "no-cache"
-        if headers.get("If-None-Match") == found.etag:
+        if none_match(headers.get_all("If-None-Match"), found.etag):
             return Response(304, "Not Modified", out, b"")
         out["Content-Type"] = found.content_type
+        out["Content-Length"] = str(len(found.body))
         return Response(200, "OK", out, found.body)
 
     def _rules_page(self, key: str) -> _File | None:
@@ -139,6 +147,31 @@ class WebClient:
             text = rules_text(key) or f"# {key}\n\nThis game has no rules page yet."
             page = self._rules[key] = _file(render_rules(key, text).encode(), _TYPES[".html"])
         return page
+
+
+def none_match(values: list[str], etag: str) -> bool:
+    """True when the ``If-None-Match`` header lines ``values`` match ``etag`` (a quoted strong
+    tag), so that the answer is 304 (RFC 9110 §13.1.2): a line ``*`` matches any tag; otherwise
+    each line is a comma-separated list of entity tags, compared weakly (a ``W/`` prefix ignored on
+    both sides). A malformed line matches nothing from its first bad entry on.
+
+    >>> tag = '"abc"'
+    >>> [none_match(v, tag) for v in (['*'], ['"x", W/"abc"'], ['"x"', '"abc"'], ['"x", , "y"'], [], ['abc'])]
+    [True, True, True, False, False, False]
+    """
+    wanted = etag.removeprefix("W/")
+    for value in values:
+        if value.strip() == "*":
+            return True
+        pos = 0
+        while pos < len(value):
+            found = _ENTITY_TAG.match(value, pos)
+            if found is None:
+                break
+            if found.group(1) == wanted:
+                return True
+            pos = found.end()
+    return False
 
 
 def service_worker(template: bytes, kept: dict[str, _File]) -> bytes:

@@ -13,6 +13,12 @@ then:
   seed and options: a tournament's arena deals are separate races) may name only cards that have
   been face up on the receiver's own board; and a frame about its own race may carry no other
   entrant's move or board (`Progress`), no delayed board, no spectator snapshot and no record.
+* **A fair-play report names only finished races' cards.** A `FairPlayReport` may name only
+  cards that lay face up in the races its deals name, each of them finished.
+* **Spectators of a prize deal see no board while it runs.** For a race whose ``spectating`` is
+  not "live" (a tournament's deal), nobody but its entrants receives, while it runs, a board
+  (`Progress`, `DelayedBoard`, a snapshot's ``boards``) or a card of the deal (`RaceStarted`),
+  except, under "delayed", a delayed board at least ``spectator_delay_s`` old.
 
 Violations are collected, not raised inside the server; the autouse fixture in tests/conftest.py
 fails the test that caused them. The counts are printed at the end of the test run.
@@ -136,12 +142,37 @@ class FrameAudit:
             if isinstance(message, p.Bonus) and race is not None and session.player is not None:
                 rounds = race.entrants[session.player.id].bonus
                 allowed = face_up(rounds[-1].game) if rounds else set()
+            if isinstance(message, p.FairPlayReport):  # (about the finished races each deal names)
+                named = [server.races.get(c) for deal in message.deals for c in deal.races]
+                allowed = set().union(*(self._public_cards(r) for r in named if r is not None))
+                allowed = allowed if all(r is not None and r.status == "finished" for r in named) else set()
             if cards - allowed:
                 self.violations.append(
                     f"{who} received {kind} naming cards never face up there: {sorted(cards - allowed)}"
                 )
         if session.player is not None and race is not None and not isinstance(message, p.Bonus):
             self._check_entrant(session, message, race, cards, who, kind)
+        if race is not None and getattr(race, "spectating", "live") != "live" and race.status != "finished":
+            self._check_spectator(session, message, race, cards, who, kind)
+
+    def _check_spectator(
+        self, session: Session, message: msgspec.Struct, race: object, cards: set[str], who: str, kind: str
+    ) -> None:
+        """A frame about a running race that shows spectators no live board, to anyone who is not
+        one of its entrants."""
+        if session.player is not None and session.player.id in race.entrants:  # type: ignore[attr-defined]
+            return
+        if isinstance(message, p.DelayedBoard):
+            age_ms = race.clock.wall_ms() - message.server_ms  # type: ignore[attr-defined]
+            if race.spectating == "delayed" and age_ms >= race.spectator_delay_s * 1000:  # type: ignore[attr-defined]
+                return
+            self.violations.append(f"{who} received a board {age_ms} ms old while race {race.code} ran")  # type: ignore[attr-defined]
+        elif (isinstance(message, p.Progress) and message.board is not None) or (
+            isinstance(message, p.Snapshot) and message.boards
+        ):
+            self.violations.append(f"{who} received {kind} with boards while race {race.code} ran")  # type: ignore[attr-defined]
+        elif isinstance(message, p.RaceStarted) and cards:
+            self.violations.append(f"{who} received the deal's cards while race {race.code} ran")  # type: ignore[attr-defined]
 
     def _public_cards(self, race: object) -> set[str]:
         public = self._public.setdefault(id(race), set())

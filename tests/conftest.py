@@ -4,6 +4,7 @@ the frame audit that checks every frame every in-process server sends (tests/aud
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
@@ -12,6 +13,9 @@ from tests.audit import FrameAudit
 #: `arena serve` works out each finished race's par in a worker process; servers the tests start
 #: as child processes leave it off (tests/server/test_par.py turns it on where it is tested).
 os.environ.setdefault("ARENA_PAR_WORKERS", "0")
+#: `arena` keeps every race commitment it sees in a cache (client/commitments.py): the commands the
+#: tests run keep theirs in a folder of the test run, not in the user's cache.
+os.environ.setdefault("ARENA_CACHE_DIR", tempfile.mkdtemp(prefix="arena-test-cache-"))
 
 #: One millisecond of test time, in seconds; ARENA_TEST_TIME_SCALE=3 makes every wait 3x longer.
 MS = 0.001 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))

@@ -86,6 +86,7 @@ _UNLIMITED = 1_000_000_000
 #: The server limits every benchmark raises: creating many races quickly from one address.
 _RAISED_LIMITS: dict[str, object] = {
     "max_open_races_per_player": _UNLIMITED,
+    "max_open_races_per_ip": _UNLIMITED,
     "races_per_hour_per_player": _UNLIMITED,
     "races_per_hour_per_ip": _UNLIMITED,
     "rate_per_s": _UNLIMITED,

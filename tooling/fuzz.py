@@ -23,6 +23,15 @@ Three parts, each usable alone:
   sampled, its log read for tracebacks, and its ``/healthz`` counts at the end. `add_fuzz_arguments`
   and `run_fuzz` make it the ``arena fuzz`` command.
 
+Requests the server may hold: a ``create_race`` or ``create_tournament`` asking for ``winnable``
+deals waits up to the server's ``winnable_wait_s`` for the solver before it is answered, which is
+no fault. The campaign's own server runs with short winnable budgets (`_FUZZ_LIMITS`:
+``winnable_wait_s`` 2 s, ``winnable_seconds`` 0.5 s), so that such requests do not slow the
+flood; and each such frame may take ``hold_s`` seconds (that ``winnable_wait_s``, or a given
+server's default, 10 s) on top of the answer timeout before it counts as unanswered
+(`answer_limit_s`). At the end the campaign stops every process it started: the child server's
+whole process group, its par workers included (`tooling.server_process.ServerProcess.stop`).
+
 >>> import random
 >>> source = RandomSource(random.Random(7))
 >>> frames = [fuzz_frame(source, races=["ABC234"]) for _ in range(200)]
@@ -65,6 +74,7 @@ from client.arguments import bounded
 from engine.core import IllegalCode
 from engine.deal import MAX_SEED
 from engine.games import GAMES
+from server.config import ServerConfig
 from server.protocol import (
     MAX_FRAME_BYTES,
     Bonus,
@@ -76,6 +86,8 @@ from server.protocol import (
     DoubleOrNaught,
     Error,
     ErrorCode,
+    FairPlayReport,
+    FairPlayRequest,
     FollowTournament,
     GetRecord,
     Hello,
@@ -97,6 +109,7 @@ from server.protocol import (
     Replay,
     ReplayStep,
     Resign,
+    ReviewEntry,
     Snapshot,
     StartRace,
     Sync,
@@ -121,11 +134,14 @@ __all__ = [
     "RandomSource",
     "Source",
     "add_fuzz_arguments",
+    "answer_limit_s",
+    "asks_winnable",
     "check_answer",
     "fuzz_frame",
     "print_figures",
     "run_campaign",
     "run_fuzz",
+    "send_frame",
 ]
 
 T = TypeVar("T")
@@ -578,6 +594,16 @@ def _create_tournament(source: Source, pools: _Pools) -> dict[str, object]:
     _optional(source, fields, "deal_time_limit_s", lambda: source.integer(10, 86_400))
     _optional(source, fields, "max_entrants", lambda: source.integer(1, 10_000))
     _optional(source, fields, "countdown_s", lambda: source.integer(0, 600))
+    _optional(source, fields, "spectating", lambda: source.pick(("standings", "delayed", "live", "all")))
+    _optional(source, fields, "spectator_delay_s", lambda: source.pick((0, 1, 600, 601, 86_400)))
+    _optional(source, fields, "max_entries_per_address", lambda: source.pick((0, 1, 10_000, -1)))
+    return fields
+
+
+def _review_entry(source: Source, pools: _Pools) -> dict[str, object]:
+    fields = _cancel_tournament(source, pools)
+    fields["player"] = source.pick((*_NAMES, "p" + "0" * 8))
+    _optional(source, fields, "approve", lambda: bool(source.integer(0, 1)))
     return fields
 
 
@@ -610,10 +636,12 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "bonus_move": _bonus_move,
     "create_tournament": _create_tournament,
     "cancel_tournament": _cancel_tournament,
+    "fair_play_report": _cancel_tournament,  # (the same fields: an admin token and a tournament)
     "follow_tournament": _tournament_request,
     "register_tournament": _tournament_request,
     "withdraw_tournament": _tournament_request,
     "open_deal": _tournament_request,
+    "review_entry": _review_entry,
     "rematch": _race_request,
     "replay": _replay,
     "rename": _rename,
@@ -922,6 +950,8 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     RegisterTournament: (TournamentReply,),
     WithdrawTournament: (TournamentReply,),
     OpenDeal: (RaceReply,),
+    ReviewEntry: (TournamentReply,),
+    FairPlayRequest: (FairPlayReport,),
     DoubleOrNaught: (Bonus,),
     BonusMove: (Bonus,),
     Rematch: (RaceReply,),
@@ -1241,6 +1271,7 @@ class _Campaign:
     oversize_share: float
     max_bytes: int
     answer_timeout_s: float
+    hold_s: float = 0.0  # seconds more a request the server may hold gets (`answer_limit_s`)
     races: deque[str] = field(default_factory=lambda: deque(maxlen=64))
     tournaments: deque[str] = field(default_factory=lambda: deque(maxlen=16))
     issued: int = 0
@@ -1317,36 +1348,68 @@ async def _fuzz_connection(campaign: _Campaign, index: int, rng: random.Random) 
             await ws.close()
 
 
+def asks_winnable(frame: bytes | str) -> bool:
+    """True when ``frame`` is a MessagePack map whose ``winnable`` field is true: a request the
+    server may hold for its ``winnable_wait_s`` (any other frame, hostile ones included: False).
+
+    >>> asks_winnable(encode(CreateRace(req=1, game="golf", winnable=True))), asks_winnable(b"\\xc1")
+    (True, False)
+    """
+    if isinstance(frame, str):
+        return False
+    try:
+        value = msgspec.msgpack.decode(frame)
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return False
+    return isinstance(value, dict) and value.get("winnable") is True
+
+
+def answer_limit_s(frame: bytes | str, answer_timeout_s: float, hold_s: float) -> float:
+    """Seconds ``frame``'s answer may take before it counts as unanswered: ``answer_timeout_s``,
+    plus ``hold_s`` for a request the server may hold (`asks_winnable`)."""
+    return answer_timeout_s + hold_s if asks_winnable(frame) else answer_timeout_s
+
+
+async def send_frame(campaign: _Campaign, ws: ClientConnection, kind: str, frame: bytes | str, oversize: bool) -> bool:
+    """Send one frame of kind ``kind`` and count what comes of it in the campaign's figures;
+    False when the connection must be dropped (no answer within `answer_limit_s`, a close, or an
+    answer that does not decode)."""
+    figures = campaign.figures
+    figures.frames += 1
+    figures.kinds[kind] += 1
+    limit_s = answer_limit_s(frame, campaign.answer_timeout_s, campaign.hold_s)
+    try:
+        async with asyncio.timeout(limit_s):
+            answer = await _answer_to(ws, frame)
+    except TimeoutError:
+        figures.unanswered += 1
+        figures.fail("unanswered", f"no answer within {limit_s:g} s ({kind})", frame)
+        return False
+    except ConnectionClosed as exc:
+        code = exc.rcvd.code if exc.rcvd is not None else 1006
+        if oversize and code == 1009:
+            figures.expected_closes[code] += 1
+        else:
+            figures.unexpected_closes[code] += 1
+            reason = exc.rcvd.reason if exc.rcvd is not None else ""
+            figures.fail("closed", f"closed with {code} {reason!r} after a {kind} frame", frame)
+        return False
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        figures.wrong_answers += 1
+        figures.fail("wrong_answer", f"a server frame that does not decode: {exc}", frame)
+        return False
+    _count(campaign, kind, frame, answer, oversize)
+    return True
+
+
 async def _fuzz_frames(campaign: _Campaign, ws: ClientConnection, source: RandomSource, rng: random.Random) -> None:
     """Send frames on one open connection until they run out or the connection must be dropped."""
-    figures = campaign.figures
     pools = _Pools(campaign.races, campaign.tournaments)
     while campaign.take():
         oversize = rng.random() < campaign.oversize_share
         kind, frame = _generate(source, pools, campaign.max_bytes, oversize)
-        figures.frames += 1
-        figures.kinds[kind] += 1
-        try:
-            async with asyncio.timeout(campaign.answer_timeout_s):
-                answer = await _answer_to(ws, frame)
-        except TimeoutError:
-            figures.unanswered += 1
-            figures.fail("unanswered", f"no answer within {campaign.answer_timeout_s:g} s ({kind})", frame)
+        if not await send_frame(campaign, ws, kind, frame, oversize):
             return
-        except ConnectionClosed as exc:
-            code = exc.rcvd.code if exc.rcvd is not None else 1006
-            if oversize and code == 1009:
-                figures.expected_closes[code] += 1
-            else:
-                figures.unexpected_closes[code] += 1
-                reason = exc.rcvd.reason if exc.rcvd is not None else ""
-                figures.fail("closed", f"closed with {code} {reason!r} after a {kind} frame", frame)
-            return
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            figures.wrong_answers += 1
-            figures.fail("wrong_answer", f"a server frame that does not decode: {exc}", frame)
-            return
-        _count(campaign, kind, frame, answer, oversize)
 
 
 def _count(campaign: _Campaign, kind: str, frame: bytes | str, answer: msgspec.Struct, oversize: bool) -> None:
@@ -1455,9 +1518,17 @@ async def _ticks(period_s: float) -> AsyncGenerator[int, None]:
 
 # ------------------------------------------------------------------------- the server process
 
-#: The limits of the campaign's own server: only the frame rate is raised, so that frames reach
-#: the decoder; every other limit stays at its default.
-_FUZZ_LIMITS: dict[str, object] = {"rate_per_s": 1_000_000, "burst": 1_000_000}
+#: Seconds the campaign's own server holds a request for winnable deals at most.
+_FUZZ_WINNABLE_WAIT_S = 2.0
+#: The limits of the campaign's own server: the frame rate is raised, so that frames reach the
+#: decoder, and the solver's budgets for winnable deals are cut, so that a request for them is
+#: held briefly (see the module docstring); every other limit stays at its default.
+_FUZZ_LIMITS: dict[str, object] = {
+    "rate_per_s": 1_000_000,
+    "burst": 1_000_000,
+    "winnable_wait_s": _FUZZ_WINNABLE_WAIT_S,
+    "winnable_seconds": 0.5,
+}
 
 
 def _rss_kib(server: ServerProcess) -> int | None:
@@ -1529,6 +1600,7 @@ async def run_campaign(
     oversize_share: float = 0.001,
     max_bytes: int = MAX_FRAME_BYTES,
     answer_timeout_s: float = 10.0,
+    hold_s: float | None = None,
     sample_interval_s: float = 0.5,
     progress: Callable[[Figures], None] | None = None,
 ) -> Figures:
@@ -1540,7 +1612,11 @@ async def run_campaign(
     makes each connection's frames reproducible (their race codes come from the server's answers).
     ``oversize_share``: the fraction of frames made bigger than ``max_bytes`` (bytes, the server's
     largest frame): each closes its connection with 1009, which is expected. ``answer_timeout_s``:
-    seconds to wait for each answer before the frame counts as unanswered. ``progress``: called
+    seconds to wait for each answer before the frame counts as unanswered; ``hold_s``: seconds more
+    for a request asking for winnable deals, which the server may hold that long (default: the
+    ``winnable_wait_s`` of the server started, or the default one of a server given by ``url``).
+    Every process started (the child server and its par workers) is stopped at the end.
+    ``progress``: called
     with the figures every ``sample_interval_s`` seconds (and at the end).
     """
     server = ServerProcess(_FUZZ_LIMITS) if url is None else None
@@ -1550,7 +1626,9 @@ async def run_campaign(
             await server.start()
             url = server.url
         assert url is not None  # given, or the URL of the server started above
-        campaign = _Campaign(figures, url, frames, oversize_share, max_bytes, answer_timeout_s)
+        if hold_s is None:
+            hold_s = _FUZZ_WINNABLE_WAIT_S if server is not None else ServerConfig().winnable_wait_s
+        campaign = _Campaign(figures, url, frames, oversize_share, max_bytes, answer_timeout_s, hold_s)
         figures.url = campaign.url
         figures.health_start = await fetch_health(campaign.url)
         figures.rss_start_kib = figures.rss_peak_kib = _rss_kib(server) if server is not None else None

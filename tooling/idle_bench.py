@@ -140,6 +140,7 @@ class IdleSettings:
             "max_connections": self.clients + _SPARE_CONNECTIONS,
             "max_connections_per_ip": _UNLIMITED,
             "max_open_races_per_player": _UNLIMITED,
+            "max_open_races_per_ip": _UNLIMITED,
             "races_per_hour_per_player": _UNLIMITED,
             "races_per_hour_per_ip": _UNLIMITED,
             "idle_timeout_s": "none",

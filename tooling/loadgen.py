@@ -151,6 +151,7 @@ _LATE_MOVES_SHARE = 0.1
 _UNLIMITED = 1_000_000_000
 _SERVER_LIMITS: dict[str, object] = {
     "max_open_races_per_player": _UNLIMITED,
+    "max_open_races_per_ip": _UNLIMITED,
     "races_per_hour_per_player": _UNLIMITED,
     "races_per_hour_per_ip": _UNLIMITED,
     "rate_per_s": _UNLIMITED,

@@ -4,7 +4,8 @@ A benchmark or a fuzzing campaign must measure the server apart from its own wor
 the server as a child process (``python -m client.cli serve`` on a free port of 127.0.0.1, with
 the limits it asks for as flags), reads the server's CPU time and resident memory from
 ``/proc/PID`` (Linux), its counts from ``GET /healthz``, and its log, and stops it at the end,
-after an error or Ctrl-C too.
+after an error or Ctrl-C too: the server runs in a process group of its own, and stopping it ends
+the whole group, the par workers it spawned included (`ServerProcess.stop`).
 
 >>> cpu_seconds(os.getpid()) > 0, rss_mib(os.getpid()) > 1
 (True, True)
@@ -15,8 +16,10 @@ True
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -189,7 +192,12 @@ class ServerProcess:
         if self._log is None:
             self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            self.command(), cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT
+            self.command(),
+            cwd=_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group (its id the server's pid): `stop` ends it all
         )
         deadline = time.monotonic() + timeout_s
         while await fetch_health(self.url, 1.0) is None:
@@ -235,16 +243,21 @@ class ServerProcess:
         return rss_mib(self.pid)
 
     def stop(self) -> None:
-        """Stop the server (SIGTERM, then SIGKILL after 5 s) and wait for it; harmless twice.
-        The log stays readable until the object is dropped."""
+        """Stop the server (SIGTERM, then SIGKILL after 5 s) and wait for it, then end what is
+        left of its process group (its par workers: SIGKILL, they hold nothing to save); harmless
+        twice. The log stays readable until the object is dropped."""
         process = self.process
-        if process is not None and process.poll() is None:
+        if process is None:
+            return
+        if process.poll() is None:
             process.terminate()
             try:
                 process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # (none left)
+            os.killpg(process.pid, signal.SIGKILL)
 
     async def __aenter__(self) -> ServerProcess:
         try:

@@ -80,7 +80,8 @@ function renderHead(page) {
   const meta = [race.seed !== null && race.seed !== undefined ? `Seed ${String(race.seed)}` : "Secret seed",
     `${race.entrants.length}/${race.max_entrants} ${race.max_entrants === 1 ? "entrant" : "entrants"}`,
     `${clockText(race.time_limit_s * 1000)} limit`];
-  if (race.spectator_delay_s) meta.push(`spectators ${race.spectator_delay_s} s behind`);
+  if (race.spectating && race.spectating !== "live") meta.push("spectators see the boards when the deal is over");
+  else if (race.spectator_delay_s) meta.push(`spectators ${race.spectator_delay_s} s behind`);
   const f = page.finished;
   const panel = race.commitment ? el("div", { class: "fair-panel", id: "fair-panel", hidden: !page.fairOpen },
     el("p", {}, "Before anyone played, the server published a commitment: the SHA-256 hash of the deal's seed and a "

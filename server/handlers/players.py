@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import secrets
 
+from server.addresses import address_key
 from server.logs import fields
 from server.names import BadName, normal_name
 from server.players import Player, token_digest
@@ -28,7 +29,10 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
     """Welcome a new player, or resume the player whose token ``msg`` carries: from memory, or
     (a durable store) from the store after a restart, with the races it had. Over a durable
     store a new player is saved before it is welcomed, and a resumed one's keep time renewed.
-    Raises ProtocolError (already_hello, protocol_version, bad_token, bad_name)."""
+    A new player is counted under its connection's address key: past ``max_players_per_ip``
+    there, the idle one that left the longest ago is forgotten to make room
+    (`ServerState.room_for_player`). Raises ProtocolError (already_hello, protocol_version,
+    bad_token, bad_name, too_many_players)."""
     if session.player is not None:
         raise ProtocolError(ErrorCode.ALREADY_HELLO, "this connection already said hello")
     if msg.protocol != PROTOCOL_VERSION:
@@ -65,13 +69,20 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
             name = normal_name(msg.name)
         except BadName as exc:
             raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
+        key = address_key(session.address)
+        if not state.room_for_player(key):
+            raise ProtocolError(
+                ErrorCode.TOO_MANY_PLAYERS,
+                f"the server keeps {len(state.players_from.get(key, ()))} players from your address, the most it "
+                "may, and each is connected, playing, or waiting for a race or tournament: say hello with one's "
+                "token, or try again later",
+            )
         player = Player(id="p" + secrets.token_hex(4), name=name, token=secrets.token_urlsafe(24))
         while player.id in state.players_by_id or player.id in state.resumed:
             player.id = "p" + secrets.token_hex(4)
         if durable:
             await keep_player(state, player, renew=False)  # nothing is acknowledged before it is stored
-        state.players[player.token] = player
-        state.players_by_id[player.id] = player
+        state.add_player(player, key)
         _players_log.info(
             "%s said hello",
             player.name,
@@ -109,17 +120,24 @@ async def _stored_player(state: ServerState, token: str) -> Player | None:
 async def rename(state: ServerState, session: Session, player: Player, msg: Rename) -> None:
     """Give ``player`` the name ``msg`` asks for, for the races and tournaments it enters from
     now on (saved first over a durable store, so that a resumed session keeps it). Raises
-    ProtocolError (bad_name)."""
+    ProtocolError (bad_name; name_taken: another entrant of a tournament it is in has that name)."""
     try:
         name = normal_name(msg.name)
     except BadName as exc:
         raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
+    tournaments = list(state.tournaments.values())  # they show an entrant's name as it is now
+    for tournament in tournaments:
+        tournament.check_rename(player, name)
     old, player.name = player.name, name
+    for tournament in tournaments:
+        tournament.renamed(player, old)
     if state.store.durable:
         try:
             await keep_player(state, player, renew=False)
         except StoreUnavailable:
             player.name = old
+            for tournament in tournaments:
+                tournament.renamed(player, name)
             raise
     _players_log.info(
         "%s is now %s", old, name, extra=fields("player_renamed", player=player.id, player_name=name, old_name=old)

@@ -11,8 +11,10 @@ import msgspec
 from engine.core import BadNotation
 from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
+from server.addresses import address_key
 from server.catalog import CatalogError
-from server.par import WinnableSearch
+from server.lobby import own_part, page_of
+from server.par import SolverBusy, WinnableSearch
 from server.players import Player
 from server.protocol import (
     CreateRace,
@@ -27,6 +29,7 @@ from server.protocol import (
     Races,
     Rematch,
     Replay,
+    ReplyFrame,
     Resign,
     StartRace,
     Sync,
@@ -35,6 +38,7 @@ from server.protocol import (
 )
 from server.race import Race
 from server.state import ServerState
+from server.tournament import person_key
 from server.transport.session import Session
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "draw_winnable",
     "get_record",
     "join",
+    "kept_record",
     "list_races",
     "move",
     "record",
@@ -74,7 +79,9 @@ async def create(state: ServerState, session: Session, player: Player, msg: Crea
             if public:
                 seed = draw_winnable(state, game_cls.key, 1, private=False)[0]
             else:
-                seed = (await winnable_secret_seeds(state, game_cls.key, 1, msg.options))[0]
+                seed = (
+                    await winnable_secret_seeds(state, game_cls.key, 1, msg.options, key=address_key(session.address))
+                )[0]
     except BadNotation as exc:
         raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
     race = await _open_race(
@@ -125,16 +132,17 @@ async def _open_race(
         raise ProtocolError(ErrorCode.BAD_OPTION, exc.reason) from None
     now = state.clock.monotonic()
     state.created.add(f"p:{player.id}", now)
-    state.created.add(f"a:{session.address}", now)
+    state.created.add(f"a:{address_key(session.address)}", now)
     player.open_races.add(race.code)
     state.add_race(race)
+    state.lobby.opened_from(race.code, address_key(session.address))
     await race._save()
     return race
 
 
 def _check_creation(state: ServerState, session: Session, player: Player) -> None:
-    """Refuse (too_many_races) a player over its open races, or a player or an address over its
-    races created in the last hour."""
+    """Refuse (too_many_races) a player or an address over its open races, or a player or an
+    address over its races created in the last hour."""
     cfg = state.config
     now = state.clock.monotonic()
     if len(player.open_races) >= cfg.max_open_races_per_player:
@@ -143,11 +151,18 @@ def _check_creation(state: ServerState, session: Session, player: Player) -> Non
             f"you have {len(player.open_races)} races that have not started: start them, "
             f"or wait for them to expire, before creating another",
         )
+    open_here = state.lobby.open_from(address_key(session.address))
+    if open_here >= cfg.max_open_races_per_ip:
+        raise ProtocolError(
+            ErrorCode.TOO_MANY_RACES,
+            f"{open_here} races created from your address have not started (at most "
+            f"{cfg.max_open_races_per_ip}): start them, or wait for them to expire, before creating another",
+        )
     if state.created.count(f"p:{player.id}", now) >= cfg.races_per_hour_per_player:
         raise ProtocolError(
             ErrorCode.TOO_MANY_RACES, f"a player may create {cfg.races_per_hour_per_player} races an hour"
         )
-    if state.created.count(f"a:{session.address}", now) >= cfg.races_per_hour_per_ip:
+    if state.created.count(f"a:{address_key(session.address)}", now) >= cfg.races_per_hour_per_ip:
         raise ProtocolError(
             ErrorCode.TOO_MANY_RACES, f"{cfg.races_per_hour_per_ip} races an hour may be created from one address"
         )
@@ -171,15 +186,32 @@ def draw_winnable(state: ServerState, game: str, count: int, *, private: bool) -
         raise ProtocolError(ErrorCode.NO_CATALOG, f"no winnable {game} deals to draw: {exc}") from None
 
 
-async def winnable_secret_seeds(state: ServerState, game: str, count: int, options: dict[str, bool]) -> list[int]:
+async def winnable_secret_seeds(
+    state: ServerState, game: str, count: int, options: dict[str, bool], *, key: str | None = None
+) -> list[int]:
     """``count`` secret seeds of ``game`` known to be winnable: fresh ones the solver proves
-    winnable within the ``winnable_*`` budgets (in the par workers, never on the event loop),
-    and the rest from the private catalog. Raises ProtocolError (no_private_catalog) when the
-    solver found too few and the catalog cannot make up the rest; then the solver's finds are
-    dropped (they were never shown to anyone)."""
+    winnable within the ``winnable_*`` budgets (in the par workers, after any par, never on the
+    event loop), and the rest from the private catalog. ``key``: the asker's address, whose
+    searches at once are limited (None: only the server's limit applies). Raises ProtocolError
+    (no_private_catalog) when the solver found too few and the catalog cannot make up the rest;
+    then the solver's finds are dropped (they were never shown to anyone); rate_limited when the
+    solver is busy with other winnable requests (`server.par.SolverBusy`) and there is no
+    private catalog to serve this one at once."""
     cfg = state.config
-    search = WinnableSearch(nodes=cfg.winnable_nodes, seconds=cfg.winnable_seconds, wait_s=cfg.winnable_wait_s)
-    proved = await state.par.winnable_seeds(game, count, options, search)
+    search = WinnableSearch(
+        nodes=cfg.winnable_nodes,
+        seconds=cfg.winnable_seconds,
+        wait_s=cfg.winnable_wait_s,
+        at_once=cfg.winnable_searches,
+        at_once_per_key=cfg.winnable_searches_per_ip,
+    )
+    try:
+        proved = await state.par.winnable_seeds(game, count, options, search, key)
+    except SolverBusy as exc:  # served from the private catalog at once, if there is one
+        try:
+            return draw_winnable(state, game, count, private=True)
+        except ProtocolError:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, f"{exc.reason}: try again in a moment") from None
     try:
         drawn = draw_winnable(state, game, count - len(proved), private=True) if len(proved) < count else []
     except ProtocolError as exc:
@@ -199,27 +231,41 @@ async def winnable_secret_seeds(state: ServerState, game: str, count: int, optio
 
 
 async def list_races(state: ServerState, session: Session, player: Player, msg: ListRaces) -> None:
-    """One page of the races open to join or live (this node's, or every node's from the shared
-    lobby in Redis)."""
-    if state.link is not None:
-        infos, cursor = await state.link.lobby_page(msg.status, msg.before, msg.limit)
-        session.reply(Races(req=msg.req, races=infos, cursor=cursor))
+    """One page of the races open to join or live, in the lobby's order for ``player`` (its own
+    and its friends' first, then by entrants joined, then newest: `server.lobby`): this node's,
+    or every node's from the shared lobby in Redis (there the own part holds this node's races)."""
+    if state.link is None:
+        codes, cursor = state.lobby.page(msg.status, before=msg.before, limit=msg.limit, player=player)
+        session.reply(Races(req=msg.req, races=[state.races[c].info() for c in codes], cursor=cursor))
         return
-    codes, cursor = state.lobby.page(msg.status, before=msg.before, limit=msg.limit)
-    session.reply(Races(req=msg.req, races=[state.races[c].info() for c in codes], cursor=cursor))
+    own = state.lobby.own(msg.status, player)
+    mine, others_before = own_part(own, msg.before)
+    entries = [(after, state.races[code].info()) for after, code in mine[: msg.limit + 1]]
+    if len(entries) <= msg.limit:
+        skip = {code for _, code in own}
+        entries += await state.link.lobby_page(msg.status, others_before, msg.limit + 1 - len(entries), skip)
+    infos, cursor = page_of(entries, msg.limit)
+    session.reply(Races(req=msg.req, races=infos, cursor=cursor))
 
 
 async def join(state: ServerState, session: Session, player: Player, msg: JoinRace) -> None:
     """Enter a casual race (a tournament enters its own entrants in its deals); ends the
-    connection's watch of it; tells a rematch's old race who has accepted."""
+    connection's watch of it; tells a rematch's old race who has accepted. Raises ProtocolError
+    (not_allowed: a tournament's deal, or a rematch and the player no entrant of its old race;
+    and `server.race.Race.join`'s codes)."""
     race = state.race(msg.race)
     if not race.casual:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "a tournament enters its own entrants in its deals")
+    if race.rematch_of is not None and player.id not in await _entrants_of(state, race.rematch_of):
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED,
+            f"race {race.code} is the rematch of race {race.rematch_of}: only that race's entrants may join it",
+        )
     await race.join(player.id, player.name, player)
     session.watching.discard(race.code)  # joining ended the watch
     player.races.add(race.code)
-    if state.link is not None and race.status == "open":
-        state.link.listed(race, "open")  # the lobby shows the new entrant
+    if state.link is not None and race.status == "open" and race.rematch_of is None:
+        state.link.listed(race, "open")  # the lobby shows the new entrant (a rematch is not listed)
     session.reply(RaceReply(req=msg.req, race=race.info()))
     if race.rematch_of is not None and (old := state.races.get(race.rematch_of)) is not None:
         await old.offer_rematch(race)
@@ -245,10 +291,23 @@ async def resign(state: ServerState, session: Session, player: Player, msg: Resi
 
 
 async def watch(state: ServerState, session: Session, player: Player, msg: Watch) -> None:
-    """Watch a race: its snapshot for spectators, then its spectators' events."""
+    """Watch a race: its snapshot for spectators (`server.race.Race.spectator_frame`), then its
+    spectators' events."""
     race = state.race(msg.race)
+    await _seen(state, session, player, race.info().tournament, race.deal)
     _watch(session, player, race)
-    session.reply(race.snapshot(msg.req, player.id, spectator=True))
+    if player.id in race.entrants:  # (a finished entrant: its own board too)
+        session.reply(race.snapshot(msg.req, player.id, spectator=True))
+    else:
+        session.send(race.spectator_frame(msg.req))  # built once per version of the race
+
+
+async def _seen(state: ServerState, session: Session, player: Player, tournament: str | None, deal: int | None) -> None:
+    """``player`` is about to see the boards or record of deal ``deal`` of ``tournament`` (None:
+    a casual race): tell the tournament, which may refuse it (`server.tournament.Tournament.saw_deal`)."""
+    found = state.tournaments.get(tournament) if tournament else None
+    if found is not None:
+        await found.saw_deal(player.id, person_key(player.id, session.address), deal)
 
 
 def _watch(session: Session, player: Player, race: Race) -> None:
@@ -265,6 +324,7 @@ async def sync(state: ServerState, session: Session, player: Player, msg: Sync) 
     race = state.race(msg.race)
     spectator = session in race.spectators or player.id not in race.entrants
     if spectator and session not in race.spectators:  # a spectator back on a new connection
+        await _seen(state, session, player, race.info().tournament, race.deal)
         _watch(session, player, race)
     page = state.config.sync_page_events
     budget = session.room // 2  # the rest stays for the snapshot and live events meanwhile
@@ -279,32 +339,65 @@ async def sync(state: ServerState, session: Session, player: Player, msg: Sync) 
         if frames is not None and len(frames) > sent:
             session.reply(SyncPage(req=msg.req, race=race.code, until=msg.since + sent, version=race.version))
             return
-        session.reply(race.snapshot(msg.req, player.id, spectator=spectator))
+        if spectator and player.id not in race.entrants:
+            session.send(race.spectator_frame(msg.req))
+        else:
+            session.reply(race.snapshot(msg.req, player.id, spectator=spectator))
 
 
 async def get_record(state: ServerState, session: Session, player: Player, msg: GetRecord) -> None:
-    """A finished race's record (seed, salt, every entrant's moves)."""
-    session.reply(await record(state, msg.race, msg.req))
+    """A finished race's record (seed, salt, every entrant's moves): its frame, encoded once
+    (`kept_record`), with the request's ``req``."""
+    found, frame = await kept_record(state, msg.race)
+    await _seen(state, session, player, found.race.tournament, found.race.deal)
+    session.send(frame.frame(msg.req))
 
 
 async def record(state: ServerState, code: str, req: int) -> RaceRecord:
-    """A finished race's record: from the race in memory, or from the store once it left."""
-    race = state.races.get(code.upper())
+    """A finished race's record answering ``req`` (`kept_record`). Raises ProtocolError
+    (unknown_race, not_finished)."""
+    found, _ = await kept_record(state, code)
+    return msgspec.structs.replace(found, req=req)
+
+
+async def kept_record(state: ServerState, code: str) -> tuple[RaceRecord, ReplyFrame]:
+    """A finished race's record (``req`` 0) and its encoded frame, never rebuilt per request:
+    the one the race in memory keeps (`server.race.Race.kept_record`), or, once it left, the one
+    the store kept, decoded once and kept among the last few for a minute
+    (`server.replay.Replays.archived`).
+    Raises ProtocolError (unknown_race, not_finished), StoreUnavailable."""
+    code = code.upper()
+    race = state.races.get(code)
     if race is not None:
-        return await race.record(req)
-    kept = await state.store.load_record(code.upper())
+        return await race.kept_record()
+    kept = state.replays.archived(code, state.clock.monotonic())
+    if kept is None:
+        kept = state.replays.archived(code, state.clock.monotonic(), await state.store.load_record(code))
     if kept is None:
         raise ProtocolError(ErrorCode.UNKNOWN_RACE, f"no race with code {code!r} (or its record has expired)")
-    found = msgspec.msgpack.decode(kept, type=RaceRecord)
-    found.req = req
-    return found
+    return kept
+
+
+async def _entrants_of(state: ServerState, code: str) -> set[str]:
+    """The player ids of race ``code``'s entrants: from the race in memory, or its record once
+    it left (none if neither is found)."""
+    race = state.races.get(code)
+    if race is not None:
+        return set(race.entrants)
+    try:
+        found, _ = await kept_record(state, code)
+    except ProtocolError:
+        return set()
+    return {e.player for e in found.entrants}
 
 
 async def rematch(state: ServerState, session: Session, player: Player, msg: Rematch) -> None:
     """Join the rematch of a finished race, creating it (same game, options and limits; a new
-    secret deal; ``player`` its creator) if none is open; then tell the old race's audience who
-    has accepted. Raises ProtocolError (not_entrant, not_allowed for a tournament's deal,
-    not_finished, too_many_races)."""
+    secret deal; not listed in the lobby, and only the old race's entrants may join it) if none
+    is open; then, if who has accepted changed, tell the old race's audience. Its creator is the
+    old race's creator if that one was an entrant of it (and the server still knows the
+    player), else ``player``. Raises ProtocolError (not_entrant, not_allowed for a tournament's
+    deal, not_finished, too_many_races)."""
     old = state.race(msg.race)
     if player.id not in old.entrants:
         raise ProtocolError(ErrorCode.NOT_ENTRANT, f"only the entrants of race {old.code} can ask for its rematch")
@@ -314,10 +407,11 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
         raise ProtocolError(ErrorCode.NOT_FINISHED, f"race {old.code} is not finished")
     race = state.races.get(old.rematch) if old.rematch else None
     if race is None or race.status != "open":
+        founder = state.players_by_id.get(old.creator) if old.creator in old.entrants else None
         race = await _open_race(
             state,
             session,
-            player,
+            founder or player,
             old.game_cls,
             seed=None,
             seed_public=False,
@@ -329,15 +423,19 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
             undo=old.undo,
         )
         race.rematch_of = old.code
+        state.lobby.move(race.code, None)  # for the old race's entrants only: not listed
+        if state.link is not None:
+            state.link.listed(race, None)
     if player.id not in race.entrants:
         await race.join(player.id, player.name, player)
         player.races.add(race.code)
-    await old.offer_rematch(race)
+    await old.offer_rematch(race)  # (publishes only if who has accepted changed)
     session.reply(RaceReply(req=msg.req, race=race.info()))
 
 
 async def replay(state: ServerState, session: Session, player: Player, msg: Replay) -> None:
     """One entrant's board after a number of its moves in a finished race, with that move in
-    words (`server.replay.Replays`)."""
-    found = await record(state, msg.race, msg.req)
+    words (`server.replay.Replays`: from the nearest checkpoint, at most CHECKPOINT_EVERY moves)."""
+    found, _ = await kept_record(state, msg.race)  # never rebuilt per request
+    await _seen(state, session, player, found.race.tournament, found.race.deal)
     session.reply(state.replays.step(found, msg.player, msg.step, msg.req))

@@ -24,6 +24,7 @@ import msgspec
 from engine.core import BadNotation, Game
 from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
+from server import fair_play_reports
 from server.handlers.races import draw_winnable, winnable_secret_seeds
 from server.logs import fields, iso_time
 from server.names import BadName, normal_name
@@ -32,12 +33,14 @@ from server.protocol import (
     CancelTournament,
     CreateTournament,
     ErrorCode,
+    FairPlayRequest,
     FollowTournament,
     ListTournaments,
     OpenDeal,
     ProtocolError,
     RaceReply,
     RegisterTournament,
+    ReviewEntry,
     TournamentInfo,
     TournamentReply,
     Tournaments,
@@ -48,7 +51,7 @@ from server.race import RebuildError
 from server.schedule import ScheduleError, load_schedule_file, next_occurrences, parse_start, time_zone
 from server.state import ServerState
 from server.store import StoreUnavailable
-from server.tournament import Tournament, TournamentPlan
+from server.tournament import Tournament, TournamentPlan, person_key
 from server.transport.session import Session
 
 __all__ = [
@@ -58,9 +61,11 @@ __all__ = [
     "follow",
     "list_tournaments",
     "load_schedule",
+    "fair_play_report",
     "open_deal",
     "register",
     "resume_tournaments",
+    "review_entry",
     "withdraw",
 ]
 
@@ -105,10 +110,20 @@ async def follow(state: ServerState, session: Session, player: Player, msg: Foll
 
 
 async def register(state: ServerState, session: Session, player: Player, msg: RegisterTournament) -> None:
-    """Enter a tournament whose registration is open."""
+    """Enter a tournament whose registration is open; an entry beyond the person's allowance
+    (`Tournament.register`) waits for the organiser's approval, and the reply says why."""
     tournament = state.tournament(msg.tournament)
-    await tournament.register(player)
-    player.tournaments.add(tournament.id)
+    why = await tournament.register(player, person_key(player.id, session.address))
+    if why is None:
+        player.tournaments.add(tournament.id)
+    session.reply(TournamentReply(req=msg.req, tournament=tournament.info(), pending=why))
+
+
+async def review_entry(state: ServerState, session: Session, player: Player, msg: ReviewEntry) -> None:
+    """Organisers: approve or refuse an entry waiting for approval (`Tournament.review`)."""
+    _check_admin(state, msg.admin_token)
+    tournament = state.tournament(msg.tournament)
+    await tournament.review(msg.player, msg.approve)
     session.reply(TournamentReply(req=msg.req, tournament=tournament.info()))
 
 
@@ -123,6 +138,15 @@ async def open_deal(state: ServerState, session: Session, player: Player, msg: O
     """Arena format: open the player's next deal, its clock starting now."""
     race = await state.tournament(msg.tournament).open_deal(player)
     session.reply(RaceReply(req=msg.req, race=race.info()))
+
+
+async def fair_play_report(state: ServerState, session: Session, player: Player, msg: FairPlayRequest) -> None:
+    """An organiser's request: the tournament's fair-play report, one entry per deal worked out
+    so far (`server.fair_play_reports`; docs/tournaments.md, "Fair play")."""
+    _check_admin(state, msg.admin_token)
+    tournament = state.tournament(msg.tournament)
+    fair_play_reports.ensure(tournament)
+    session.reply(fair_play_reports.report(tournament, msg.req))
 
 
 def _check_admin(state: ServerState, token: str) -> None:
@@ -161,6 +185,7 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type[Game], int]:
         raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least one deal")
     if msg.seeds is not None and len(msg.seeds) != msg.deals:
         raise ProtocolError(ErrorCode.BAD_TOURNAMENT, f"{len(msg.seeds)} seeds given for {msg.deals} deals")
+    _check_spectating(msg)
     if (msg.starts_at is None) == (msg.cron is None):
         raise ProtocolError(ErrorCode.BAD_SCHEDULE, "give either starts_at (one-off) or cron (recurring)")
     now = state.clock.wall_ms()
@@ -173,6 +198,29 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type[Game], int]:
     except ScheduleError as exc:
         raise ProtocolError(ErrorCode.BAD_SCHEDULE, str(exc)) from None
     return game_cls, starts_at
+
+
+#: The longest spectator delay of "live" spectating, seconds: the delayed boards wait in memory.
+_LIVE_DELAY_MAX_S = 600
+
+
+def _check_spectating(msg: CreateTournament) -> None:
+    """Refuse (bad_field) a ``spectating`` choice that could show an entrant's board while others
+    may still play it: "delayed" with a delay shorter than the deal's time limit; and "live" with
+    a delay over `_LIVE_DELAY_MAX_S`."""
+    if msg.spectating == "delayed" and msg.spectator_delay_s < msg.deal_time_limit_s:
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            f"spectating 'delayed' needs spectator_delay_s at least the deal time limit "
+            f"({msg.spectator_delay_s} s < {msg.deal_time_limit_s} s): a shorter delay shows boards "
+            f"while entrants still play them; use 'standings' for none",
+        )
+    if msg.spectating == "live" and msg.spectator_delay_s > _LIVE_DELAY_MAX_S:
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            f"spectating 'live' takes a spectator_delay_s of at most {_LIVE_DELAY_MAX_S} s; "
+            f"'delayed' or 'standings' hold boards back longer",
+        )
 
 
 def _create_checked(
@@ -260,6 +308,8 @@ def _schedule(
         timezone=msg.timezone,
         spectator_delay_s=msg.spectator_delay_s,
         undo=msg.undo,
+        spectating=msg.spectating,
+        max_entries_per_address=msg.max_entries_per_address,
     )
     tournament = Tournament(state, tournament_id or "T" + secrets.token_hex(3).upper(), plan)
     if schedule_id is not None:
@@ -291,10 +341,10 @@ def _schedule(
 def _next_occurrence(state: ServerState, schedule_id: str, after_ms: int) -> None:
     msg = state.schedules.get(schedule_id)
     if msg is not None and msg.cron is not None:
-        starts_at = next_occurrences(msg.cron, msg.timezone, after_ms=after_ms, count=1)[0]
         try:
+            starts_at = next_occurrences(msg.cron, msg.timezone, after_ms=after_ms, count=1)[0]
             _schedule(state, msg, find_game(msg.game), starts_at, schedule_id)
-        except ProtocolError as exc:  # e.g. the private catalog ran out of deals
+        except (ProtocolError, ScheduleError) as exc:  # e.g. the private catalog ran out of deals
             log.error("schedule %s: cannot schedule the next occurrence: %s", schedule_id, exc)
 
 

@@ -36,8 +36,9 @@ keeps them in one slot and one script may touch them all (below: what a cluster 
 ``P:nodes``
     set: every node id seen (so that a dead one's races are found).
 ``P:lobby:open``, ``P:lobby:live``
-    sorted sets: the shared lobby, race codes by their place (creation instant in ms x 1000 plus
-    a digit from the code; `list_race`, `lobby_page`), kept by each race's owner.
+    sorted sets: the shared lobby, race codes by their place (`server.lobby.shared_score`:
+    entrants joined, then creation instant, then 4 bits of the code; `list_race`,
+    `lobby_page`), kept by each race's owner.
 ``P:race:{CODE}:info``
     string: the race as the lobby shows it (an encoded `server.protocol.RaceInfo`).
 ``P:leader``
@@ -144,6 +145,7 @@ CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 #: (`RedisStore._get`, `RedisStore._smembers` and `RedisStore._hgetall` to their own) to say so.
 _Stream = list[tuple[bytes, dict[bytes, bytes]]]  # XRANGE, XREVRANGE: (entry id, fields)
 _Scored = list[tuple[bytes, float]]  # ZREVRANGEBYSCORE ... WITHSCORES, ZPOPMIN: (member, score)
+_TIE_BITS = 10  # a lobby cursor: the score above, how many races of that score were shown below
 
 
 class _ClientOptions(TypedDict):
@@ -646,25 +648,39 @@ class RedisStore(Store):
                     pipe.set(self._race_key(code, "info"), info)
                 await pipe.execute()
 
-    async def lobby_page(self, listing: str, before: int | None, limit: int) -> tuple[list[bytes], int | None]:
-        """Up to ``limit`` races of the shared lobby's ``listing``, newest first, placed below
-        ``before`` (None: from the top): their encoded infos, and the cursor of the next page
-        (None: none). Two round trips."""
-        top = "+inf" if before is None else f"({before}"
+    async def lobby_page(self, listing: str, before: int | None, count: int, skip: set[str]) -> list[tuple[int, bytes]]:
+        """Up to ``count`` races of the shared lobby's ``listing``, highest score first, after the
+        cursor ``before`` (None: from the top), leaving out the codes in ``skip``: ``(cursor
+        after it, its encoded info)``; a race archived meanwhile (no info) is left out too. A
+        cursor is ``score << 10 | n``, ``n`` the races of that score already shown (Redis orders
+        races of one score by code), so that races created in the same millisecond are each
+        shown once. Two round trips."""
+        if before is None:
+            top: int | str = "+inf"
+            score, shown = -1, 0
+        else:
+            score, shown = before >> _TIE_BITS, before & ((1 << _TIE_BITS) - 1)
+            top = score
+        kept: list[tuple[int, str]] = []
         with self._reaching():
             found = cast(
                 _Scored,
                 await self._redis.zrevrangebyscore(
-                    f"{self.prefix}:lobby:{listing}", top, "-inf", start=0, num=limit + 1, withscores=True
+                    f"{self.prefix}:lobby:{listing}", top, "-inf", start=shown, num=count + len(skip), withscores=True
                 ),
             )
-            page = found[:limit]
+            for raw, value in found:
+                shown = shown + 1 if int(value) == score else 1
+                score = int(value)
+                if (code := raw.decode()) not in skip:
+                    kept.append((score << _TIE_BITS | min(shown, (1 << _TIE_BITS) - 1), code))
+                    if len(kept) == count:
+                        break
             async with self._redis.pipeline(transaction=False) as pipe:
-                for code, _ in page:
-                    pipe.get(self._race_key(code.decode(), "info"))
+                for _, code in kept:
+                    pipe.get(self._race_key(code, "info"))
                 infos = await pipe.execute()
-        cursor = int(page[-1][1]) if len(found) > limit else None
-        return [info for info in infos if info is not None], cursor
+        return [(after, info) for (after, _), info in zip(kept, infos, strict=True) if info is not None]
 
     def inbox_channel(self, node: str) -> str:
         """The sharded pub/sub channel on which node ``node`` receives what other nodes send it."""

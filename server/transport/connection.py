@@ -1,18 +1,23 @@
 """One TCP connection of the server: `Connection`, an asyncio protocol driving websockets' sans-I/O
 `ServerProtocol` through its public API.
 
-websockets parses the opening handshake, answers it (or the server's plain HTTP answers: the web
-client, ``/healthz``, ``/metrics``), and handles every frame but the common one: pings, pongs,
-closes, text and fragmented messages, and anything it must refuse. The binary frames that carry
-the protocol's requests (masked, unfragmented, at most ``max_frame_bytes``) the connection reads
-itself, as soon as its bytes arrive, and hands to its session (`server.transport.session.
-Session.take`) without a queue or a task: websockets' parser costs a move about twice what this
-does (docs/performance.md §3.4). Outgoing frames bypass websockets the same way: a
-session writes its frames to the socket itself, and whatever websockets has to send (a pong, a
-close) is written at once, whole frames between whole frames.
+websockets parses the opening handshake (the request alone: what follows it is the client's
+first frames), answers it (or the server's plain HTTP answers: the web client, ``/healthz``,
+``/metrics``; a request whose first bytes name a method other than GET or HEAD is answered 405
+by the connection itself, since websockets' parser answers nothing to a request with a body),
+and handles closes, text and fragmented messages, and anything it must refuse. The
+binary frames that carry the protocol's requests (masked, unfragmented, at most
+``max_frame_bytes``) the connection reads itself, as soon as its bytes arrive, and hands to its
+session (`server.transport.session.Session.take`) without a queue or a task: websockets' parser
+costs a move about twice what this does (docs/performance.md §3.4); pings and pongs it reads
+itself too, each counted against the connection's rate (a ping over it gets no pong). Outgoing
+frames bypass websockets the same way: a session writes its frames (pongs included) to the
+socket itself, and whatever websockets has to send (a close) is written at once, whole frames
+between whole frames.
 
 The connection counts against the server's limits from the moment its socket is accepted (so
-that sockets that never finish the handshake count too); one over a limit is reset at once.
+that sockets that never finish the handshake count too); one over a limit is reset at once,
+unless the server makes room for it (`server.app.ArenaServer.admit`, `evict`).
 """
 
 from __future__ import annotations
@@ -49,11 +54,11 @@ class Listener(Protocol):
     keepalive: Keepalive | None
     draining: bool
 
-    def admit(self, address: str, *, check_total: bool = True) -> bool:
-        """Count a socket from ``address``, or refuse it (False) when over a limit."""
+    def admit(self, conn: Connection, address: str, *, check_total: bool = True) -> bool:
+        """Count ``conn``'s socket under ``address``, or refuse it (False) when over a limit."""
 
-    def release(self, address: str, *, total: bool = True) -> None:
-        """Stop counting a socket from ``address``."""
+    def release(self, conn: Connection, address: str, *, total: bool = True) -> None:
+        """Stop counting ``conn``'s socket under ``address``."""
 
     def http(self, conn: Connection, request: Request) -> Response | None:
         """The server's own answer to ``request`` at the handshake, or None for a websocket."""
@@ -78,7 +83,8 @@ class Connection(asyncio.Protocol):
     pinged_at = 0.0
     keepalive_entry: list[Any] | None = None
     _head = b""  # (handshake) the request's last bytes so far, to find its end
-    _request_done = False  # (handshake) the request ended where a chunk of bytes did
+    _started = False  # (handshake) the request's first bytes came (and their method was checked)
+    _request_done = False  # (handshake) the request's end has come
     _fragmented = False  # (own reading) websockets has a fragmented message open
     _message: list[BytesLike] | None = None  # a fragmented message's parts, while it comes
     _close_timer: asyncio.TimerHandle | None = None
@@ -104,7 +110,8 @@ class Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
         peer = transport.get_extra_info("peername")
         self.client = str(peer[0]) if peer else ""
-        self.counted = self.server.admit(self.client)
+        self.heard_at = self.loop.time()  # (idle since it was accepted, until it says anything)
+        self.counted = self.server.admit(self, self.client)
         if not self.counted:
             transport.abort()  # type: ignore[attr-defined]
             return
@@ -144,25 +151,48 @@ class Connection(asyncio.Protocol):
         Keepalive.forget(self)
         if self.counted:
             self.counted = False
-            self.server.release(self.client)
+            self.server.release(self, self.client)
         self.server.lost(self)
 
     # ---------------------------------------------------------------------- the handshake
 
     def _handshake_bytes(self, data: bytes) -> None:
-        """Before the first frame: hand the request to websockets, noting whether it ended
-        exactly where a chunk of bytes did. If it did, the client's frames start with the first
-        bytes received once the connection is open, and the connection reads them itself; if
-        anything came after the request in the same chunk, websockets reads every frame."""
+        """Before the first frame: hand the request, and only the request, to websockets (a
+        handshake's request has no body: it ends with its first empty line). Whatever came after
+        it in the same chunk is the client's first frames, read as any later bytes are, once
+        websockets has answered the request."""
+        if not self._started:
+            self._started = True
+            method = data.split(b" ", 1)[0] if b" " in data[:32] else b"GET"
+            if method not in (b"GET", b"HEAD"):
+                self._not_allowed(method)
+                return
         if not self._request_done:
             head = self._head + data
             end = head.find(b"\r\n\r\n")
             if end < 0:
                 self._head = head[-3:]  # the end may be split across two chunks
             else:
-                self._request_done = end + 4 == len(head)
+                self._request_done = True
+                cut = end + 4 - (len(head) - len(data))  # where the request ends in ``data``
                 self._head = b""
+                self._feed(data[:cut])
+                if cut < len(data):
+                    self.data_received(data[cut:])
+                return
         self._feed(data)
+
+    def _not_allowed(self, method: bytes) -> None:
+        """Answer 405 Method Not Allowed (``Allow: GET, HEAD``) to a request whose first bytes
+        name another method, before websockets parses it: its parser answers nothing to a
+        request with a body, as a POST usually has. The rest of its bytes are read and discarded
+        until the client closes (or the opening timeout): closing at once could reset the
+        connection before the client reads the answer."""
+        text = f"{method.decode('ascii', 'replace')[:16]} is not allowed here: use GET or HEAD\n"
+        response = self.protocol.reject(405, text)
+        response.headers["Allow"] = "GET, HEAD"
+        self.protocol.send_response(response)  # (and its end of stream)
+        self._flush_protocol()
 
     def _answer(self, request: Request) -> None:
         """Answer the handshake: the server's own HTTP answer, or the websocket's (101, or
@@ -195,19 +225,29 @@ class Connection(asyncio.Protocol):
     def _read_frames(self, buf: bytes) -> None:
         """Take each whole binary frame of ``buf`` (masked, unfragmented, at most the largest
         frame allowed: every request of the protocol) to the session, without websockets'
-        parser; hand websockets every other whole frame (pings, pongs, closes, text or
-        fragmented frames) to handle; keep a partial frame for the next bytes. Anything
-        websockets must refuse (an unmasked, oversized or 64-bit-length frame) and everything
-        after it go to websockets for good, as does everything once the connection is closing.
+        parser; answer pings and read pongs; hand websockets every other whole frame (closes,
+        text or fragmented frames, control frames it must refuse) to handle; keep a partial
+        frame for the next bytes. Anything websockets must refuse (an unmasked, oversized or
+        64-bit-length frame) and everything after it go to websockets for good, as does
+        everything once websockets has closed the connection. A ping's pong leaves with the
+        session's answers, in one write.
+
+        Every frame counts against the connection's rate (docs/security.md, "Floods"): a
+        request when it is carried out (`server.dispatch`); a ping, a pong, or a fragment before
+        a message's last here (`Session.count_frame`). A ping or pong over the rate is dropped
+        (no pong is sent) and counts as a strike, as does a fragment over it (kept: its message
+        would be broken without it); a close is never refused. Once the server is closing the
+        connection (`Session.close`), only the client's close is read: everything else is
+        dropped, pings unanswered.
 
         Then the session's answers are written at once, not at the end of the loop turn: a busy
         loop turn reads and carries out the moves of many connections, and the first mover's
         answer would wait for all of them."""
-        if self.protocol.state is not State.OPEN:
-            self._give_up(buf)
-            return
         session = self.session
         assert session is not None
+        if self.protocol.state is not State.OPEN and not session.closing:
+            self._give_up(buf)  # websockets closed it: it reads (and discards) the rest
+            return
         size = len(buf)
         pos = 0
         limit = self.limit
@@ -227,20 +267,40 @@ class Connection(asyncio.Protocol):
             end = start + length
             if end > size:
                 break
-            if first == 0x82 and not self._fragmented:
-                session.take(unmask(buf[start:end], buf[start - 4 : start]))
-            elif first == 0x8A and length <= 125:  # a pong (a longer one is for websockets to refuse)
-                Keepalive.pong(self, unmask(buf[start:end], buf[start - 4 : start]))
-            else:
+            if first == 0x82 and not self._fragmented:  # a request: the rate applies when it is carried out
+                if not session.closing:
+                    session.take(unmask(buf[start:end], buf[start - 4 : start]))
+                pos = end
+                continue
+            if first != 0x88:  # (a close is always read)
+                if session.closing:
+                    pos = end  # dropped: only the client's close matters now
+                    continue
+                if first & 0x08:  # a ping, a pong (or a control frame websockets will refuse)
+                    if not session.count_frame():
+                        pos = end  # over the rate: dropped, unanswered
+                        continue
+                    if first == 0x8A and length <= 125:  # a pong (a longer one is for websockets to refuse)
+                        Keepalive.pong(self, unmask(buf[start:end], buf[start - 4 : start]))
+                        pos = end
+                        continue
+                    if first == 0x89 and length <= 125:  # a ping: its pong leaves with the session's next write
+                        session.send_control(
+                            b"\x8a" + bytes((length,)) + unmask(buf[start:end], buf[start - 4 : start])
+                        )
+                        pos = end
+                        continue
+                elif not first & 0x80:  # a fragment before its message's last (which counts as a request)
+                    session.count_frame()  # (over the rate: a strike, but kept, or the message breaks)
                 opcode = first & 0x0F
                 if opcode and opcode < 3:  # a text or binary frame: its message may go on
                     self._fragmented = not first & 0x80
                 elif not opcode and first & 0x80:  # the message's last frame
                     self._fragmented = False
-                self._feed(buf[pos:end])
-                if self.protocol.state is not State.OPEN:
-                    self._give_up(buf[end:])
-                    return
+            self._feed(buf[pos:end])
+            if self.protocol.state is not State.OPEN:
+                self._give_up(buf[end:])
+                return
             pos = end
         self._rx = buf[pos:] if pos < size else b""
         if session._flush_pending:  # its answers leave now, not at the turn's end
@@ -343,6 +403,22 @@ class Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
 
+    def evict(self, code: int, reason: str) -> None:
+        """Give up the connection's place for a newcomer: its slot goes back at once, and it is
+        closed with ``code`` and ``reason`` (what its session holds is sent first), its socket
+        closed once that is written, whether the client answers or not (within
+        `CLOSE_TIMEOUT_S` at most); a socket still in its handshake is cut off."""
+        if self.counted:
+            self.counted = False
+            self.server.release(self, self.client)
+        session = self.session
+        if session is None or self.protocol.state is not State.OPEN:
+            self.abort()
+            return
+        session.close(code, reason)
+        if self.transport is not None:
+            self.transport.close()
+
     def pause(self, paused: bool) -> None:
         """Stop (True) or go on (False) reading the client's bytes: while frames wait to be
         carried out, the client's socket buffers hold the rest."""
@@ -368,9 +444,9 @@ class Connection(asyncio.Protocol):
         """Behind a trusted proxy: count this connection against the forwarded ``client``
         address instead of the proxy's; False (and nothing changed) if that address is over its
         limit."""
-        if not self.server.admit(client, check_total=False):
+        if not self.server.admit(self, client, check_total=False):
             return False
-        self.server.release(self.client, total=False)
+        self.server.release(self, self.client, total=False)
         self.client = client
         return True
 

@@ -6,7 +6,8 @@ that lives while frames wait. It sends frames without a queue or a task per fram
 once per payload and written with the others that connection is sent in the same loop turn, or
 at the fan-out's next tick (`server.transport.fanout.Fanout`). A client that reads too slowly
 (more than ``max_send_buffer_bytes`` waiting) is closed with 1008, "too slow"; one that sends
-faster than its rate gets ``rate_limited`` and, after ``max_strikes``, is closed with 1008.
+frames (requests, pings, pongs, fragments: `count_frame`) faster than its rate gets
+``rate_limited`` (a ping: no pong) and, after ``max_strikes``, is closed with 1008.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from server.config import ServerConfig
 from server.limits import TokenBucket
 from server.logs import fields
 from server.metrics import Tally
-from server.protocol import encode
+from server.protocol import ErrorCode, encode
 from server.transport.frames import framed
 
 if TYPE_CHECKING:
@@ -161,6 +162,7 @@ class Session:
         "_tick_pending",
         "_standings_pending",
         "bucket",
+        "_budgets",
         "strikes",
         "closing",
         "address",
@@ -193,6 +195,7 @@ class Session:
         self._tick_pending = False  # in the fan-out's list for its next tick
         self._standings_pending = False  # in the fan-out's list for its next standings tick
         self.bucket = TokenBucket(cfg.rate_per_s, cfg.burst, self._loop.time())
+        self._budgets: dict[str, TokenBucket] | None = None  # costly requests' buckets (`server.dispatch.BUDGETS`)
         self.strikes = 0
         self.closing = False
         #: The task carrying out frames that had to wait for something, while there is one.
@@ -262,12 +265,50 @@ class Session:
         log.error("connection handler failed; closing that connection", exc_info=exc)
         self.conn.close(1011, "internal error")
 
+    @property
+    def budgets(self) -> dict[str, TokenBucket]:
+        """This connection's token buckets for costly requests, by kind (`server.dispatch.BUDGETS`);
+        made on first use, so that a connection that sends none holds none."""
+        if self._budgets is None:
+            self._budgets = {}
+        return self._budgets
+
     def allow(self) -> bool:
         """Take one frame from the token bucket; False (a strike) when over the rate."""
         if self.bucket.take(self._loop.time()):
             return True
         self.strikes += 1
         return False
+
+    def count_frame(self) -> bool:
+        """Count one frame that never reaches the dispatcher (a ping, a pong, a fragment before
+        its message's last: `server.transport.connection.Connection` reads them) against the
+        connection's rate (`allow`). False when over it: a strike, counted as ``rate_limited``,
+        and past ``max_strikes`` strikes the connection is closed with 1008 (`strike_out`), as
+        for a request over the rate."""
+        if self.allow():
+            return True
+        self.server.tally.refused[ErrorCode.RATE_LIMITED] += 1
+        if self.strikes > self.server.config.max_strikes:
+            self.strike_out()
+        return False
+
+    def strike_out(self) -> None:
+        """Close the connection with 1008, "rate limit exceeded": it went on past ``max_strikes``
+        frames over its rate (logged, at most a line per ``log_repeat_s``)."""
+        if self.closing:
+            return
+        log.warning(
+            "closing %s: rate limit exceeded",
+            self.address,
+            extra=fields("rate_limit_closed", remote=self.address, player=self.player.id if self.player else None),
+        )
+        self.close(1008, "rate limit exceeded")
+
+    @property
+    def onlooking(self) -> bool:
+        """True while the connection watches a race or follows a tournament."""
+        return bool(self._watching) or bool(self._following)
 
     def quiet_since(self, instant: float) -> float:
         """Seconds (loop time) since the later of ``instant`` and the last frame received."""
@@ -355,6 +396,19 @@ class Session:
     def room(self) -> int:
         """Bytes that can still be sent before this client counts as too slow."""
         return max(0, self.max_buffer - self.buffered)
+
+    def send_control(self, frame: bytes) -> None:
+        """Send ``frame``, a whole control frame (a pong), with the session's next write: at the
+        end of this loop turn, or sooner with an answer (nothing once the session is closing)."""
+        if self.closing:
+            return
+        out = self._out
+        if out is None:
+            self._out = [frame]
+        else:
+            out.append(frame)
+        if not self._flush_pending:
+            self.server.fanout.now(self)
 
     def reply(self, message: object) -> None:
         """Encode and send one reply."""

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 import msgspec
 import pytest
 
 from client.bot import play_game
+from client.commitments import CommitmentCache, cache_path
 from client.verify import CHECKS, commitment_of, verify_record
 from engine.games import find_game
 from server.protocol import EntrantRecord, RaceInfo, RaceRecord, Standing
@@ -202,15 +210,21 @@ def test_a_record_whose_seed_salt_and_commitment_were_swapped_fails_against_the_
         ],
     )
     assert verify_record(forged).check("commitment").ok, "the forged record agrees with itself"
+    untrusted = verify_record(forged)
+    assert untrusted.ok and not untrusted.verified and untrusted.verdict.startswith("not verified")
+    assert "not verified" in str(untrusted)
     report = verify_record(forged, kept)
     assert report.failed == ["commitment"] and "published at the start" in report.check("commitment").reason
-    assert verify_record(honest, kept).ok
+    assert "does not match" in report.check("commitment").reason
+    assert verify_record(honest, kept).verified
 
 
-async def test_arena_verify_checks_against_the_commitment_given_on_the_command_line():
+async def test_arena_verify_checks_against_the_commitment_given_on_the_command_line(tmp_path):
     """`arena verify CODE --commitment HEX`, typed in a shell against a live server: passes with
-    the commitment the race published, fails (exit 1) with another one."""
+    the commitment the race published, fails (exit 1) with another one, and without one (none in
+    its cache either) says "not verified" (exit 3)."""
     import asyncio
+    import os
     import sys
     from pathlib import Path
 
@@ -230,6 +244,7 @@ async def test_arena_verify_checks_against_the_commitment_given_on_the_command_l
             *extra,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            env=os.environ | {"ARENA_CACHE_DIR": str(tmp_path)},  # an empty cache
         )
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
         return proc.returncode, out.decode()
@@ -249,4 +264,133 @@ async def test_arena_verify_checks_against_the_commitment_given_on_the_command_l
             plain, plain_out = await verify()
     assert good == 0 and "verified" in good_out
     assert bad == 1 and "FAILED" in bad_out and "commitment" in bad_out
-    assert plain == 0 and "--commitment" in plain_out
+    assert plain == 3 and "not verified" in plain_out and "--commitment" in plain_out
+    assert "verified" in good_out.replace("not verified", "") and "not verified" not in good_out
+
+
+# ------------------------------------------- the CLI's cache of commitments, and a forging relay
+
+
+async def _relay(upstream: str, forge: Callable[[RaceRecord], RaceRecord]):
+    """A websocket relay to ``upstream`` that rewrites every race record it passes on with
+    ``forge``; an async context manager giving its URL."""
+    from websockets.asyncio.client import connect
+    from websockets.asyncio.server import serve
+    from websockets.exceptions import ConnectionClosed
+
+    from server.protocol import decode_server, encode
+
+    async def handle(client) -> None:
+        async with connect(upstream, compression=None, max_size=None) as server:
+
+            async def down() -> None:
+                async for data in server:
+                    message = decode_server(data) if isinstance(data, bytes) else None
+                    await client.send(encode(forge(message)) if isinstance(message, RaceRecord) else data)
+
+            async def up() -> None:
+                async for data in client:
+                    await server.send(data)
+
+            with contextlib.suppress(ConnectionClosed):
+                async with asyncio.TaskGroup() as group:
+                    tasks = [group.create_task(down()), group.create_task(up())]
+                    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                    for task in tasks:
+                        task.cancel()
+
+    @contextlib.asynccontextmanager
+    async def running():
+        async with serve(handle, "127.0.0.1", 0, compression=None, max_size=None) as relay:
+            port = relay.sockets[0].getsockname()[1]
+            yield f"ws://127.0.0.1:{port}"
+
+    return running()
+
+
+def _swap_deal(record: RaceRecord) -> RaceRecord:
+    """The record of another deal that agrees with itself: seed, salt and commitment replaced
+    together (a race without moves replays the same from any deal)."""
+    seed, salt = record.seed + 1, "f0" * 16
+    commitment = commitment_of(seed, salt)
+    race = msgspec.structs.replace(record.race, seed=seed, commitment=commitment)
+    return msgspec.structs.replace(record, seed=seed, salt=salt, commitment=commitment, race=race)
+
+
+async def _arena(cache: Path, *args: str) -> tuple[int, str]:
+    """``arena ARGS`` typed in a shell, with ``cache`` as its cache folder: (exit code, output)."""
+    proc = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "arena"),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env=os.environ | {"ARENA_CACHE_DIR": str(cache)},
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode()
+
+
+async def test_a_relay_that_swaps_the_deal_is_not_verified_without_a_trusted_commitment_and_caught_with_the_cached_one(
+    tmp_path,
+):
+    """A race `arena watch` followed: its commitment is in the CLI's cache. Through a relay that
+    swaps seed, salt and commitment consistently, `arena verify` without --commitment says "not
+    verified" (exit 3) with an empty cache, and catches the swap with the cached commitment;
+    straight from the server, the cached commitment verifies the race."""
+    from client.connection import ArenaClient
+    from server.app import ArenaServer
+    from server.config import ServerConfig
+
+    watched, empty = tmp_path / "watched", tmp_path / "empty"
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as server, await _relay(server.url, _swap_deal) as relay:
+        async with await ArenaClient.connect(server.url, "ann") as ann:
+            code = (await ann.create_race("clock", countdown_s=0)).code
+            watch = asyncio.create_task(_arena(watched, "watch", code, "--server", server.url))
+            async with asyncio.timeout(30):
+                while not server.races[code].spectators:
+                    await asyncio.sleep(0.02)
+            await ann.start_race(code)
+            await ann.wait_for(lambda: code in ann.finished or code in ann.started, timeout_s=5)
+            await ann.resign(code)
+            await ann.wait_for(lambda: code in ann.finished, timeout_s=5)
+            assert (await watch)[0] == 0
+        kept = ann.commitments[code]
+        assert CommitmentCache(cache_path({"ARENA_CACHE_DIR": str(watched)})).get(code) == [kept]
+
+        forged_plain, forged_plain_out = await _arena(empty, "verify", code, "--server", relay)
+        forged_cached, forged_cached_out = await _arena(watched, "verify", code, "--server", relay)
+        honest, honest_out = await _arena(watched, "verify", code, "--server", server.url)
+    assert forged_plain == 3 and "not verified" in forged_plain_out, forged_plain_out
+    assert forged_cached == 1 and "does not match" in forged_cached_out, forged_cached_out
+    assert honest == 0 and "not verified" not in honest_out and "verified" in honest_out, honest_out
+    assert kept in honest_out and "kept by arena while the race ran" in honest_out  # what it checked against
+
+
+async def test_a_race_arena_played_is_verified_from_its_cache(tmp_path):
+    """`arena bot` plays a race alone; `arena verify` then finds the commitment it saw in its
+    cache: verified, exit 0, without --commitment."""
+    from client.connection import ArenaClient
+    from server.app import ArenaServer
+    from server.config import ServerConfig
+
+    async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
+        async with await ArenaClient.connect(server.url, "host") as host:
+            code = (await host.create_race("golf", countdown_s=0, join=False, undo=False)).code
+            bot = asyncio.create_task(
+                _arena(tmp_path, "bot", "--race", code, "--delay-ms", "0", "--server", server.url)
+            )
+            async with asyncio.timeout(30):
+                while not server.races[code].entrants:
+                    await asyncio.sleep(0.02)
+            await host.start_race(code)
+            played, played_out = await bot
+        assert played == 0, played_out
+        deadline = time.monotonic() + 5
+        while not server.races[code].revealed and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        race = server.races[code]
+        assert race.revealed, (played_out, race.status, [(e.name, e.cleared) for e in race.entrants.values()])
+        verified, verified_out = await _arena(tmp_path, "verify", code, "--server", server.url)
+    assert verified == 0 and "not verified" not in verified_out and "verified" in verified_out, verified_out
+    assert "kept by arena while the race ran" in verified_out

@@ -133,6 +133,23 @@ async def server() -> AsyncIterator[ArenaServer]:
 
 
 @pytest.fixture
+async def make_server() -> AsyncIterator[callable]:
+    """``await make_server(host=..., clock=..., **config)``: a started server with those limits
+    (keepalive pings off unless given), closed at the test's end."""
+    made: list[ArenaServer] = []
+
+    async def make(host: str = "127.0.0.1", clock: Clock | None = None, **fields) -> ArenaServer:
+        server = ArenaServer(ServerConfig(**({"ping_interval_s": None} | fields)), clock=clock)
+        await server.start(host)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        await server.close()
+
+
+@pytest.fixture
 async def fast_server() -> AsyncIterator[ArenaServer]:
     """A server whose clock runs 1000 times faster: a 10-second limit lasts 10 ms."""
     async with ArenaServer(ServerConfig(ping_interval_s=None), clock=FastClock(1000)) as srv:

@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import threading
 import time
+import uuid
 from collections.abc import Coroutine, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
@@ -28,7 +31,18 @@ from server import protocol as p
 from server.app import ArenaServer
 from server.config import ServerConfig
 from tests.conftest import MS
-from tooling.fuzz import ANSWER_TYPES, RandomSource, check_answer, fuzz_frame, run_campaign
+from tooling.fuzz import (
+    ANSWER_TYPES,
+    Figures,
+    RandomSource,
+    _Campaign,
+    _open,
+    check_answer,
+    fuzz_frame,
+    run_campaign,
+    send_frame,
+)
+from tooling.server_process import ServerProcess
 
 T = TypeVar("T")
 
@@ -308,3 +322,75 @@ def _settled(arena: ThreadedServer, *, sessions: int) -> dict[str, object]:
 
 def _hex(frame: bytes | str) -> str:
     return (frame.encode() if isinstance(frame, str) else frame).hex()
+
+
+# ------------------------------------------------ what a campaign leaves behind, and held requests
+
+
+def _marked(mark: str) -> list[int]:
+    """The processes (other than this one) whose environment holds ``ARENA_TEST_MARK=mark``:
+    every process a test started after setting it, its children's children included, wherever
+    they were reparented."""
+    needle = f"ARENA_TEST_MARK={mark}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile, or not ours
+            continue
+    return found
+
+
+async def _gone(mark: str, timeout_s: float = 5.0) -> list[int]:
+    """The marked processes still there after ``timeout_s`` (a killed process may take a moment
+    to leave /proc)."""
+    deadline = time.monotonic() + timeout_s
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return left
+
+
+async def test_a_campaign_leaves_no_process_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv("ARENA_TEST_MARK", mark)
+    monkeypatch.setenv("ARENA_PAR_WORKERS", "1")  # as `arena fuzz` runs it
+    figures = await run_campaign(frames=150, connections=2, seed=5)
+    assert figures.frames == 150 and figures.server_alive
+    assert await _gone(mark) == []
+
+
+async def test_a_winnable_request_the_server_holds_is_not_counted_unanswered() -> None:
+    """A create_race asking for a winnable deal waits for the solver (in a par worker) far longer
+    than the answer timeout given here: it is answered within the hold, and counted as answered."""
+    limits = {"par_workers": 1, "winnable_wait_s": 2, "winnable_seconds": 0.5}
+    async with ServerProcess(limits) as server:
+        figures = Figures()
+        campaign = _Campaign(figures, server.url, 1, 0.0, p.MAX_FRAME_BYTES, answer_timeout_s=0.01, hold_s=4.0)
+        ws = await _open(server.url, "held", 5.0)
+        try:
+            frame = p.encode(p.CreateRace(req=7, game="klondike", winnable=True))
+            assert await send_frame(campaign, ws, "valid create_race", frame, False)
+        finally:
+            await ws.close()
+    assert figures.unanswered == 0 and figures.failures == []
+    assert sum(figures.answers.values()) == 1
+
+
+async def test_stopping_the_server_ends_its_busy_par_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server is stopped while its par worker searches for a winnable deal (budgets far
+    beyond the stop's patience, so that the server is killed): no process it started remains."""
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv("ARENA_TEST_MARK", mark)
+    limits = {"par_workers": 1, "winnable_wait_s": 60, "winnable_seconds": 60, "winnable_nodes": 10**9}
+    async with ServerProcess(limits) as server:
+        ws = await _open(server.url, "busy", 5.0)
+        await ws.send(p.encode(p.CreateRace(req=7, game="klondike", winnable=True)))
+        deadline = time.monotonic() + 20
+        while len(_marked(mark)) < 2 and time.monotonic() < deadline:  # the worker is spawned
+            await asyncio.sleep(0.05)
+        assert len(_marked(mark)) >= 2, "the server and its par worker"
+        pid = server.pid
+    assert await _gone(mark) == [], f"left behind by server {pid}"

@@ -66,6 +66,8 @@ async def test_a_rounds_tournament_with_eight_entrants_and_a_spectator(arena):
             deal_time_limit_s=1200,
             countdown_s=5,
             break_s=10,
+            max_entries_per_address=0,  # (every client here shares one address)
+            spectating="live",  # (a finished entrant watches the others' boards while they play)
         )
         tid = info.id
         snapshot = await sue.follow_tournament(tid)
@@ -138,6 +140,8 @@ async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
             deal_time_limit_s=600,
             countdown_s=5,
             spectator_delay_s=0,
+            max_entries_per_address=0,  # (every client here shares one address)
+            spectating="live",  # (a spectator watches bot6's deal in play)
         )
         tid = info.id
         await sue.follow_tournament(tid)
@@ -195,7 +199,14 @@ async def test_late_registration_withdrawal_and_organiser_rights(arena):
             await ann.create_tournament("guess", "Mine", "golf", 1, starts_at=iso_after(arena, 60))
         assert caught.value.code == "not_organiser"
         info = await org.create_tournament(
-            ADMIN, "Quick", "clock", 2, starts_at=iso_after(arena, 60), deal_time_limit_s=3600, break_s=5
+            ADMIN,
+            "Quick",
+            "clock",
+            2,
+            starts_at=iso_after(arena, 60),
+            deal_time_limit_s=3600,
+            break_s=5,
+            max_entries_per_address=0,  # (every client here shares one address)
         )
         tid = info.id
         await org.follow_tournament(tid)

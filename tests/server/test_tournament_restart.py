@@ -143,6 +143,7 @@ async def test_a_rounds_tournament_goes_on_after_its_node_restarts(node, signum,
             break_s=1,
             deal_time_limit_s=60,
             spectator_delay_s=0,
+            max_entries_per_address=0,  # (both entrants share one address)
         )
         tid = info.id
         for entrant in (ann, bob):
