@@ -1,6 +1,6 @@
 // A tournament's page: register or withdraw, play its deals, follow the standings live.
 
-import { gameByKey } from "./cards.js";
+import { cardName, gameByKey } from "./cards.js";
 import { conn, navigate } from "./shell.js";
 import { statusText } from "./standings.js";
 import { clockText, el, toast, when } from "./ui.js";
@@ -72,7 +72,7 @@ export class TournamentPage {
         const agreeing = d.agreement.filter((a) => a.flagged);
         const items = [
           ...pairs.map((p) => el("li", { class: "flag-pair" }, `${p.name} used ${p.cards} cards ${p.scout_name} had seen first `,
-            el("span", { class: "muted", text: `(e.g. ${p.example.card}: ${p.example.move} ${p.example.gap_ms} ms after it turned up)` }))),
+            el("span", { class: "muted", text: `(e.g. the ${cardName(p.example.card)}: ${p.example.move}, ${p.example.gap_ms} ms after it turned up)` }))),
           ...agreeing.map((a) => el("li", { class: "flag-entrant", text: `${a.name} played the all-seeing solver's choice at ${a.agreed} of ${a.positions} positions` })),
         ];
         out.push(el("h3", { text: `Deal ${d.deal + 1}` }), items.length ? el("ul", { class: "fair-play" }, items)

@@ -134,8 +134,11 @@ async def drag_move(page: Page, game: Game, src: str, dst: str, count: int = 1, 
     Auto-collect off: `exactly`)."""
     await exactly(page)
     card = page.locator(f'{box} .pile[data-pile="{src}"] .card[data-index="{len(game.piles[src]) - count}"]')
+    pile = page.locator(f'{box} .pile[data-pile="{dst}"]')
+    await expect(card).to_be_visible()  # (the page may still be drawing the deal)
+    await expect(pile).to_be_visible()
     start = await card.bounding_box()
-    target = await page.locator(f'{box} .pile[data-pile="{dst}"]').bounding_box()
+    target = await pile.bounding_box()
     assert start and target
     await page.mouse.move(start["x"] + 12, start["y"] + 3)
     await page.mouse.down()

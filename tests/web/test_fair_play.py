@@ -36,5 +36,12 @@ async def test_the_organiser_panel_shows_the_flagged_scouting_pair_for_the_admin
     await expect(pair).to_contain_text("player used 2 cards scout had seen first")
     await expect(page.locator("#fair-play-error")).to_have_count(0)
     assert await page.evaluate("sessionStorage.getItem('arena.admin')") == ADMIN
+    await web.screenshot(page, "tournament-organiser")
     await page.reload()  # the token stays with the tab: the report comes back by itself
     await expect(page.locator("#fair-play .flag-pair")).to_have_count(1)
+    phone = await web.page("org", f"/t/{club.id}", phone=True)
+    await phone.click("#organiser summary")
+    await phone.fill("#admin-token", ADMIN)
+    await phone.click("#fair-play-show")
+    await expect(phone.locator("#fair-play .flag-pair")).to_have_count(1)
+    await web.screenshot(phone, "tournament-organiser-phone")
