@@ -576,13 +576,17 @@ class ArenaClient:
         The client numbers the moves of each race itself (1, 2, 3...; a refused move uses no
         number; a request the server played as several moves uses the answer's ``next_seq``).
         A refused move is returned with ``ok`` false and a ``code`` such as ``does_not_fit`` or
-        ``not_started``; it is not raised. Raises `ArenaTimeout` after ``timeout_s`` seconds,
+        ``not_started``; it is not raised. A move answered ``moved`` (its race changed nodes) is
+        sent once more at once. Raises `ArenaTimeout` after ``timeout_s`` seconds,
         and `ArenaConnectionError` (with ``race`` and ``seq``) if the connection is lost first:
         see `move_result`.
         """
         lock = self._move_locks.setdefault(code, asyncio.Lock())
         async with lock:
             result = await self._move_once(code, notation, collect)
+            if not result.ok and result.code == "moved":
+                # The race changed nodes while we sent it: once more, at once, finds its new owner.
+                result = await self._move_once(code, notation, collect)
             if not result.ok and result.code == "seq_gap":
                 # Our count is off (another session of ours moved?): take the server's and retry.
                 await self.sync(code, self.last_version.get(code, 0))

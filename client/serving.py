@@ -6,7 +6,8 @@ wins over the variable, and the variable over the default. Limits that can be sw
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
 ``/metrics``, the Redis to keep races in and the node's name have flags of their own (``--catalog``,
 ``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``,
-``--node-id``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster)
+``--node-id``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster,
+``--redis redis+sentinel://HOST:PORT,HOST:PORT/MASTER`` the primary Redis Sentinel watches)
 and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
 ``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``); so do
 the log's level and format (``--log-level``, ``--log-format``; ``ARENA_LOG_LEVEL``,
@@ -33,7 +34,7 @@ from client.arguments import bounded
 from server.catalog import public_catalogs
 from server.config import ServerConfig
 from server.logs import LOG_FORMATS, LOG_LEVELS
-from server.store.redis import CLUSTER_SCHEMES, cluster_seeds
+from server.store.redis import CLUSTER_SCHEMES, SENTINEL_SCHEMES, cluster_seeds, sentinel_service
 
 __all__ = ["EVENT_LOOPS", "add_server_arguments", "event_loop_factory", "log_settings", "server_config"]
 
@@ -66,7 +67,8 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         default=None,
         help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0, or in this Redis Cluster, "
-        "redis+cluster://HOST:PORT[,HOST:PORT...] (default: $ARENA_REDIS_URL; none: in memory)",
+        "redis+cluster://HOST:PORT[,HOST:PORT...], or in the primary Redis Sentinel watches, "
+        "redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB] (default: $ARENA_REDIS_URL; none: in memory)",
     )
     parser.add_argument(
         "--node-id",
@@ -170,15 +172,20 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
     config.admin_token = args.admin_token or environ.get("ARENA_ADMIN_TOKEN") or None
     config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
     if config.redis_url is not None:
-        if config.redis_url.split("://", 1)[0].lower() not in ("redis", "rediss", "unix", *CLUSTER_SCHEMES):
+        schemes = ("redis", "rediss", "unix", *CLUSTER_SCHEMES, *SENTINEL_SCHEMES)
+        if config.redis_url.split("://", 1)[0].lower() not in schemes:
             raise ValueError(
-                f"--redis / ARENA_REDIS_URL: not a redis://, rediss://, unix:// or (a Redis Cluster) "
-                f"redis+cluster:// or rediss+cluster:// URL: {config.redis_url!r}"
+                f"--redis / ARENA_REDIS_URL: not a redis://, rediss://, unix://, (a Redis Cluster) "
+                f"redis+cluster:// or rediss+cluster://, or (Redis Sentinel) redis+sentinel:// or "
+                f"rediss+sentinel:// URL: {config.redis_url!r}"
             )
         try:
-            cluster_seeds(config.redis_url)
+            cluster = cluster_seeds(config.redis_url) is not None
+            sentinel_service(config.redis_url)
         except ValueError as exc:
             raise ValueError(f"--redis / ARENA_REDIS_URL: {exc}") from None
+        if cluster and config.redis_wait_replicas > 0:
+            raise ValueError("--redis-wait-replicas: not with a Redis Cluster (one Redis or a Sentinel's primary)")
     config.node_id = getattr(args, "node_id", None) or environ.get("ARENA_NODE_ID") or None
     if config.node_id is not None and not (
         0 < len(config.node_id) <= 64 and config.node_id.isprintable() and " " not in config.node_id

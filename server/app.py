@@ -59,6 +59,9 @@ _LINGER_S = 2.0
 #: Seconds the closing handshakes of a shutdown may take, at most (kept out of the grace's
 #: earlier steps); a peer that has not answered by then is cut off.
 _CLOSE_S = 2.0
+#: Seconds a shutdown among several nodes waits for the requests in hand before it hands the
+#: races over (`server.nodes.NodeLink.hand_over`).
+_HAND_OVER_WAIT_S = 0.5
 #: The close reason every client gets (code 1001) when the server shuts down.
 SHUTDOWN_REASON = "server shutting down"
 
@@ -68,7 +71,13 @@ def _store_for(config: ServerConfig, clock: Clock) -> Store:
     if config.redis_url is not None:
         from server.store.redis import RedisStore  # (only a server over Redis loads its client)
 
-        return RedisStore(config.redis_url, max_events=config.max_events_per_race, node_id=config.node_id or "node")
+        return RedisStore(
+            config.redis_url,
+            max_events=config.max_events_per_race,
+            node_id=config.node_id or "node",
+            wait_replicas=config.redis_wait_replicas,
+            wait_timeout_ms=config.redis_wait_timeout_ms,
+        )
     return MemoryStore(max_events=config.max_events_per_race, now=clock.monotonic)
 
 
@@ -217,11 +226,16 @@ class ArenaServer(ServerState):
     async def shutdown(self) -> None:
         """Stop gracefully, within ``config.shutdown_grace_s`` seconds, in this order:
 
-        1. stop listening (a handshake in progress gets 503), answer ``GET /healthz`` with 503,
-           and refuse every new request with ``unavailable`` but hello, sync, get_record and
-           replay;
+        1. answer ``GET /healthz`` with 503 (a load balancer sends new clients elsewhere), and
+           refuse every new request with ``unavailable`` but those a stopping server still
+           carries out (`server.dispatch.Route.while_draining`: hello, sync, get_record,
+           replay); the socket keeps listening until step 5, so that a client reconnecting
+           meanwhile may still say hello and fetch its records;
         2. let the requests already being carried out finish: every move in flight gets its
-           answer, and one that was accepted is in its race's log;
+           answer, and one that was accepted is in its race's log; among several nodes, hand
+           the races over once they have (half a second at most: `server.nodes.NodeLink.hand_over`,
+           the tournaments' tasks stopped first), so that the other nodes take them over while
+           this one drains;
         3. over a store that is not durable (the memory store: nothing survives the process), end
            every unfinished tournament and race with reason ``server_shutdown``, seeds and salts
            revealed as at any end, so that every entrant and spectator holds the final standings;
@@ -230,8 +244,8 @@ class ArenaServer(ServerState):
            reconnecting to it;
         4. keep the connections open until each has been quiet for half a second (no frame from
            it, nothing left to send it), two seconds at most: time to ask for the records;
-        5. close every connection with 1001 "server shutting down", and cut off a peer that has
-           not answered within two seconds;
+        5. stop listening, close every connection with 1001 "server shutting down", and cut off
+           a peer that has not answered within two seconds;
         6. `close`: timers, tasks and the par workers.
 
         Steps 2 to 4 end when the grace, less the time kept for step 5, is over. Usually it all
@@ -257,8 +271,12 @@ class ArenaServer(ServerState):
                 durable=self.store.durable,
             ),
         )
-        if self._listener is not None:
-            self._listener.close()  # no new sockets; a handshake in progress gets 503
+        if self.link is not None:  # the others take the races over while this node drains
+            await _until(lambda: self.busy == 0, min(closing_at, began + _HAND_OVER_WAIT_S))
+            for tournament in self.tournaments.values():
+                if tournament.task is not None:  # (the new leader resumes them from the store)
+                    tournament.task.cancel()
+            await self.link.hand_over()
         await _until(lambda: self.busy == 0, closing_at)
         races = tournaments_ended = 0
         if not self.store.durable:
@@ -275,6 +293,8 @@ class ArenaServer(ServerState):
             ),
             min(closing_at, ended_at + _LINGER_S),
         )
+        if self._listener is not None:
+            self._listener.close()  # no new sockets
         closed = await self._close_connections(min(deadline, loop.time() + _CLOSE_S))
         await self.close()
         log.info(

@@ -110,14 +110,21 @@ class ServerConfig:
       (default 1).
     Storage:
       ``redis_url``: keep races (descriptions, move logs, events) and records in this Redis
-      (``redis://HOST:PORT/DB``; `server.store.redis.RedisStore`) rather than in memory
+      (``redis://HOST:PORT/DB``; a Redis Cluster, ``redis+cluster://HOST:PORT,...``; or the
+      primary Redis Sentinel watches, ``redis+sentinel://HOST:PORT,.../MASTER/DB``;
+      `server.store.redis.RedisStore`) rather than in memory
       (default None: memory). The server connects at start and refuses to start without it; a
       move while Redis is away is refused with ``unavailable``, never acknowledged. A server
       restarted over the same Redis resumes its casual races and players (`server.app.ArenaServer.start`).
       ``node_id``: this node's name among the nodes sharing one Redis (default
       ``HOSTNAME:PORT``, so that a node restarted on the same port resumes its own races).
-      ``lease_s``: a node counts as alive for this many seconds after each heartbeat (default 3):
-      the others take a dead node's races over within about that long (`server.nodes`).
+      ``lease_s``: a node counts as alive for this many seconds after each heartbeat (default 1;
+      it beats four times per lease): the others take a dead node's races over within about
+      that long (`server.nodes`).
+      ``redis_wait_replicas``: with Redis, replicas that must hold each accepted move (and each
+      race description) before it is answered (Redis ``WAIT``; default 0: none); a move fewer
+      replicas took within ``redis_wait_timeout_ms`` (default 1000) is refused with
+      ``unavailable``, so that a failover to a replica loses no acknowledged move.
       ``forward_timeout_s``: how long a request forwarded to the node that serves its race may
       take before it is answered ``unavailable`` (default 3).
     Tournaments and catalogs:
@@ -223,8 +230,10 @@ class ServerConfig:
     winnable_per_s: float = _limit(0.2, "create_race requests for a winnable secret deal per second per connection")
     costly_burst_s: float = _limit(10.0, "seconds' worth of each costly request's rate a connection may send at once")
     costly_per_address: float = _limit(8.0, "an address's budget for each costly request, in connections' worth")
-    lease_s: float = _limit(3.0, "with Redis: seconds a node counts as alive after each heartbeat (its races' lease)")
+    lease_s: float = _limit(1.0, "with Redis: seconds a node counts as alive after each heartbeat (its races' lease)")
     forward_timeout_s: float = _limit(3.0, "with Redis: seconds a request forwarded to another node may take")
+    redis_wait_replicas: int = _limit(0, "with Redis: replicas that must hold each accepted move before it is answered")
+    redis_wait_timeout_ms: float = _limit(1000.0, "with Redis: milliseconds a move may wait for those replicas")
     node_id: str | None = None
     admin_token: str | None = None
     redis_url: str | None = None

@@ -181,7 +181,14 @@ async def carry_out(state: ServerState, session: Session, frame: bytes | str) ->
 
 async def receive(state: ServerState, session: Session, frame: bytes | str) -> None:
     """Decode one frame and carry it out here or on the node that serves it; answer a refusal
-    with its code. A store that cannot be reached refuses the request with ``unavailable``."""
+    with its code. A store that cannot be reached refuses the request with ``unavailable``.
+
+    A race the store says is no longer this node's (`server.store.StaleRace`: another node took
+    it over while this one was stalled or cut off, or its log moved on) leaves this node's
+    memory at once, and the request is carried out again, once, where the race is served now
+    (forwarded to its owner, or rebuilt here from the store); if that is not possible (a request
+    another node forwarded here, or no node link) it is refused with ``moved``, and the client
+    sends it again at once. Nothing was written for it, so carrying it out again is safe."""
     message: ClientMessage | None = None
     state.busy += 1
     try:
@@ -192,28 +199,21 @@ async def receive(state: ServerState, session: Session, frame: bytes | str) -> N
             requests[kind] = requests.get(kind, 0) + 1
             if kind in BUDGETS and not session.remote:  # (a forwarded request was counted where it came in)
                 _spend(state, session, message)
-            link = state.link
-            if link is not None and not state.draining:
-                owner = await link.route(session, message)
-                if owner is not None:  # another node serves it: it answers the client through us
-                    await link.forward(owner, session, frame if isinstance(frame, bytes) else frame.encode(), message)
-                    return
-            route = ROUTES[kind]
-            if state.draining and not route.while_draining:
-                raise ProtocolError(ErrorCode.UNAVAILABLE, _DRAINING)
-            if kind is Hello:
-                await route.handler(state, session, message)
-                return
-            player = session.player
-            if player is None:
-                raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
-            await route.handler(state, session, player, message)
-        except StaleRace as exc:  # another node took the race over, or its log moved on: let it go
-            log.warning(
-                "%s: it leaves this node's memory", exc, extra=fields("race_lost", race=exc.code, reason=str(exc))
-            )
+            try:
+                await _carry(state, session, frame, message)
+            except StaleRace as exc:  # another node took the race over, or its log moved on: let it go
+                log.warning(
+                    "%s: it leaves this node's memory", exc, extra=fields("race_lost", race=exc.code, reason=str(exc))
+                )
+                await state.let_go(exc.code)
+                if state.link is None or session.remote or state.draining:
+                    raise ProtocolError(
+                        ErrorCode.MOVED, f"race {exc.code} moved to another node: send it again now"
+                    ) from exc
+                await _carry(state, session, frame, message)  # where it is served now
+        except StaleRace as exc:  # (again: the race changed hands twice in one request)
             await state.let_go(exc.code)
-            raise ProtocolError(ErrorCode.UNAVAILABLE, f"race {exc.code} moved to another node: send it again") from exc
+            raise ProtocolError(ErrorCode.MOVED, f"race {exc.code} moved to another node: send it again now") from exc
         except StoreUnavailable as exc:
             log.warning("store unavailable: %s", exc)
             raise ProtocolError(
@@ -232,6 +232,31 @@ async def receive(state: ServerState, session: Session, frame: bytes | str) -> N
             session.reply(Error(code=exc.code, reason=exc.reason, req=req))
     finally:
         state.busy -= 1
+
+
+async def _carry(state: ServerState, session: Session, frame: bytes | str, message: ClientMessage) -> None:
+    """Carry out ``message`` (decoded from ``frame``) here, or forward it to the node that serves
+    it. Raises ProtocolError, `server.store.StoreUnavailable` (`StaleRace` among them)."""
+    link = state.link
+    if link is not None and not state.draining:
+        owner = await link.route(session, message)
+        # another node serves it, and answers the client through us (False: that node is gone
+        # and this one took the race over: it carries the request out itself)
+        if owner is not None and await link.forward(
+            owner, session, frame if isinstance(frame, bytes) else frame.encode(), message
+        ):
+            return
+    kind = type(message)
+    route = ROUTES[kind]
+    if state.draining and not route.while_draining:
+        raise ProtocolError(ErrorCode.UNAVAILABLE, _DRAINING)
+    if kind is Hello:
+        await route.handler(state, session, message)
+        return
+    player = session.player
+    if player is None:
+        raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
+    await route.handler(state, session, player, message)
 
 
 def _spend(state: ServerState, session: Session, message: Struct) -> None:

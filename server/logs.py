@@ -165,7 +165,9 @@ def configure_logging(level: str = "info", log_format: str = "text", stream: IO[
 
 class RepeatFilter(logging.Filter):
     """Let ``per_window`` records of each kind through per ``window_s`` seconds (``now``: the
-    clock), the first of the next window with the count of those dropped.
+    clock), the first of the next window with the count of those dropped. A kind is the logger,
+    the level, the message's format and its ``code`` field; for errors, also its ``race`` or
+    ``races`` field, so that an alert about one race never hides another's.
 
     >>> f = RepeatFilter(window_s=10, per_window=2, now=iter([0.0, 1.0, 2.0, 3.0, 12.0]).__next__)
     >>> records = [logging.LogRecord("arena.players", 20, "", 0, "%s said hello", (n,), None) for n in range(5)]
@@ -184,6 +186,8 @@ class RepeatFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         values = getattr(record, "fields", None)
         code = values.get("code") if isinstance(values, dict) else None
+        if record.levelno >= logging.ERROR and isinstance(values, dict):  # an alert about one race is not another's
+            code = (code, values.get("race"), values.get("races"))
         kind = (record.name, record.levelno, str(record.msg), code)
         now = self.now()
         last = self._kinds.get(kind)

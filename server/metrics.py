@@ -10,6 +10,8 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   (handshake or not), connections that are websockets, players in memory;
 * ``arena_races{status}``, ``arena_tournaments{status}``: in memory, by status;
 * ``arena_moves_accepted_total``, ``arena_moves_refused_total{code}``;
+* ``arena_races_void_total``: races ended without a result because the store lost moves this
+  node had acknowledged (an operator alert: `server.race.Race.void`; each also logged at ERROR);
 * ``arena_requests_total{type}`` (a frame that decoded, by message type),
   ``arena_requests_refused_total{code}`` (every `Error` answered, bad frames included; a refused
   move is counted in ``arena_moves_refused_total`` instead);
@@ -31,6 +33,8 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   of the tick to the last write of its batch (a histogram; nothing while the tick is off). A
   spectator waits the tick plus this: when it grows, the loop has more to write than time to
   write it (docs/performance.md §2.3);
+* ``arena_store_data_lost_total``: times the store found it had lost data this node wrote (Redis
+  restarted empty, or without its last writes: `server.store.Store.on_data_loss`);
 * ``arena_shutting_down``: 1 while the server drains before it stops.
 
 >>> tally = Tally()
@@ -79,6 +83,7 @@ class Tally:
         "standings_superseded",
         "keepalive_pings",
         "keepalive_timeouts",
+        "races_void",
     )
 
     def __init__(self) -> None:
@@ -94,6 +99,7 @@ class Tally:
         self.standings_superseded = 0
         self.keepalive_pings = 0
         self.keepalive_timeouts = 0
+        self.races_void = 0  # races voided for moves the store lost (`server.race.Race.void`)
 
 
 def _type_name(cls: type) -> str:
@@ -178,8 +184,19 @@ class Metrics:
                 "1 while the server drains before it stops",
                 value=1 if counts["shutting_down"] else 0,
             )
+        if "store_data_lost" in counts:
+            yield CounterMetricFamily(
+                "arena_store_data_lost",
+                "Times the store was found to have lost data this node wrote (server.store.Store.on_data_loss)",
+                value=counts["store_data_lost"],  # type: ignore[arg-type]
+            )
         yield CounterMetricFamily("arena_moves_accepted", "Moves accepted", value=tally.moves_accepted)
         yield _by_label("arena_moves_refused", "Moves refused, by code", "code", tally.moves_refused)
+        yield CounterMetricFamily(
+            "arena_races_void",
+            "Races ended without a result because the store lost acknowledged moves",
+            value=tally.races_void,
+        )
         requests = {_type_name(cls): n for cls, n in tally.requests.items() if n}
         yield _by_label("arena_requests", "Requests decoded, by message type", "type", requests)
         yield _by_label(

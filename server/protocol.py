@@ -156,6 +156,7 @@ class ErrorCode(enum.StrEnum):
     OLD_SEQ = "old_seq"  # a repeated move number older than the answers the server keeps
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"  # the server is shutting down: a request other than reading a record
+    MOVED = "moved"  # the race is served by another node now: send the same request again at once
     INTERNAL = "internal"
 
 
@@ -726,7 +727,9 @@ class RaceFinished(_Msg, tag="race_finished"):
     for an arena tournament's deal, whose seed stays secret until the tournament ends (then None
     here). ``double_or_naught``: the players (ids)
     offered a Double or Naught round on their points: the winners of a casual race.
-    ``server_ms``: the server's wall clock (Unix epoch ms) when the event was built."""
+    ``server_ms``: the server's wall clock (Unix epoch ms) when the event was built.
+    ``detail``: why, in words, when the reason needs them ("void": which acknowledged moves the
+    server lost; "" otherwise)."""
 
     race: str
     version: int
@@ -737,6 +740,7 @@ class RaceFinished(_Msg, tag="race_finished"):
     commitment: str
     double_or_naught: list[str] = []
     server_ms: int = 0
+    detail: str = ""
 
 
 class Snapshot(_Msg, tag="snapshot"):

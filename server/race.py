@@ -14,7 +14,12 @@ number and is stored in the form each audience received it.
 When the store cannot be reached, a move is refused with ``unavailable`` and changes nothing (the
 client resends the same ``seq`` later). An event or a description that cannot be stored is
 logged and the race goes on: the live audience still receives the event, and a client catching
-up over the gap gets a snapshot instead (the store answers None for missing events).
+up over the gap gets a snapshot instead (the store answers None for missing events). A store
+that says the race is no longer this node's (`server.store.StaleRace`: another node took it
+over, or its log moved on) is not an outage: the error goes up to the caller (a request's:
+`server.dispatch.receive` lets the race go and sends the request to its owner; a timer's:
+``on_lost``). A store whose move log holds fewer moves than this node acknowledged (it lost
+them: restarted empty, or lost the tail of its append-only file) voids the race (`Race.void`).
 
 A race is its log (docs/design.md, invariant 3): over a durable store, a restarted server rebuilds it
 with `Race.rebuild` from its description (saved at every change of its settings, entrants,
@@ -80,7 +85,7 @@ from server.protocol import (
     board_of,
     encode,
 )
-from server.store import MoveEntry, Store, StoredEvent, StoreUnavailable
+from server.store import MoveEntry, StaleRace, Store, StoredEvent, StoreUnavailable
 
 __all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race", "RebuildError"]
 
@@ -280,6 +285,9 @@ class Race:
         self.max_moves = max_moves
         self.on_status = on_status
         self.on_join: Callable[[Race, str], None] | None = None  # on_join(race, player) after each join
+        # on_lost(race, error): a timer found the race no longer this node's (`StaleRace`)
+        self.on_lost: Callable[[Race, StaleRace], None] | None = None
+        self.void_reason = ""  # why the race was voided, in words (`void`); "" if it was not
         self.undo = undo  # entrants may take back moves (`server.assists`)
         self.tally = _UNCOUNTED
         self.status = "open"
@@ -604,7 +612,9 @@ class Race:
         nothing and use up no sequence number; ``unavailable`` when the store cannot take the
         first move (it is not played, and the same ``seq`` may be sent again; when it cannot take
         a later one, the request stops there). Raises ProtocolError(not_entrant) for a
-        non-entrant.
+        non-entrant, and `StaleRace` (nothing played) when the store says the race is no longer
+        this node's. A store that lost acknowledged moves voids the race (`_void`): the move is
+        refused with ``race_over``, in words.
         """
         entrant = self.entrants.get(player)
         if entrant is None:
@@ -633,6 +643,14 @@ class Race:
                 notation = str(move)
                 try:
                     await self.store.append_move(self.code, player, MoveEntry(seq, notation, elapsed))
+                except StaleRace:  # not ours any more, or its log lost moves we acknowledged
+                    lost = await self._lost_moves()
+                    if not lost:
+                        raise  # another node serves it: the caller lets it go
+                    await self._void(lost)
+                    if played:
+                        break
+                    return self._refused(player, request, ErrorCode.RACE_OVER, self._void_words(lost, player))
                 except StoreUnavailable as exc:  # not stored: not played, and the seq is still free
                     if not played:
                         return self._refused(
@@ -936,8 +954,11 @@ class Race:
                 seed=self.seed if self.revealed else None,
                 salt=self.salt if self.revealed else None,
                 commitment=self.commitment,
-                double_or_naught=[e.player for e in self._by_order() if e.status == "won" and self.casual],
+                double_or_naught=[
+                    e.player for e in self._by_order() if e.status == "won" and self.casual and reason != "void"
+                ],
                 server_ms=self.clock.wall_ms(),
+                detail=self.void_reason,
             )
         )
         self._send_final_boards()
@@ -1091,7 +1112,10 @@ class Race:
         entrant_frame = encode(for_entrants)
         spectator_frame = encode(for_spectators) if for_spectators is not None else entrant_frame
         try:
-            await self.store.append_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
+            # (not awaited: written with the race's next move, `Store.queue_event`; a move waits for one write)
+            self.store.queue_event(self.code, StoredEvent(self.version, entrant_frame, spectator_frame))
+        except StaleRace:  # another node serves the race now: it publishes
+            raise
         except StoreUnavailable as exc:  # the live audience still gets it; a catch-up over it gets a snapshot
             _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
         self.entrant_channel.send(entrant_frame, standings)
@@ -1116,6 +1140,8 @@ class Race:
         rebuild then reads the one saved before, and the move logs)."""
         try:
             await self._save_description()
+        except StaleRace:  # another node serves the race now
+            raise
         except StoreUnavailable as exc:
             _store_log.warning("race %s: description not stored: %s", self.code, exc)
 
@@ -1347,9 +1373,74 @@ class Race:
                 self._spawn(self._keep_time())
 
     def _spawn(self, coro: Coroutine[object, object, None]) -> None:
-        task = asyncio.ensure_future(coro)
+        task = asyncio.ensure_future(self._guarded(coro))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _guarded(self, timer: Coroutine[object, object, None]) -> None:
+        """Run a timer; if the store says the race is no longer this node's, tell ``on_lost``
+        (which lets it go) rather than fail."""
+        try:
+            await timer
+        except StaleRace as exc:
+            _store_log.warning("race %s: a timer stopped: %s", self.code, exc)
+            if self.on_lost is not None:
+                self.on_lost(self, exc)
+
+    # ----------------------------------------------------------------- lost moves: void
+
+    async def _lost_moves(self) -> dict[str, int]:
+        """How many acknowledged moves of each entrant the store no longer has: player id ->
+        count, only entrants that lost some (one store read per entrant who has moved). Raises
+        `StoreUnavailable`."""
+        lost = {}
+        for entrant in self._by_order():
+            if entrant.last_seq:
+                log = await self.store.moves(self.code, entrant.player)
+                kept = log[-1].seq if log else 0
+                if kept < entrant.last_seq:
+                    lost[entrant.player] = entrant.last_seq - kept
+        return lost
+
+    def _void_words(self, lost: dict[str, int], player: str | None = None) -> str:
+        """Why the race is void, in words: to ``player`` (its own loss), or to everyone."""
+        if player is not None and player in lost:
+            n = lost[player]
+            whose = f"your last {n} move{'s' if n != 1 else ''}"
+        else:
+            whose = ", ".join(
+                f"the last {n} move{'s' if n != 1 else ''} of {self.entrants[p].name}" for p, n in lost.items()
+            )
+        return f"the server lost {whose} after a storage failure: race {self.code} is void, with no result"
+
+    async def void(self) -> bool:
+        """Compare the store's move logs with the moves this node acknowledged, and void the race
+        if the store lost any (`_void`): what a node does when its store says it may have lost
+        data (restarted empty, its append-only file cut). True if it voided the race. Raises
+        `StoreUnavailable`."""
+        async with self.lock:
+            if self.status != "running":
+                return False
+            lost = await self._lost_moves()
+            if lost:
+                await self._void(lost)
+            return bool(lost)
+
+    async def _void(self, lost: dict[str, int]) -> None:
+        """End the race without a result (reason ``void``, its words in the event's ``detail``):
+        the store lost acknowledged moves (``lost``: player id -> how many), and going on from a
+        shorter log would let entrants replay cards they have already seen turned face up.
+        Logged at ERROR (an operator alert) and counted (``arena_races_void_total``). Called
+        under the race's lock."""
+        self.void_reason = self._void_words(lost)
+        self.tally.races_void += 1
+        log.error(  # (arena.races: every one written, never merged with others like it)
+            "race %s is void: %s",
+            self.code,
+            self.void_reason,
+            extra=fields("race_void", race=self.code, lost=sum(lost.values()), players=sorted(lost)),
+        )
+        await self._finish("void")
 
     async def close(self) -> None:
         """Cancel the race's timers (server shutdown) and wait until they have ended.

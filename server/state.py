@@ -29,7 +29,7 @@ from server.players import Player, token_digest
 from server.protocol import ClientMessage, CreateTournament, ErrorCode, ProtocolError, RaceInfo
 from server.race import Clock, Race, RebuildError
 from server.replay import Replays
-from server.store import Store, StoreUnavailable
+from server.store import DataLoss, StaleRace, Store, StoreUnavailable
 from server.tournament import Tournament
 from server.transport.fanout import Fanout, FanoutChannel
 from server.transport.keepalive import Keepalive
@@ -70,8 +70,12 @@ class Link(Protocol):
     async def route(self, session: Session, message: ClientMessage) -> str | None:
         """The node that carries ``message`` out, or None for this one."""
 
-    async def forward(self, node: str, session: Session, frame: bytes, message: ClientMessage) -> None:
-        """Have ``node`` carry ``frame`` out for ``session``, and wait until it has."""
+    async def forward(self, node: str, session: Session, frame: bytes, message: ClientMessage) -> bool:
+        """Have ``node`` carry ``frame`` out for ``session``, and wait until it has (True); False
+        if ``node`` is gone and this node took its race over (carry it out here)."""
+
+    async def hand_over(self) -> None:
+        """Give this node's lease, lead and races up to the others (a graceful stop)."""
 
     async def start(self) -> None:
         """Listen to the other nodes and keep the lease, once this node has resumed its races."""
@@ -87,6 +91,7 @@ class ServerState:
         self.config = config
         self.clock = clock
         self.store = store
+        store.on_data_loss = self.data_lost
         self.races: dict[str, Race] = {}
         self.players: dict[str, Player] = {}  # by token
         self.players_by_id: dict[str, Player] = {}
@@ -144,6 +149,7 @@ class ServerState:
             "shutting_down": self.draining,
             "fanout_tick_ms": self.fanout.tick_s * 1000,
             "loop_busy_share": self.fanout.busy,
+            "store_data_lost": self.store.data_losses,
         }
 
     # ---------------------------------------------------------------------- connections
@@ -331,6 +337,7 @@ class ServerState:
         race.max_moves = self.config.max_moves
         race.on_status = self.race_status
         race.on_join = self.race_joined
+        race.on_lost = self.race_lost
         race.tally = self.tally
         race.entrant_channel = FanoutChannel(self.fanout, race.listeners)
         race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
@@ -415,6 +422,29 @@ class ServerState:
                 player.open_races.add(code)
         await race.resume()
         return True
+
+    def race_lost(self, race: Race, exc: StaleRace) -> None:
+        """A timer of ``race`` found it no longer this node's (``exc``): let it go, in a task of
+        its own (the timer is among the tasks that letting go ends)."""
+        if self.races.get(race.code) is race:
+            self.spawn(self.let_go(race.code))
+
+    def data_lost(self, loss: DataLoss) -> None:
+        """The store lost data this node wrote (`server.store.Store.on_data_loss`): check each
+        race of ``loss.races`` held here (every race held here if it names none) against the
+        store, and void those that lost acknowledged moves (`server.race.Race.void`)."""
+        for code in loss.races or list(self.races):
+            race = self.races.get(code)
+            if race is not None and race.status == "running":
+                self.spawn(self._check_log(race))
+
+    async def _check_log(self, race: Race) -> None:
+        try:
+            await race.void()
+        except StaleRace:
+            await self.let_go(race.code)
+        except StoreUnavailable as exc:  # checked again at the race's next move (its append is refused)
+            log.warning("race %s: its move logs were not checked after a data loss: %s", race.code, exc)
 
     async def let_go(self, code: str) -> None:
         """Race ``code`` is no longer this node's (`server.store.StaleRace`): drop it from

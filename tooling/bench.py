@@ -32,6 +32,10 @@ CPU time and resident memory are measured apart from the benchmark's own work.
 ``idle``
     Many clients that say hello and stay silent (some watching a race), from several load
     processes: the server's resident memory per idle connection (`tooling.idle_bench`).
+``takeover``
+    Two nodes over a private redis-server; a race's owner is killed while a player on the other
+    node plays it: the longest gap in that player's acknowledgements over several kills, and the
+    moves lost or answered twice (`tooling.takeover_bench`).
 ``engine``
     The rules engine alone, in this process: moves per second of legal_moves() plus apply() over
     seeded random playouts, and the cost of one audience view, for every game
@@ -69,6 +73,7 @@ from tooling.engine_bench import bench_engine, engine_table
 from tooling.idle_bench import add_idle_arguments
 from tooling.loadgen import LoadSettings, bench_load, load_table
 from tooling.server_process import ServerProcess, ServerProcessError
+from tooling.takeover_bench import add_takeover_arguments
 
 __all__ = [
     "ListingFigures",
@@ -90,6 +95,7 @@ _RAISED_LIMITS: dict[str, object] = {
     "races_per_hour_per_player": _UNLIMITED,
     "races_per_hour_per_ip": _UNLIMITED,
     "rate_per_s": _UNLIMITED,
+    "costly_per_address": _UNLIMITED,
     "burst": _UNLIMITED,
 }
 #: The game of every race a benchmark creates (a small deal: one pack, no options).
@@ -645,6 +651,7 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
     sub.set_defaults(bench_run=_run_engine)
 
     add_idle_arguments(subparsers)
+    add_takeover_arguments(subparsers)
 
 
 def _cpu(text: str) -> int:

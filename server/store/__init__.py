@@ -24,9 +24,25 @@ reached or does not answer in time; the caller then refuses the request with ``u
 from __future__ import annotations
 
 import abc
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = ["MoveEntry", "StaleRace", "Store", "StoreUnavailable", "StoredEvent", "StoredPlayer"]
+__all__ = [
+    "DataLoss",
+    "LostMoves",
+    "MoveEntry",
+    "StaleRace",
+    "Store",
+    "StoreUnavailable",
+    "StoredEvent",
+    "StoredPlayer",
+]
+
+
+log = logging.getLogger("arena.server")
 
 
 class StoreUnavailable(OSError):
@@ -43,6 +59,32 @@ class StaleRace(StoreUnavailable):
     def __init__(self, code: str, why: str) -> None:
         super().__init__(f"race {code}: {why}")
         self.code = code
+
+
+class LostMoves(StaleRace):
+    """The store lost moves this node had acknowledged: ``player``'s log in race ``code`` ends at
+    move ``stored`` (0: the log is empty) where the move being written, ``seq``, needs it to end
+    at ``seq - 1`` (Redis restarted empty, or from an append-only file that lacks its last
+    writes). Nothing was written. Unlike its parent `StaleRace`, the race must not be rebuilt
+    from the store and played on (its log is shorter than what its entrants were told): catch
+    this before `StaleRace`, flag the race as damaged and tell its entrants. The store has also
+    reported the loss (`Store.on_data_loss`)."""
+
+    def __init__(self, code: str, player: str, stored: int, seq: int) -> None:
+        missing = f"moves {stored + 1} to {seq - 1}" if seq - 1 > stored + 1 else f"move {stored + 1}"
+        super().__init__(code, f"the store lost {missing} of {player} (its log ends at move {stored})")
+        self.player = player
+        self.stored = stored
+        self.seq = seq
+
+
+class DataLoss(NamedTuple):
+    """What a store found missing: ``why`` in words (for the operator), and ``races``, the codes
+    of the races whose stored moves fell short of what this node acknowledged (each to be flagged
+    as damaged: `Store.on_data_loss`)."""
+
+    why: str
+    races: tuple[str, ...]
 
 
 class MoveEntry(NamedTuple):
@@ -87,6 +129,13 @@ class Store(abc.ABC):
     #: request may then be carried out within the callback that read its frame, without a task
     #: of its own (`server.transport.session.Session.take`).
     in_process: bool = False
+    #: Called, on the event loop, each time the store finds that it lost data this node wrote
+    #: (`DataLoss`: which races fell short); set by the server (the race side flags those races
+    #: as damaged and tells their entrants). None: the loss is only logged and counted. The store
+    #: in memory never loses anything and never calls it.
+    on_data_loss: Callable[[DataLoss], None] | None = None
+    #: How many times this store found lost data (``arena_store_data_lost_total`` in /metrics).
+    data_losses: int = 0
 
     async def open(self) -> None:
         """Connect, and check that the storage answers; raises `StoreUnavailable` if it does
@@ -130,11 +179,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
-        """Append an accepted move to ``player``'s log in race ``code``.
+        """Append an accepted move to ``player``'s log in race ``code``; an entrant's first move
+        is ``seq`` 1, and each next one the number after the log's last.
 
         A move with the same ``seq`` as the last one in the log replaces it: a write whose caller
         gave up on it (a timeout) may still have landed, and the caller refused that move, so
-        the one it stores now under that number is the true one."""
+        the one it stores now under that number is the true one. Raises `LostMoves` (nothing
+        written) when the log ends before ``seq - 1`` (an empty log included: the store lost
+        moves), `StaleRace` when it ends after ``seq`` (another writer went on)."""
 
     @abc.abstractmethod
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
@@ -143,6 +195,16 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def append_event(self, code: str, event: StoredEvent) -> None:
         """Append a published event; versions go up by one per race."""
+
+    def queue_event(self, code: str, event: StoredEvent) -> None:
+        """Store a published event as `append_event` does, without waiting for it: a store that
+        sends writes in batches sends it with the race's next writes (the Redis store: in one
+        call with the race's next move, `server.store.redis`), so that a move's answer waits for
+        one durable write only. Reads of the race's events (`events_since`, `last_version`)
+        and `archive_race` see it. A failure is only logged: a catch-up over a missing event
+        gets a snapshot. This default runs `append_event` in a task of its own."""
+        task = asyncio.ensure_future(self.append_event(code, event))
+        task.add_done_callback(functools.partial(_event_stored, code, event.version))
 
     @abc.abstractmethod
     async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
@@ -193,3 +255,9 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def drop_schedule(self, schedule_id: str) -> None:
         """Forget a schedule (it was cancelled); nothing happens for an unknown id."""
+
+
+def _event_stored(code: str, version: int, task: asyncio.Future[None]) -> None:
+    """Log an event that `Store.queue_event` could not store."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("event %d of race %s not stored: %s", version, code, exc)

@@ -7,7 +7,7 @@ import time
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable
 
-from server.store import MoveEntry, Store, StoredEvent, StoredPlayer
+from server.store import LostMoves, MoveEntry, StaleRace, Store, StoredEvent, StoredPlayer
 
 __all__ = ["MemoryStore"]
 
@@ -84,16 +84,25 @@ class MemoryStore(Store):
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
         log = self._moves[code, player]
-        if log and log[-1][0] == entry.seq:
+        last = log[-1][0] if log else 0
+        if last == entry.seq:
             log[-1] = (*entry,)  # (never happens in memory, where a write cannot half-fail; kept alike)
-        else:
+        elif last == entry.seq - 1:
             log.append((*entry,))
+        elif last < entry.seq:  # (never in memory, which loses nothing: the contract, kept alike)
+            raise LostMoves(code, player, last, entry.seq)
+        else:
+            raise StaleRace(code, f"its move log of {player} ends at move {last}, after {entry.seq}")
         self._players[code].add(player)
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
         return list(map(MoveEntry._make, self._moves.get((code, player), ())))
 
     async def append_event(self, code: str, event: StoredEvent) -> None:
+        self._events[code].append((*event,))
+
+    def queue_event(self, code: str, event: StoredEvent) -> None:
+        """As `Store.queue_event`: stored at once (nothing here waits)."""
         self._events[code].append((*event,))
 
     async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:

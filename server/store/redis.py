@@ -56,12 +56,15 @@ keeps them in one slot and one script may touch them all (below: what a cluster 
 ``P:schedules``
     hash: each recurring schedule's id -> its `server.protocol.CreateTournament` request,
     msgspec MessagePack (`Store.save_schedule`; its admin token is not kept).
+``P:marker``
+    string: a random value the first node writes and every node remembers; gone or changed,
+    Redis lost its data (`check_data`).
 
 In a Redis Cluster (``redis+cluster://HOST:PORT,HOST:PORT``: `cluster_seeds`) the keys are the
 same. A race's keys hash to the slot of ``{CODE}``, a node's to that of ``{NODE}``, a
 tournament's to that of ``{TID}``: each script touches one of these groups only, so it runs
 whole on the one master of that slot, and races spread over the masters. The keys without a
-hash tag (``P:records``, ``P:nodes``, ``P:lobby:*``, ``P:leader``, ``P:tournaments``,
+hash tag (``P:records``, ``P:nodes``, ``P:lobby:*``, ``P:leader``, ``P:tournaments``, ``P:marker``,
 ``P:schedules``, ``P:player:DIGEST``) each lie in a slot of their own. Nothing here is atomic
 across two slots, and no transaction (MULTI/EXEC) is used, in a cluster or not: a method that
 writes a race's or a tournament's keys and one of those does it in separate steps, in an order
@@ -74,8 +77,23 @@ between masters). A node's inbox ``P:node:{NODE}:inbox`` is a sharded channel (`
 over the masters as the nodes do, and `listen` subscribes again wherever that slot is served
 after a failover. `open` checks the durability settings of every master.
 
-Round trips: `append_move` one (a small script: it also replaces a last entry with the same
-sequence number, see `Store.append_move`), `append_event` one, `events_since` one, `moves` one,
+Writes of moves and events are batched: `append_move`, `append_event` and `queue_event` stage
+their write, and at the next loop turn every staged write goes in one pipeline, one script call
+per race (`_WRITE_RACE`: the race's queued events and its move together), so that under
+``appendfsync always`` a batch costs one fsync, and a move's answer waits for one round trip;
+`queue_event` (a published event) does not wait at all. One batch is in flight at a time. A
+move whose seq does not follow its entrant's stored log is refused (an empty log takes move 1
+only): a log that ends early means Redis lost moves (`LostMoves`, reported).
+
+Lost data is looked for as it happens, not at the next start: every `watch_s` seconds the store
+reads Redis's run id (``INFO server``); when it changed (Redis restarted), or Redis answers again
+after an outage, `check_data` compares what Redis holds with what this node wrote: the marker
+``P:marker`` (a random value written once; gone: Redis restarted empty) and, for each race, the
+last move of each entrant it answered. A loss is logged (ERROR, event ``store_data_lost``),
+counted (``arena_store_data_lost_total``) and handed to `Store.on_data_loss`.
+
+Round trips: `append_move` one (shared with the writes of its loop turn), `append_event` one
+(likewise), `events_since` one, `moves` one,
 `save_race` two (a script, then the node's set), `load_race` one, `load_record` one,
 `archive_race` three (its entrants, the script, a pipeline; five when old records must go: a
 race ends once), `live_races`, `last_version`, `save_player`, `player_by_token` and
@@ -115,29 +133,52 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import secrets
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import TypedDict, cast
+from typing import NamedTuple, TypedDict, cast
 
 import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, ClusterPubSub, RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
-from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError, SlotNotCoveredError
+from redis.exceptions import (
+    ClusterError,
+    NoScriptError,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+    SlotNotCoveredError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store import MoveEntry, StaleRace, Store, StoredEvent, StoredPlayer, StoreUnavailable
+from server.logs import fields as log_fields
+from server.store import (
+    DataLoss,
+    LostMoves,
+    MoveEntry,
+    StaleRace,
+    Store,
+    StoredEvent,
+    StoredPlayer,
+    StoreUnavailable,
+)
 
-__all__ = ["CLUSTER_SCHEMES", "RedisStore", "cluster_seeds"]
+__all__ = ["CLUSTER_SCHEMES", "SENTINEL_SCHEMES", "RedisStore", "SentinelService", "cluster_seeds", "sentinel_service"]
 
 log = logging.getLogger("arena.server")
 
 #: The URL schemes that name a Redis Cluster, each with the scheme of one of its nodes.
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+#: The URL schemes that name a primary watched by Redis Sentinel (``rediss+sentinel``: TLS to the
+#: primary; the Sentinels themselves are asked in plain text).
+SENTINEL_SCHEMES = {"redis+sentinel": "redis", "rediss+sentinel": "rediss"}
 
 #: Reply shapes, as this store's clients give them. redis-py types each reply for a client that may
 #: decode its strings (``bytes | str``; looser still for streams and sorted sets), but these clients
@@ -205,6 +246,69 @@ def cluster_seeds(url: str) -> list[tuple[str, int]] | None:
     return seeds
 
 
+class SentinelService(NamedTuple):
+    """What a ``redis+sentinel://`` URL names: the Sentinels to ask (host, port), the name of
+    the primary they watch, its database, and the primary's user, password and TLS."""
+
+    sentinels: list[tuple[str, int]]
+    master: str
+    db: int
+    username: str | None
+    password: str | None
+    tls: bool
+
+
+def sentinel_service(url: str) -> SentinelService | None:
+    """The Sentinels and primary of a Redis Sentinel URL,
+    ``redis+sentinel://[USER:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER[/DB]`` (a port left out
+    is 26379, Sentinel's; ``rediss+sentinel://`` for TLS to the primary; USER and PASSWORD are
+    the primary's), or None for any other URL. Any Sentinel that answers is enough. Raises
+    ValueError saying what is wrong with a Sentinel URL (never quoting its password).
+
+    >>> sentinel_service("redis+sentinel://10.0.0.1,10.0.0.2:26380/arena/2")[:3]
+    ([('10.0.0.1', 26379), ('10.0.0.2', 26380)], 'arena', 2)
+    >>> sentinel_service("redis://127.0.0.1:6379/0") is None
+    True
+    >>> sentinel_service("redis+sentinel://:secret@10.0.0.1:26379")
+    Traceback (most recent call last):
+    ...
+    ValueError: a Redis Sentinel URL names the primary after the Sentinels: redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB]
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in SENTINEL_SCHEMES or "://" not in url:
+        return None
+    userinfo, _, hosts = parts.netloc.rpartition("@")
+    sentinels = []
+    for item in hosts.split(","):
+        try:
+            seed = urllib.parse.urlsplit("//" + item.strip())
+            host, port = seed.hostname, seed.port or 26379
+        except ValueError:
+            host = None
+        if not host or seed.path or seed.username is not None:
+            raise ValueError(f"a Redis Sentinel URL lists HOST:PORT,HOST:PORT...: not {item.strip()!r}")
+        sentinels.append((host, port))
+    master, _, db = parts.path.strip("/").partition("/")
+    if not master:
+        raise ValueError(
+            "a Redis Sentinel URL names the primary after the Sentinels: "
+            "redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB]"
+        )
+    if not (db or "0").isdigit():
+        raise ValueError(f"a Redis Sentinel URL ends with the database's number: not {db!r}")
+    if parts.query:
+        raise ValueError("a Redis Sentinel URL takes no query (?...)")
+    username, colon, password = userinfo.partition(":")
+    return SentinelService(
+        sentinels,
+        urllib.parse.unquote(master),
+        int(db or "0"),
+        urllib.parse.unquote(username) or None,
+        urllib.parse.unquote(password) if colon else None,
+        parts.scheme == "rediss+sentinel",
+    )
+
+
 def _cluster_client(url: str, seeds: list[tuple[str, int]] | None, **options: object) -> RedisCluster:
     """redis-py's cluster client for ``url`` with the seeds ``cluster_seeds`` found in it (None:
     a plain ``redis://`` or ``rediss://`` URL naming one node of the cluster)."""
@@ -228,45 +332,59 @@ if owner and owner ~= ARGV[1] then
 end
 """
 
-#: Appends one move (KEYS: owner, the move stream, the race's player set; ARGV: node, seq,
-#: notation, time in ms, player). A last entry with the same seq is a write whose caller gave up
-#: on it: replaced. A seq that does not follow the log's last one is refused (``BADSEQ``), so
-#: that no move is ever logged twice or out of order, whichever node sends it.
-_APPEND_MOVE = (
+#: Writes a race's moves and events, in order, in one call (KEYS: owner, the event stream, the
+#: race's player set, then one move stream per move; ARGV: node, max events, then each write:
+#: ``e VERSION ENTRANTS SPECTATORS`` (the spectators' frame '' when it is the entrants') or
+#: ``m KEY SEQ NOTATION TIME PLAYER`` (KEY: the index of the move's stream in KEYS)); one reply
+#: per write, in order. An event: ``1``, or ``0`` if that version is there already (a write whose
+#: answer was lost, tried again). A move: ``OK``; a last entry with the same seq is a write whose
+#: caller gave up on it: replaced; a seq that does not follow the log's last one is refused, so
+#: that no move is ever logged twice, out of order, or after a gap, whichever node sends it:
+#: ``LOSTMOVES LAST`` when the log ends before the move it follows (an empty one included: Redis
+#: lost moves), ``BADSEQ LAST`` when it ends after it (another writer went on).
+_WRITE_RACE = (
     _FENCE
     + """
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
-local seq = tonumber(ARGV[2])
-if last then
-  local last_seq = tonumber(last[2][2])
-  if last_seq == seq then
-    redis.call('XDEL', KEYS[2], last[1])
-  elseif last_seq ~= seq - 1 then
-    return redis.error_reply('BADSEQ ' .. last_seq)
+local replies = {}
+local i = 3
+while i <= #ARGV do
+  if ARGV[i] == 'e' then
+    local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+    if last and tonumber(string.match(last[1], '^(%d+)')) >= tonumber(ARGV[i + 1]) then
+      replies[#replies + 1] = 0
+    elseif ARGV[i + 3] == '' then
+      redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], ARGV[i + 1] .. '-1', 'e', ARGV[i + 2])
+      replies[#replies + 1] = 1
+    else
+      redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], ARGV[i + 1] .. '-1', 'e', ARGV[i + 2], 's', ARGV[i + 3])
+      replies[#replies + 1] = 1
+    end
+    i = i + 4
+  else
+    local key = KEYS[tonumber(ARGV[i + 1])]
+    local seq = tonumber(ARGV[i + 2])
+    local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)[1]
+    local last_seq = 0
+    if last then
+      last_seq = tonumber(last[2][2])
+    end
+    if last and last_seq == seq then
+      redis.call('XDEL', key, last[1])
+      last_seq = seq - 1
+    end
+    if last_seq == seq - 1 then
+      redis.call('XADD', key, '*', 's', ARGV[i + 2], 'm', ARGV[i + 3], 't', ARGV[i + 4])
+      redis.call('SADD', KEYS[3], ARGV[i + 5])
+      replies[#replies + 1] = 'OK'
+    elseif last_seq < seq then
+      replies[#replies + 1] = 'LOSTMOVES ' .. last_seq
+    else
+      replies[#replies + 1] = 'BADSEQ ' .. last_seq
+    end
+    i = i + 6
   end
 end
-redis.call('XADD', KEYS[2], '*', 's', ARGV[2], 'm', ARGV[3], 't', ARGV[4])
-redis.call('SADD', KEYS[3], ARGV[5])
-return 1
-"""
-)
-
-#: Appends one event (KEYS: owner, the event stream; ARGV: node, version, max events, the
-#: entrants' frame, the spectators' frame or ''): 0 if that version is there already (a write
-#: whose answer was lost, tried again).
-_APPEND_EVENT = (
-    _FENCE
-    + """
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
-if last and tonumber(string.match(last[1], '^(%d+)')) >= tonumber(ARGV[2]) then
-  return 0
-end
-if ARGV[5] == '' then
-  redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], ARGV[2] .. '-1', 'e', ARGV[4])
-else
-  redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], ARGV[2] .. '-1', 'e', ARGV[4], 's', ARGV[5])
-end
-return 1
+return replies
 """
 )
 
@@ -346,14 +464,21 @@ return 1
 """
 
 
-#: Takes or keeps the leader lock (KEYS: the lock; ARGV: node, lease in ms): 1 if this node holds it.
+#: Takes or keeps the leader lock (KEYS: the lock; ARGV: node, lease in ms, then the dead nodes
+#: whose lock may be taken): 1 if this node holds it.
 _LEAD = """
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-if not holder then
+local free = not holder
+for i = 3, #ARGV do
+  if holder == ARGV[i] then
+    free = true
+  end
+end
+if free then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
@@ -367,6 +492,27 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+
+
+class _Write:
+    """One write staged for the next batch (`RedisStore._stage`): ``args``, its script arguments
+    after its letter (`_WRITE_RACE`); ``stream``, the move log's key (None: an event); ``player``
+    and ``seq``, a move's (an event's: "" and its version); ``done``, what its caller awaits."""
+
+    __slots__ = ("args", "done", "player", "seq", "stream")
+
+    def __init__(self, args: list[object], stream: str | None, player: str, seq: int) -> None:
+        self.args = args
+        self.stream = stream
+        self.player = player
+        self.seq = seq
+        self.done: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+
+
+def _event_stored(code: str, version: int, done: asyncio.Future[object]) -> None:
+    """Log an event that `RedisStore.queue_event` could not store."""
+    if not done.cancelled() and (exc := done.exception()) is not None:
+        log.warning("event %d of race %s not stored: %s", version, code, exc)
 
 
 class NotOwner(StaleRace):
@@ -383,8 +529,18 @@ class RedisStore(Store):
     archived races in the Redis at ``url`` (``redis://HOST:PORT/DB``, ``rediss://`` for TLS,
     ``unix:///path/to/socket``), or in the Redis Cluster at ``url``
     (``redis+cluster://HOST:PORT[,HOST:PORT...]``, ``rediss+cluster://`` for TLS: `cluster_seeds`;
-    ``cluster=True`` takes a ``redis://`` URL naming one node of a cluster too); raises
-    ValueError for a URL redis-py cannot read. ``cluster`` says which it is.
+    ``cluster=True`` takes a ``redis://`` URL naming one node of a cluster too), or in the
+    primary that Redis Sentinel watches at ``url``
+    (``redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB]``: `sentinel_service`; each new
+    connection asks a Sentinel where the primary is, so that after a failover the store writes
+    to the replica promoted in its place); raises ValueError for a URL redis-py cannot read.
+    ``cluster`` says which it is (a Sentinel's primary is not a cluster).
+
+    ``wait_replicas`` (default 0: none) makes each accepted move wait, before it is answered,
+    until that many replicas hold it (Redis ``WAIT``, at most ``wait_timeout_ms``, default
+    1000; `_replicated`): a move fewer replicas acknowledged in time is refused as if Redis
+    were away, so that a failover to a replica never loses an acknowledged move. Not with a
+    Redis Cluster (ValueError).
 
     ``prefix`` (default ``arena``) starts every key, so that several servers or tests can share
     one Redis. ``timeout_s`` (seconds, default 1) bounds connecting and each command; a move
@@ -407,9 +563,19 @@ class RedisStore(Store):
         max_records: int = 100_000,
         node_id: str = "node",
         cluster: bool | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: float = 1000.0,
     ) -> None:
         seeds = cluster_seeds(url)
+        service = sentinel_service(url)
         self.cluster = seeds is not None if cluster is None else cluster
+        if wait_replicas > 0 and self.cluster:
+            raise ValueError(
+                "waiting for replicas (WAIT) is for one Redis or a Sentinel's primary, not a Redis Cluster"
+            )
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = max(1, round(wait_timeout_ms))
+        self._sentinel: Sentinel | None = None
         options: _ClientOptions = {
             "socket_timeout": timeout_s,
             "socket_connect_timeout": timeout_s,
@@ -427,6 +593,21 @@ class RedisStore(Store):
                 (node.host, node.port) for node in self._redis.startup_nodes
             ]
             self.where = ",".join(f"{host}:{port}" for host, port in named) + " (cluster)"
+        elif service is not None:
+            self._sentinel = Sentinel(
+                service.sentinels,
+                sentinel_kwargs={"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s},
+            )
+            self._redis = self._sentinel.master_for(
+                service.master,
+                db=service.db,
+                username=service.username,
+                password=service.password,
+                ssl=service.tls,
+                **options,
+            )
+            named_sentinels = ",".join(f"{host}:{port}" for host, port in service.sentinels)
+            self.where = f"primary {service.master!r}/{service.db} of Sentinel {named_sentinels}"
         else:
             self._redis = aioredis.Redis.from_url(url, **options)
             kwargs = self._redis.connection_pool.connection_kwargs
@@ -439,8 +620,15 @@ class RedisStore(Store):
         self.max_events = max_events
         self.max_records = max_records
         self.node_id = node_id
-        self._append_move = self._redis.register_script(_APPEND_MOVE)
-        self._append_event = self._redis.register_script(_APPEND_EVENT)
+        self._write_race = self._redis.register_script(_WRITE_RACE)
+        # the writes of one loop turn, by race, sent together (`_stage`, `_flush`)
+        self._staged: dict[str, list[_Write]] = {}
+        self._flusher: asyncio.Task[None] | None = None
+        self._pending: dict[str, asyncio.Future[object]] = {}  # race -> its last write staged or in flight
+        self._acked: dict[str, dict[str, int]] = {}  # race -> player -> last seq stored and answered
+        self._watcher: asyncio.Task[None] | None = None
+        self._run_ids: frozenset[str] | None = None  # Redis's run id(s) as last seen (`check_data`)
+        self._marker: bytes | None = None  # the value of the persistence marker as last seen
         self._save_race = self._redis.register_script(_SAVE_RACE)
         self._claim = self._redis.register_script(_CLAIM)
         self._archive_race = self._redis.register_script(_ARCHIVE_RACE)
@@ -527,6 +715,23 @@ class RedisStore(Store):
                     f"Redis at {self.where} is a node of a Redis Cluster: name the cluster with "
                     f"redis+cluster://HOST:PORT[,HOST:PORT...]"
                 )
+            await self.check_data()  # (the first look: what Redis is now, and its marker)
+            if self._watcher is None:
+                self._watcher = asyncio.get_running_loop().create_task(self._watch())
+            if self.wait_replicas > 0:
+                try:
+                    replication = cast("dict[str, object]", await self._redis.info("replication"))
+                except ResponseError:  # INFO turned off: moves will say
+                    replication = {}
+                replicas = int(cast(int, replication.get("connected_slaves", self.wait_replicas)))
+                if replicas < self.wait_replicas:
+                    log.warning(
+                        "Redis at %s has %d replicas connected, and every move waits for %d: moves are "
+                        "refused with unavailable until enough replicas are connected",
+                        self.where,
+                        replicas,
+                        self.wait_replicas,
+                    )
             try:
                 # (self.cluster) each master answers for its own slots: ask them all
                 if isinstance(self._redis, RedisCluster):
@@ -551,7 +756,155 @@ class RedisStore(Store):
                 )
 
     async def close(self) -> None:
+        for task in (self._watcher, self._flusher):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._watcher = None
+        for writes in self._staged.values():
+            for write in writes:
+                if not write.done.done():
+                    write.done.set_exception(StoreUnavailable(f"the store of Redis at {self.where} is closed"))
+        self._staged.clear()
         await self._redis.aclose()
+        if self._sentinel is not None:
+            await self._sentinel.aclose()
+
+    # ------------------------------------------------------------------ data lost
+
+    #: Seconds between two looks at Redis's run id (`_watch`): how soon a Redis that restarted
+    #: is checked for what it lost.
+    watch_s: float = 0.25
+
+    @property
+    def _marker_key(self) -> str:
+        return f"{self.prefix}:marker"
+
+    async def _watch(self) -> None:
+        """Look at Redis's run id every `watch_s` seconds; when it changed (Redis restarted, or
+        another one took its place), or Redis answers again after it did not, check at once what
+        it lost (`check_data`). Runs from `open` to `close`."""
+        away = False
+        while True:
+            await asyncio.sleep(self.watch_s)
+            try:
+                if away or await self._current_run_ids() != self._run_ids:
+                    await self.check_data()
+                away = False
+            except (StoreUnavailable, RedisError, RedisClusterException):
+                away = True
+
+    async def _current_run_ids(self) -> frozenset[str]:
+        """The run id of Redis (of each master, in a cluster): a new one after every restart.
+        Empty when INFO is turned off (then only the marker and the move logs say)."""
+        with self._reaching():
+            try:
+                if isinstance(self._redis, RedisCluster):
+                    each = cast(
+                        "dict[str, dict[str, object]]",
+                        await self._redis.info("server", target_nodes=RedisCluster.PRIMARIES),
+                    )
+                    return frozenset(str(info.get("run_id", "")) for info in each.values())
+                return frozenset([str((await self._redis.info("server")).get("run_id", ""))])
+            except ResponseError:
+                return frozenset()
+
+    async def check_data(self) -> DataLoss | None:
+        """Compare what Redis holds with what this node wrote, and report a loss (`_report`:
+        an ERROR log, `data_losses`, `on_data_loss`): Redis lost everything if the persistence
+        marker ``P:marker`` (a random value the first node writes) is gone or changed; a race
+        lost moves if an entrant's log in Redis ends before the last move this node stored and
+        answered in it (a race that another node took over or archived since is left out). The
+        marker is written again when it is gone. One round trip, two when races are checked;
+        raises `StoreUnavailable`. The loss found, or None (also the first time: nothing to
+        compare with)."""
+        ids = await self._current_run_ids()
+        acked = [(code, player, seq) for code, players in self._acked.items() for player, seq in players.items()]
+        codes = sorted({code for code, _, _ in acked})
+        with self._reaching():
+            await self._redis.set(self._marker_key, secrets.token_hex(8), nx=True)
+            marker = await self._get(self._marker_key)
+            last: list[object] = []
+            if acked:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for code, player, _ in acked:
+                        pipe.xrevrange(self._race_key(code, f"moves:{player}"), count=1)
+                    for code in codes:
+                        pipe.get(self._race_key(code, "owner"))
+                        pipe.exists(self._record_key(code))
+                    last = await pipe.execute()
+        first, self._run_ids = self._run_ids is None, ids
+        wiped = not first and marker != self._marker
+        self._marker = marker
+        taken = {
+            code
+            for code, owner, archived in zip(codes, last[len(acked) :: 2], last[len(acked) + 1 :: 2], strict=True)
+            if (owner is not None and cast(bytes, owner).decode() != self.node_id) or (owner is None and archived)
+        }
+        short: dict[str, list[str]] = {}
+        for (code, player, seq), entries in zip(acked, last, strict=False):
+            stored = int(cast(_Stream, entries)[0][1][b"s"]) if entries else 0
+            if code not in taken and stored < seq:
+                short.setdefault(code, []).append(f"{player} {stored}/{seq}")
+        for code in taken:
+            self._acked.pop(code, None)
+        if first or not (wiped or short):
+            return None
+        why = "; ".join(
+            (
+                [f"its marker {self._marker_key} is gone (Redis restarted empty, or its data was removed)"]
+                if wiped
+                else []
+            )
+            + [
+                f"race {code} lost moves ({', '.join(lines)} stored/acknowledged)"
+                for code, lines in sorted(short.items())
+            ]
+        )
+        return self._report(why, sorted(short))
+
+    def _report(self, why: str, races: list[str]) -> DataLoss:
+        """Say that Redis lost data (``why``; ``races``: the races that lost moves): an ERROR
+        log line with its fields, `data_losses` counted, `on_data_loss` called; those races are
+        no longer compared (they are reported once)."""
+        self.data_losses += 1
+        for code in races:
+            self._acked.pop(code, None)
+        loss = DataLoss(why, tuple(races))
+        log.error(
+            "Redis at %s lost data this node wrote: %s",
+            self.where,
+            why,
+            extra=log_fields("store_data_lost", store=self.where, node=self.node_id, races=",".join(races), why=why),
+        )
+        if self.on_data_loss is not None:
+            try:
+                self.on_data_loss(loss)
+            except Exception:
+                log.exception("on_data_loss failed for %s", loss)
+        return loss
+
+    async def _replicated(self) -> None:
+        """With ``wait_replicas``, wait until that many replicas hold every write this store made
+        so far (at most ``wait_timeout_ms``); raise `StoreUnavailable` if fewer did in time (the
+        writes stay on the primary: the caller refuses what it wrote, and its resend is safe).
+        Without, return at once. One round trip: ``PING`` then ``WAIT`` on one connection
+        (``WAIT`` counts up to the replication offset of that connection's previous command, so
+        the ``PING`` makes it cover writes sent on other connections). Call it after a batch of
+        writes, before their answers."""
+        if self.wait_replicas <= 0:
+            return
+        with self._reaching():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.ping()
+                pipe.wait(self.wait_replicas, self.wait_timeout_ms)
+                _, acked = await pipe.execute()
+        if acked < self.wait_replicas:
+            raise StoreUnavailable(
+                f"Redis at {self.where}: {acked} of {self.wait_replicas} replicas took the write "
+                f"within {self.wait_timeout_ms} ms"
+            )
 
     # -------------------------------------------------------------------------- nodes
 
@@ -579,13 +932,16 @@ class RedisStore(Store):
                 pipe.sadd(f"{self.prefix}:nodes", self.node_id)
                 await pipe.execute()
 
-    async def lead(self, lease_s: float) -> bool:
-        """Take the leader lock if nobody holds it, or keep it for ``lease_s`` more seconds if this
-        node holds it; True if this node is the leader now. The leader runs the tournaments and
-        their schedules, and takes dead nodes' races over (`server.nodes`)."""
+    async def lead(self, lease_s: float, dead: Sequence[str] = ()) -> bool:
+        """Take the leader lock if nobody holds it, or one of the ``dead`` nodes (whose lease has
+        run out) does, or keep it for ``lease_s`` more seconds if this node holds it; True if
+        this node is the leader now. The leader runs the tournaments and their schedules, and
+        takes dead nodes' races over (`server.nodes`)."""
         with self._reaching():
             return bool(
-                await self._lead(keys=[f"{self.prefix}:leader"], args=[self.node_id, max(1, round(lease_s * 1000))])
+                await self._lead(
+                    keys=[f"{self.prefix}:leader"], args=[self.node_id, max(1, round(lease_s * 1000)), *dead]
+                )
             )
 
     async def leader(self) -> str | None:
@@ -600,6 +956,12 @@ class RedisStore(Store):
         with self._reaching():
             await self._redis.delete(self._node_key(self.node_id))
             await self._step_down(keys=[f"{self.prefix}:leader"], args=[self.node_id])
+
+    async def lease_left(self, node: str) -> float:
+        """Seconds left of node ``node``'s lease (0 if it has run out, or was given up)."""
+        with self._reaching():
+            left = int(await self._redis.pttl(self._node_key(node)))
+        return max(0, left) / 1000
 
     async def dead_nodes(self) -> list[str]:
         """The listed nodes whose lease has run out (one round trip per listed node, in one
@@ -686,10 +1048,13 @@ class RedisStore(Store):
         """The sharded pub/sub channel on which node ``node`` receives what other nodes send it."""
         return self._node_key(node, "inbox")
 
-    async def publish(self, node: str, payload: bytes) -> None:
-        """Send ``payload`` to node ``node`` (at most once: lost if it is not listening now)."""
+    async def publish(self, node: str, payload: bytes) -> int:
+        """Send ``payload`` to node ``node`` (at most once: lost if it is not listening now); the
+        number of subscribers that received it: 0 says at once that node ``node`` does not
+        listen (it died, or lost its connection to Redis). (In a cluster the count covers the
+        clients of the master serving the inbox's slot, where `listen` subscribes.)"""
         with self._reaching():
-            await self._redis.spublish(self.inbox_channel(node), payload)
+            return int(await self._redis.spublish(self.inbox_channel(node), payload))
 
     async def listen(self) -> AsyncIterator[bytes]:
         """What other nodes send this node, as it arrives, forever; while Redis is away it waits
@@ -750,6 +1115,7 @@ class RedisStore(Store):
             )
             if meta:
                 await self._redis.sadd(self._node_key(self.node_id, "races"), code)
+        await self._replicated()  # (with wait_replicas: a failover keeps what it describes)
 
     async def load_race(self, code: str) -> dict[str, object] | None:
         with self._reaching():
@@ -767,6 +1133,7 @@ class RedisStore(Store):
         return [c.decode() for c in codes]
 
     async def last_version(self, code: str) -> int:
+        await self._settled(code)
         with self._reaching():
             last = cast(_Stream, await self._redis.xrevrange(self._race_key(code, "events"), count=1))
         return int(last[0][0].split(b"-", 1)[0]) if last else 0
@@ -792,11 +1159,13 @@ class RedisStore(Store):
             await self._redis.delete(self._player_key(token_digest))
 
     async def append_move(self, code: str, player: str, entry: MoveEntry) -> None:
-        """As `Store.append_move`; raises `NotOwner` if another node owns the race now, and
-        `StaleRace` if the log's last move is neither ``entry.seq`` nor the one before it."""
-        keys = [self._race_key(code, "owner"), self._race_key(code, f"moves:{player}"), self._race_key(code, "players")]
-        with self._reaching(code):
-            await self._append_move(keys=keys, args=[self.node_id, entry.seq, entry.move, entry.time_ms, player])
+        """As `Store.append_move`, sent with the other writes of this loop turn (`_flush`: one
+        round trip, one script call per race, with the race's queued events); raises `NotOwner`
+        if another node owns the race now, `LostMoves` if the log ends before ``entry.seq - 1``
+        (Redis lost moves: reported too, `on_data_loss`), `StaleRace` if it ends after
+        ``entry.seq``."""
+        key = self._race_key(code, f"moves:{player}")
+        await self._stage(code, _Write([entry.seq, entry.move, entry.time_ms, player], key, player, entry.seq))
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
         with self._reaching():
@@ -805,18 +1174,155 @@ class RedisStore(Store):
 
     async def append_event(self, code: str, event: StoredEvent) -> None:
         """As `Store.append_event` (a version stored already is left as it is: a write whose
-        answer was lost, tried again); raises `NotOwner` if another node owns the race now."""
+        answer was lost, tried again), sent with the other writes of this loop turn; raises
+        `NotOwner` if another node owns the race now."""
+        await self._stage(code, self._event_write(event))
+
+    def queue_event(self, code: str, event: StoredEvent) -> None:
+        """As `Store.queue_event`: staged for the next batch, in one script call with the race's
+        next move if one comes in the same loop turn; a failure is logged."""
+        done = self._stage(code, self._event_write(event))
+        done.add_done_callback(functools.partial(_event_stored, code, event.version))
+
+    def _event_write(self, event: StoredEvent) -> _Write:
         spectator = b"" if event.spectator_frame == event.entrant_frame else event.spectator_frame
-        with self._reaching(code):
-            await self._append_event(
-                keys=[self._race_key(code, "owner"), self._race_key(code, "events")],
-                args=[self.node_id, event.version, self.max_events, event.entrant_frame, spectator],
-            )
+        return _Write([event.version, event.entrant_frame, spectator], None, "", event.version)
+
+    # --------------------------------------------------------------------- batching
+
+    def _stage(self, code: str, write: _Write) -> asyncio.Future[object]:
+        """Add ``write`` to the batch the next loop turn sends (`_flush`); its future: what
+        the caller awaits."""
+        self._staged.setdefault(code, []).append(write)
+        self._pending[code] = write.done
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+        return write.done
+
+    async def _settled(self, code: str) -> None:
+        """Wait until every write staged for race ``code`` so far was sent (and answered), so
+        that a read sees it; a failed one is no matter here (its caller was told)."""
+        pending = self._pending.get(code)
+        if pending is not None and not pending.done():
+            await asyncio.wait([pending])
+
+    async def _flush(self) -> None:
+        """Send the staged writes, batch after batch, while there are any: one pipeline (one
+        round trip; under ``appendfsync always``, one fsync for the whole batch) with one script
+        call per race (`_WRITE_RACE`: its writes in the order they were staged); then, with
+        ``wait_replicas``, one ``WAIT`` for the batch (`_replicated`). One batch is in flight at
+        a time, so that a race's writes land in the order they were made; what is staged
+        meanwhile goes in the next. In a cluster the races' calls go out one per race, at once
+        (each to the master of its slot)."""
+        try:
+            await asyncio.sleep(0)  # (one turn more: the tasks that the same turn woke write too)
+            while self._staged:
+                staged, self._staged = self._staged, {}
+                try:
+                    await self._send(staged)
+                except BaseException as exc:  # (cancelled too: `close`) nothing may stay unanswered
+                    failed = (
+                        exc if isinstance(exc, StoreUnavailable) else StoreUnavailable(f"Redis at {self.where}: {exc}")
+                    )
+                    for writes in staged.values():
+                        for write in writes:
+                            if not write.done.done():  # (nor cancelled)
+                                write.done.set_exception(StoreUnavailable(str(failed)))
+                    if isinstance(exc, asyncio.CancelledError):
+                        raise
+                    if not isinstance(exc, StoreUnavailable):
+                        log.exception("a batch of writes to Redis at %s failed", self.where)
+                for code, writes in staged.items():
+                    if self._pending.get(code) is writes[-1].done:
+                        del self._pending[code]
+        finally:
+            self._flusher = None
+
+    async def _send(self, staged: dict[str, list[_Write]]) -> None:
+        """One batch of `_flush`: each race's writes in one `_WRITE_RACE` call, the calls in one
+        pipeline; each write's future gets its outcome."""
+        calls: list[tuple[str, list[_Write], list[str], list[object]]] = []
+        for code, writes in staged.items():
+            keys = [self._race_key(code, "owner"), self._race_key(code, "events"), self._race_key(code, "players")]
+            args: list[object] = [self.node_id, self.max_events]
+            for write in writes:
+                if write.stream is None:
+                    args += ["e", *write.args]
+                else:
+                    keys.append(write.stream)
+                    args += ["m", len(keys), *write.args]
+            calls.append((code, writes, keys, args))
+        with self._reaching():
+            if isinstance(self._redis, RedisCluster):
+                replies = await asyncio.gather(
+                    *(
+                        self._write_race(keys=keys, args=cast("list[str | bytes | int]", args))
+                        for _, _, keys, args in calls
+                    ),
+                    return_exceptions=True,
+                )
+            else:
+                replies = await self._pipelined([(keys, args) for _, _, keys, args in calls])
+        await self._replicated()
+        for (code, writes, _, _), reply in zip(calls, replies, strict=True):
+            self._settle(code, writes, reply)
+
+    async def _pipelined(self, calls: list[tuple[list[str], list[object]]]) -> list[object]:
+        """Run `_WRITE_RACE` once per call in one pipeline (EVALSHA; the script loaded again
+        and those calls sent again if Redis no longer knows it: a restarted Redis); each call's
+        reply, or the error it got."""
+        sha = self._write_race.sha
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for keys, args in calls:
+                pipe.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
+            replies: list[object] = await pipe.execute(raise_on_error=False)
+        again = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if again:
+            await self._redis.script_load(_WRITE_RACE)
+            for i, reply in zip(again, await self._pipelined([calls[i] for i in again]), strict=True):
+                replies[i] = reply
+        return replies
+
+    def _settle(self, code: str, writes: list[_Write], reply: object) -> None:
+        """Give each write of race ``code`` its outcome from its call's ``reply`` (a list, one
+        reply per write, or the error the whole call got)."""
+        if isinstance(reply, BaseException):
+            try:
+                with self._reaching(code):  # (the error as every other call raises it)
+                    raise reply
+            except BaseException as exc:
+                failed = exc
+            if isinstance(failed, NotOwner):
+                self._acked.pop(code, None)
+            for write in writes:
+                if not write.done.done():  # (cancelled: its caller stopped waiting)
+                    write.done.set_exception(failed)
+            return
+        for write, outcome in zip(writes, cast("list[object]", reply), strict=True):
+            text = _text(outcome) if isinstance(outcome, bytes) else outcome
+            error: StaleRace | None = None
+            if write.stream is None or text == "OK":
+                if write.stream is not None:
+                    self._acked.setdefault(code, {})[write.player] = write.seq
+            elif (word_last := str(text).partition(" "))[0] == "LOSTMOVES":
+                error = LostMoves(code, write.player, int(word_last[2]), write.seq)
+                self._report(f"race {code}: {error}", [code])
+            else:
+                error = StaleRace(
+                    code, f"its move log of {write.player} ends at move {word_last[2]}, after {write.seq}"
+                )
+            if write.done.done():  # (cancelled: its caller stopped waiting)
+                continue
+            if error is None:
+                write.done.set_result(outcome)
+            else:
+                write.done.set_exception(error)
 
     async def events_since(self, code: str, since: int, limit: int | None = None) -> list[StoredEvent] | None:
         """As `Store.events_since`; also None when an event in the range is missing (one that
         could not be stored while Redis was away), so that the caller sends a snapshot."""
         start = f"{since + 1}-0" if since + 1 >= 0 else "-"
+        await self._settled(code)
         with self._reaching():
             entries = cast(
                 _Stream,
@@ -842,6 +1348,8 @@ class RedisStore(Store):
         one script (one slot: the race's), so that no reader ever finds neither; then the node's
         set of races and the records' index (other slots) follow."""
         keep = record is not None and keep_s > 0
+        await self._settled(code)  # (a write landing after it would leave keys of the race behind)
+        self._acked.pop(code, None)
         moves = self._race_key(code, "moves:")
         keys = [
             self._race_key(code, "owner"),

@@ -196,14 +196,13 @@ class Connection(asyncio.Protocol):
 
     def _answer(self, request: Request) -> None:
         """Answer the handshake: the server's own HTTP answer, or the websocket's (101, or
-        websockets' refusal of a bad upgrade; 503 while the server shuts down)."""
+        websockets' refusal of a bad upgrade). A server shutting down still accepts websockets
+        until it stops listening: they may do what it still carries out (a client reconnecting
+        to fetch its record; `server.dispatch.Route.while_draining`)."""
         protocol = self.protocol
         response = self.server.http(self, request)
         if response is None:
-            if self.server.draining:
-                response = protocol.reject(503, "the server is shutting down\n")
-            else:
-                response = protocol.accept(request)
+            response = protocol.accept(request)
         protocol.send_response(response)
         self._flush_protocol()
         if protocol.state is not State.OPEN:
