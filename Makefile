@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test test-all lint setup browser redis nginx clean
+.PHONY: run test test-all lint setup browser redis postgres nginx clean
 
 # PyICU (names: Unicode's confusable skeleton) builds against ICU: as root, install its headers
 # when pkg-config cannot find them.
@@ -43,7 +43,7 @@ test: setup
 	  -k "not campaign and not redis"
 
 # Every test and the lint, as CI runs them (about 7 minutes on two cores).
-test-all: setup browser redis nginx lint
+test-all: setup browser redis postgres nginx lint
 	$(BIN)/pytest -q $(PARALLEL)
 
 # ruff (lint, and the format check), mypy (strict for the engine and the protocol), and
@@ -71,6 +71,15 @@ redis:
 	  echo "installing Debian's redis-server for the Redis store's tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq redis-server >/dev/null; }
+
+# The archive's tests (tests/server/test_archive.py, tests/client/test_cli_db.py) start a PostgreSQL
+# of their own from Debian's postgresql (initdb and postgres, in /usr/lib/postgresql/*/bin); as
+# root, install it when it is missing.
+postgres:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "installing Debian's postgresql for the archive's tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
 
 # deploy/local-cluster (and its test, tests/test_local_cluster.py) runs Debian's nginx as the
 # balancer, with a config and ports of its own; as root, install it when it is missing. The package

@@ -1,6 +1,6 @@
 """The ``arena`` command: run a server, list games, create, play, watch and verify races, or a demo.
 
-    arena serve [--host 127.0.0.1] [--port 8765] [limits...]
+    arena serve [--host 127.0.0.1] [--port 8765] [--data-dir DIR] [--archive URL] [limits...]
     arena games [--json]
     arena races [--live] [--json] [--server URL]
     arena create --game G [--seed N] [--option NAME=true|false] [--max-entrants N]
@@ -14,6 +14,7 @@
     arena simulate|catalog|solve ... (offline: the bot and the solver)
     arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20] [--url URL]
     arena fuzz|bench ... (tooling, against a server of their own: the `tooling` package)
+    arena db upgrade|backup FILE [--archive URL | --data-dir DIR] (the archive: `client.db`)
 
 Output (`client.output`): a table on a terminal; one tab-separated line per row when stdout is
 not a terminal (titles and hints on stderr); one JSON document with ``--json``. ``watch`` and
@@ -77,6 +78,7 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
 
     from client.serving import event_loop_factory, log_settings, server_config
     from server.app import serve
+    from server.archive import ArchiveError
     from server.logs import configure_logging
     from server.protocol import ProtocolError
     from server.schedule import ScheduleError
@@ -119,6 +121,14 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
             runner.run(run())
     except (ScheduleError, ProtocolError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
+        return 2
+    except ArchiveError as exc:  # --archive / --data-dir: it cannot be opened
+        console.print(
+            f"[red]error:[/] the archive cannot be opened: {escape(exc.reason)} (check --data-dir / "
+            "ARENA_DATA_DIR, --archive / ARENA_ARCHIVE)",
+            highlight=False,
+            soft_wrap=True,
+        )
         return 2
     except StoreUnavailable as exc:  # --redis: nothing answers there
         console.print(
@@ -566,6 +576,12 @@ async def _cmd_fuzz(args: argparse.Namespace, console: Console) -> int:
     return await run_fuzz(args, console)
 
 
+async def _cmd_db(args: argparse.Namespace, console: Console) -> int:
+    from client.db import run_db  # `arena db` alone loads the archive (with `_db_arguments`)
+
+    return await run_db(args, console)
+
+
 async def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
     from tooling.bench import run_bench  # `arena bench` alone loads tooling/ (with `_bench_arguments`)
 
@@ -698,8 +714,25 @@ def _parser() -> argparse.ArgumentParser:
 
         commands.add_parser(name, help=help_text, description=description or help_text, arguments=add_arguments)
 
-    command("serve", "run a server (memory store) until interrupted", _serve_arguments, server=False)
+    command(
+        "serve",
+        "run a server (memory store; finished races kept in its data directory) until interrupted",
+        _serve_arguments,
+        server=False,
+    )
     command("games", "list every game the engine knows", _json_flag, server=False)
+    command(
+        "whoami",
+        "your player on the server: its id and name (kept in the config directory)",
+        _json_flag,
+        name_default="player",
+    )
+    command(
+        "history",
+        "your finished races on the server, newest first (the player `arena whoami` shows)",
+        _history_arguments,
+        name_default="player",
+    )
     command("races", "list the races open to join (or, with --live, running)", _races_arguments, name_default="lister")
     command("create", "create a race and print its code", _create_arguments, name_default="host")
     command("start", "start the countdown of a race you created", _start_arguments)
@@ -748,6 +781,7 @@ def _parser() -> argparse.ArgumentParser:
         server=False,
     )
     command("bench", "benchmarks, each against a server process of its own", _bench_arguments, server=False)
+    command("db", "the archive of finished races: upgrade its schema, back it up", _db_arguments, server=False)
     command(
         "tournament",
         "create, list, show, register for or cancel tournaments",
@@ -782,6 +816,24 @@ def _races_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--before", type=int, metavar="CURSOR", help="the next page: the cursor the last page printed")
     sub.add_argument("--limit", type=int, default=50, help="races per page, 1 to 100 (default 50)")
     _json_flag(sub)
+
+
+def _history_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.identity import add_history_arguments
+
+    add_history_arguments(sub)
+
+
+async def _cmd_whoami(args: argparse.Namespace, console: Console) -> int:
+    from client.identity import cmd_whoami
+
+    return await cmd_whoami(args, console)
+
+
+async def _cmd_history(args: argparse.Namespace, console: Console) -> int:
+    from client.identity import cmd_history
+
+    return await cmd_history(args, console)
 
 
 def _create_arguments(sub: argparse.ArgumentParser) -> None:
@@ -932,6 +984,12 @@ def _bench_arguments(sub: argparse.ArgumentParser) -> None:
     add_bench_arguments(sub.add_subparsers(dest="bench", required=True, metavar="BENCHMARK"))
 
 
+def _db_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.db import add_db_arguments
+
+    add_db_arguments(sub)
+
+
 def _tournament_arguments(sub: argparse.ArgumentParser, default_server: str) -> None:
     from client.tournaments import add_tournament_arguments
 
@@ -942,6 +1000,8 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "serve": _cmd_serve,
     "games": _cmd_games,
     "races": _cmd_races,
+    "whoami": _cmd_whoami,
+    "history": _cmd_history,
     "create": _cmd_create,
     "start": _cmd_start,
     "bot": _cmd_bot,
@@ -955,6 +1015,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "tournament": _cmd_tournament,
     "bench": _cmd_bench,
     "fuzz": _cmd_fuzz,
+    "db": _cmd_db,
 }
 
 

@@ -54,6 +54,8 @@ from server.protocol import (
     FollowTournament,
     GetRecord,
     Hello,
+    History,
+    HistoryPage,
     JoinRace,
     ListRaces,
     ListTournaments,
@@ -113,6 +115,7 @@ _EVENT_TYPES = (EntrantJoined, RaceStarting, RaceStarted, Progress, RaceFinished
 _REPLY_TYPES = (
     RaceReply,
     Races,
+    HistoryPage,
     Snapshot,
     SyncPage,
     RaceRecord,
@@ -407,6 +410,14 @@ class ArenaClient:
         next page (None: this was the last). ``limit``: 1-100 races a page."""
         req = self._new_req()
         return await self._request(req, ListRaces(req=req, status=status, before=before, limit=limit), Races)
+
+    async def history(self, *, before: str | None = None, limit: int = 20) -> HistoryPage:
+        """One page of this player's finished races, newest first, from the server's archive;
+        the reply's ``cursor``, passed as ``before``, gives the next page (None: this was the
+        last). ``limit``: 1-100 races a page. Raises `ArenaError` (``unavailable``: the server
+        keeps no archive; ``bad_field``: a cursor it did not give)."""
+        req = self._new_req()
+        return await self._request(req, History(req=req, before=before, limit=limit), HistoryPage)
 
     async def rename(self, name: str) -> str:
         """Take ``name`` for the races and tournaments entered from now on; returns the name as

@@ -4,12 +4,14 @@ Every field of `server.config.ServerConfig` that is a limit or a timing becomes 
 (``max_moves`` -> ``--max-moves``) and an environment variable (``ARENA_MAX_MOVES``); a flag
 wins over the variable, and the variable over the default. Limits that can be switched off take
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
-``/metrics``, the Redis to keep races in and the node's name have flags of their own (``--catalog``,
-``--private-catalog``, ``--admin-token``, ``--trusted-proxy``, ``--metrics-from``, ``--redis``,
-``--node-id``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster,
+``/metrics``, the Redis to keep races in, the node's name, the data directory and the archive
+have flags of their own (``--catalog``, ``--private-catalog``, ``--admin-token``,
+``--trusted-proxy``, ``--metrics-from``, ``--redis``, ``--node-id``, ``--data-dir``,
+``--archive``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster,
 ``--redis redis+sentinel://HOST:PORT,HOST:PORT/MASTER`` the primary Redis Sentinel watches)
 and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
-``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``); so do
+``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``,
+``ARENA_DATA_DIR``, ``ARENA_ARCHIVE``: `default_data_dir`); so do
 the log's level and format (``--log-level``, ``--log-format``; ``ARENA_LOG_LEVEL``,
 ``ARENA_LOG_FORMAT``: `log_settings`) and the event loop (``--event-loop``, ``ARENA_EVENT_LOOP``:
 `event_loop_factory`).
@@ -32,11 +34,18 @@ from pathlib import Path
 
 from client.arguments import bounded
 from server.catalog import public_catalogs
-from server.config import ServerConfig
+from server.config import ARCHIVE_FILE, ServerConfig
 from server.logs import LOG_FORMATS, LOG_LEVELS
 from server.store.redis import CLUSTER_SCHEMES, SENTINEL_SCHEMES, cluster_seeds, sentinel_service
 
-__all__ = ["EVENT_LOOPS", "add_server_arguments", "event_loop_factory", "log_settings", "server_config"]
+__all__ = [
+    "EVENT_LOOPS",
+    "add_server_arguments",
+    "default_data_dir",
+    "event_loop_factory",
+    "log_settings",
+    "server_config",
+]
 
 #: The event loops `arena serve` can run on: ``auto`` (uvloop where it is installed, as it is
 #: with this project on Linux and macOS; else asyncio's own), ``uvloop``, ``asyncio``.
@@ -69,6 +78,22 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep races in this Redis, e.g. redis://127.0.0.1:6379/0, or in this Redis Cluster, "
         "redis+cluster://HOST:PORT[,HOST:PORT...], or in the primary Redis Sentinel watches, "
         "redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB] (default: $ARENA_REDIS_URL; none: in memory)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=None,
+        help="where the server keeps what outlives it: every finished race and tournament, in the "
+        f"SQLite file DIR/{ARCHIVE_FILE} (default: $ARENA_DATA_DIR, else $XDG_DATA_HOME/patience-arena, "
+        "else ~/.local/share/patience-arena)",
+    )
+    parser.add_argument(
+        "--archive",
+        metavar="URL",
+        default=None,
+        help="keep finished races and tournaments in this archive instead: sqlite:///PATH, "
+        "postgresql://USER:PASSWORD@HOST:PORT/DB (several nodes share one), memory:// (lost at "
+        "exit), or 'none': no archive (default: $ARENA_ARCHIVE, else the data directory's file)",
     )
     parser.add_argument(
         "--node-id",
@@ -186,6 +211,12 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
             raise ValueError(f"--redis / ARENA_REDIS_URL: {exc}") from None
         if cluster and config.redis_wait_replicas > 0:
             raise ValueError("--redis-wait-replicas: not with a Redis Cluster (one Redis or a Sentinel's primary)")
+    archive = getattr(args, "archive", None) or environ.get("ARENA_ARCHIVE") or None
+    if archive is not None and archive.strip().lower() == "none":
+        config.archive_url = config.data_dir = None
+    else:
+        config.archive_url = archive
+        config.data_dir = Path(getattr(args, "data_dir", None) or default_data_dir(environ))
     config.node_id = getattr(args, "node_id", None) or environ.get("ARENA_NODE_ID") or None
     if config.node_id is not None and not (
         0 < len(config.node_id) <= 64 and config.node_id.isprintable() and " " not in config.node_id
@@ -210,6 +241,20 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
                     f"--metrics-from / ARENA_METRICS_FROM: not an address or network: {address!r}"
                 ) from None
     return config
+
+
+def default_data_dir(environ: Mapping[str, str]) -> Path:
+    """`arena serve`'s data directory when ``--data-dir`` is not given: ``$ARENA_DATA_DIR``,
+    else ``$XDG_DATA_HOME/patience-arena``, else ``~/.local/share/patience-arena``.
+
+    >>> default_data_dir({"XDG_DATA_HOME": "/data"})
+    PosixPath('/data/patience-arena')
+    """
+    if chosen := environ.get("ARENA_DATA_DIR"):
+        return Path(chosen).expanduser()
+    if xdg := environ.get("XDG_DATA_HOME"):
+        return Path(xdg) / "patience-arena"
+    return Path.home() / ".local" / "share" / "patience-arena"
 
 
 def log_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:

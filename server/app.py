@@ -28,6 +28,8 @@ from websockets.http11 import Request, Response
 
 from server import dispatch, ops, upkeep
 from server.addresses import address_key
+from server.archive import Archive, ArchiveError
+from server.archiving import Archiver, open_configured
 from server.config import ServerConfig
 from server.handlers import tournaments as tournament_requests
 from server.logs import PLAYER_LINES_PER_WINDOW, fields, limit_repeats
@@ -62,6 +64,8 @@ _CLOSE_S = 2.0
 #: Seconds a shutdown among several nodes waits for the requests in hand before it hands the
 #: races over (`server.nodes.NodeLink.hand_over`).
 _HAND_OVER_WAIT_S = 0.5
+#: Seconds `ArenaServer.close` waits for the finished races and tournaments not archived yet.
+_ARCHIVE_FLUSH_S = 5.0
 #: The close reason every client gets (code 1001) when the server shuts down.
 SHUTDOWN_REASON = "server shutting down"
 
@@ -92,7 +96,9 @@ async def _until(condition: Callable[[], bool], deadline: float, step_s: float =
 
 
 class ArenaServer(ServerState):
-    """The Patience Arena server: races in a `Store` (memory by default), served over websockets.
+    """The Patience Arena server: races in a `Store` (memory by default), served over websockets;
+    finished races and tournaments kept in an archive if its config names one (``archive``: an
+    opened `server.archive.Archive` to use instead, which its giver closes).
 
     >>> async def main():
     ...     async with ArenaServer() as server:
@@ -102,21 +108,29 @@ class ArenaServer(ServerState):
     """
 
     def __init__(
-        self, config: ServerConfig | None = None, *, store: Store | None = None, clock: Clock | None = None
+        self,
+        config: ServerConfig | None = None,
+        *,
+        store: Store | None = None,
+        clock: Clock | None = None,
+        archive: Archive | None = None,
     ) -> None:
         config = config or ServerConfig()
         clock = clock or Clock()
         super().__init__(config, store if store is not None else _store_for(config, clock), clock)
         self._own_store = store is None  # a store it was given is its giver's to close
+        self._archive = archive  # an archive it was given (opened) is its giver's to close
         self._listener: asyncio.Server | None = None
         self.conns: set[Connection] = set()  # every accepted socket, handshake or not
 
     # ------------------------------------------------------------------------- lifecycle
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        """Connect to the store, resume what a durable store kept, then listen on ``host``:``port``
-        (0 picks a free port; see `url`). Raises `StoreUnavailable` (an OSError) if the store
-        does not answer, OSError if the address cannot be used (e.g. the port is taken)."""
+        """Connect to the store, open the archive (`server.config.ServerConfig.archive_location`),
+        resume what a durable store kept, then listen on ``host``:``port`` (0 picks a free port;
+        see `url`). Raises `StoreUnavailable` (an OSError) if the store does not answer,
+        `server.archive.ArchiveError` if the archive cannot be opened, OSError if the address
+        cannot be used (e.g. the port is taken)."""
         cfg = self.config
         store = self.store
         if store.shared:
@@ -131,6 +145,16 @@ class ArenaServer(ServerState):
                 await store.close()
             raise
         log.info("keeping races in %s", store, extra=fields("store_opened", store=str(store)))
+        try:
+            archive = self._archive if self._archive is not None else await open_configured(cfg)
+        except ArchiveError:
+            if self._own_store:
+                await store.close()
+            raise
+        if archive is not None:
+            self.archiver = Archiver(archive, self.clock, retention_days=cfg.archive_retention_days)
+            self.spawn(self.archiver.run())
+            log.info("keeping finished races in %s", archive.url, extra=fields("archive_opened", archive=archive.url))
         limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
         limit_repeats("arena.players", window_s=cfg.log_repeat_s, per_window=PLAYER_LINES_PER_WINDOW)
         if store.durable:
@@ -146,6 +170,8 @@ class ArenaServer(ServerState):
             except StoreUnavailable:
                 if self._own_store:
                     await store.close()
+                if self.archiver is not None and self._archive is None:
+                    await self.archiver.close()
                 raise
         self._fit_open_files()
         loop = asyncio.get_running_loop()
@@ -241,7 +267,8 @@ class ArenaServer(ServerState):
            revealed as at any end, so that every entrant and spectator holds the final standings;
            over a durable store (Redis) nothing ends: races and tournaments stay as they are, and
            the server that starts next over the same store resumes them, their entrants
-           reconnecting to it;
+           reconnecting to it; then every finished race and ended tournament not archived yet is
+           written to the archive (`server.archiving.Archiver.flush`);
         4. keep the connections open until each has been quiet for half a second (no frame from
            it, nothing left to send it), two seconds at most: time to ask for the records;
         5. stop listening, close every connection with 1001 "server shutting down", and cut off
@@ -285,6 +312,8 @@ class ArenaServer(ServerState):
                     races, tournaments_ended = await self._end_all("server_shutdown")
             except TimeoutError:
                 log.warning("shutdown: the grace ran out while ending races")
+        if self.archiver is not None:  # every finished race, those just ended too, goes to the archive
+            await self.archiver.flush(max(0.0, closing_at - loop.time()))
         ended_at = loop.time()
         await _until(
             lambda: all(
@@ -344,12 +373,15 @@ class ArenaServer(ServerState):
         return len(conns)
 
     async def close(self) -> None:
-        """Stop listening, cut every connection off, cancel every race timer, stop the par
-        workers and let go of the store (one the server built itself)."""
+        """Stop listening, cut every connection off, write to the archive what finished and is
+        not archived yet (five seconds at most), cancel every race timer, stop the par workers
+        and let go of the store and the archive (those the server opened itself)."""
         if self._listener is not None:
             self._listener.close()
         for conn in list(self.conns):
             conn.abort()
+        if self.archiver is not None:  # what finished and waits goes to the archive first
+            await self.archiver.flush(_ARCHIVE_FLUSH_S)
         self.par.close()
         for tournament in self.tournaments.values():
             if tournament.task is not None:
@@ -363,6 +395,10 @@ class ArenaServer(ServerState):
             self.link = None
         if self._own_store:
             await self.store.close()
+        if self.archiver is not None:
+            if self._archive is None:
+                await self.archiver.close()
+            self.archiver = None
         await asyncio.sleep(0)  # (the aborted connections' callbacks run)
 
     async def __aenter__(self) -> ArenaServer:

@@ -17,7 +17,10 @@ from typing import TypeVar
 from server.catalog import public_catalogs
 from server.protocol import MAX_FRAME_BYTES
 
-__all__ = ["ServerConfig"]
+__all__ = ["ARCHIVE_FILE", "ServerConfig"]
+
+#: The embedded archive's file in a server's data directory (`ServerConfig.archive_location`).
+ARCHIVE_FILE = "arena.db"
 
 _T = TypeVar("_T")
 
@@ -127,6 +130,15 @@ class ServerConfig:
       ``unavailable``, so that a failover to a replica loses no acknowledged move.
       ``forward_timeout_s``: how long a request forwarded to the node that serves its race may
       take before it is answered ``unavailable`` (default 3).
+    The archive (`server.archive`, written by `server.archiving.Archiver`):
+      ``archive_url``: keep every finished race and tournament for good in this archive
+      (``sqlite:///PATH``, ``postgresql://...``, ``memory://``); default None: the SQLite file
+      ``DATA_DIR/arena.db`` when ``data_dir`` is set, else no archive (a library server, as in
+      tests). The server opens it at start and refuses to start without it.
+      ``data_dir``: the directory the embedded archive lives in (default None; `arena serve`'s
+      default is ``$XDG_DATA_HOME/patience-arena``, else ``~/.local/share/patience-arena``).
+      ``archive_retention_days``: the archive forgets races and tournaments that finished more
+      than this many days ago (default None or 0: never), checked every few minutes.
     Tournaments and catalogs:
       ``admin_token``: the organisers' secret; create and cancel requests must carry it (None, the
       default, refuses them all).
@@ -166,6 +178,7 @@ class ServerConfig:
     Costly requests (budgets per request type, `server.dispatch.BUDGETS`; beyond one, the request
     is refused with ``rate_limited`` and the connection stays open):
       ``replay_per_s`` (default 10), ``watch_per_s`` (2), ``get_record_per_s`` (0.5),
+      ``history_per_s`` (2: a page of a player's history, read from the archive),
       ``sync_per_s`` (10) and ``winnable_per_s`` (0.2: ``create_race`` asking for a winnable
       secret deal): requests per second per connection, sustained; a connection may send
       ``costly_burst_s`` seconds' worth at once (default 10; at least 2); an address may send
@@ -207,6 +220,9 @@ class ServerConfig:
     sync_page_events: int = _limit(256, "events sent per page of a sync")
     race_retention_s: float = _limit(3600.0, "seconds finished races and tournaments stay in memory")
     record_retention_s: float = _limit(86_400.0, "seconds the store keeps a race's record after that")
+    archive_retention_days: float | None = _limit(
+        None, "days the archive keeps a finished race or tournament ('none' or 0: forever)"
+    )
     player_retention_s: float = _limit(3600.0, "seconds before an idle, disconnected player is forgotten")
     max_players_per_ip: int = _limit(256, "players kept from one address (the idle one gone longest makes room)")
     max_events_per_race: int = _limit(10_000, "events kept per race for catching up")
@@ -226,6 +242,7 @@ class ServerConfig:
     replay_per_s: float = _limit(10.0, "replay requests per second per connection, sustained")
     watch_per_s: float = _limit(2.0, "watch requests per second per connection, sustained")
     get_record_per_s: float = _limit(0.5, "get_record requests per second per connection, sustained")
+    history_per_s: float = _limit(2.0, "history requests per second per connection, sustained")
     sync_per_s: float = _limit(10.0, "sync requests per second per connection, sustained")
     winnable_per_s: float = _limit(0.2, "create_race requests for a winnable secret deal per second per connection")
     costly_burst_s: float = _limit(10.0, "seconds' worth of each costly request's rate a connection may send at once")
@@ -237,6 +254,8 @@ class ServerConfig:
     node_id: str | None = None
     admin_token: str | None = None
     redis_url: str | None = None
+    archive_url: str | None = None
+    data_dir: Path | None = None
     catalog_dir: Path = field(default_factory=public_catalogs)
     private_catalog_dir: Path | None = None
     trusted_proxies: tuple[str, ...] = ()
@@ -247,3 +266,18 @@ class ServerConfig:
         """The fields that are limits and timings, in declaration order, each with its one-line
         ``metadata["help"]``: what `arena serve` turns into flags and environment variables."""
         return [f for f in dataclasses.fields(cls) if "help" in f.metadata]
+
+    def archive_location(self) -> str | None:
+        """The URL of the archive finished races and tournaments go to: ``archive_url``, else
+        the SQLite file `ARCHIVE_FILE` in ``data_dir`` (made absolute), else None: no archive.
+
+        >>> ServerConfig(data_dir=Path("/srv/arena")).archive_location()
+        'sqlite:////srv/arena/arena.db'
+        >>> ServerConfig().archive_location() is None
+        True
+        """
+        if self.archive_url is not None:
+            return self.archive_url
+        if self.data_dir is not None:
+            return f"sqlite:///{Path(self.data_dir).expanduser().absolute() / ARCHIVE_FILE}"
+        return None

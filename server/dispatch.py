@@ -41,6 +41,7 @@ from server.protocol import (
     FollowTournament,
     GetRecord,
     Hello,
+    History,
     JoinRace,
     ListRaces,
     ListTournaments,
@@ -99,6 +100,7 @@ class Route:
 ROUTES: dict[type[Struct], Route] = {
     Hello: Route(players.hello, while_draining=True),
     Rename: Route(players.rename),
+    History: Route(players.history),
     CreateRace: Route(races.create),
     ListRaces: Route(races.list_races),
     JoinRace: Route(races.join, Scope.RACE),
@@ -146,6 +148,7 @@ BUDGETS: dict[type[Struct], Budget] = {
     Replay: Budget("replay_per_s"),
     Watch: Budget("watch_per_s"),
     GetRecord: Budget("get_record_per_s"),
+    History: Budget("history_per_s"),
     Sync: Budget("sync_per_s"),
     CreateRace: Budget("winnable_per_s", _winnable_secret),
 }

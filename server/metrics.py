@@ -35,6 +35,11 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   write it (docs/performance.md §2.3);
 * ``arena_store_data_lost_total``: times the store found it had lost data this node wrote (Redis
   restarted empty, or without its last writes: `server.store.Store.on_data_loss`);
+* ``arena_archive_pending`` (finished races and tournaments not archived yet),
+  ``arena_archive_races_written_total``, ``arena_archive_tournaments_written_total``,
+  ``arena_archive_repeated_total`` (writes the archive held already: retries, takeovers),
+  ``arena_archive_failures_total`` (writes that failed, each tried again): only with an archive
+  (`server.archiving.Archiver`);
 * ``arena_shutting_down``: 1 while the server drains before it stops.
 
 >>> tally = Tally()
@@ -190,6 +195,19 @@ class Metrics:
                 "Times the store was found to have lost data this node wrote (server.store.Store.on_data_loss)",
                 value=counts["store_data_lost"],  # type: ignore[arg-type]
             )
+        if "archive_pending" in counts:
+            yield GaugeMetricFamily(
+                "arena_archive_pending",
+                "Finished races and tournaments not archived yet (server.archiving)",
+                value=counts["archive_pending"],  # type: ignore[arg-type]
+            )
+            for name, help_text in (
+                ("archive_races_written", "Finished races written to the archive"),
+                ("archive_tournaments_written", "Ended tournaments written to the archive"),
+                ("archive_repeated", "Writes the archive already held (a retry, a takeover)"),
+                ("archive_failures", "Archive writes that failed (each tried again)"),
+            ):
+                yield CounterMetricFamily(f"arena_{name}", help_text, value=counts[name])  # type: ignore[arg-type]
         yield CounterMetricFamily("arena_moves_accepted", "Moves accepted", value=tally.moves_accepted)
         yield _by_label("arena_moves_refused", "Moves refused, by code", "code", tally.moves_refused)
         yield CounterMetricFamily(

@@ -1,6 +1,6 @@
 """Players: someone who said hello, and outlives its connections.
 
-A `Player` has an id (``p`` and eight hex digits), a display name and a secret token; its token
+A `Player` has an id (``p`` and twelve hex digits), a display name and a secret token; its token
 resumes it on a new connection (docs/protocol.md, Session). A durable store keeps a player under
 `token_digest` of its token, never the token itself.
 

@@ -60,6 +60,9 @@ __all__ = [
     "ErrorCode",
     "GetRecord",
     "Hello",
+    "History",
+    "HistoryPage",
+    "HistoryRace",
     "JoinRace",
     "ListRaces",
     "MoveRequest",
@@ -437,6 +440,17 @@ class Replay(_Msg, tag="replay"):
     step: Annotated[int, Meta(ge=0, le=1_000_000)]
 
 
+class History(_Msg, tag="history"):
+    """Your finished races, newest first, a page at a time, as the server's archive keeps them;
+    answered with `HistoryPage` (``unavailable`` where the server keeps no archive).
+    ``before``: the ``cursor`` of the previous page (None: from the newest); ``limit``: races
+    per page."""
+
+    req: Req
+    before: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=100)] = 20
+
+
 class Rename(_Msg, tag="rename"):
     """Take a new display name for the races and tournaments you enter from now on (those you
     are in keep the name you entered with); answered with `Renamed`, or ``bad_name``."""
@@ -470,6 +484,7 @@ ClientMessage = (
     | BonusMove
     | Rematch
     | Replay
+    | History
 )
 
 # ------------------------------------------------------------------------ server -> client
@@ -1033,6 +1048,34 @@ class ReplayStep(_Msg, tag="replay_step"):
     said: str = ""
 
 
+class HistoryRace(Struct, forbid_unknown_fields=True):
+    """One finished race of a player's history: ``race`` (its code: the page ``/w/RACE``
+    replays it), ``game``, ``finished_ms`` (Unix epoch ms), the player's ``place`` among
+    ``entrants``, its cards ``cleared`` of ``total``, its ``time_ms`` (race time of its last
+    clearing move), its final ``status``, and ``par``: what the deal allowed (`Par.result`:
+    won, lost or unknown; None when the race had none)."""
+
+    race: str
+    game: str
+    finished_ms: int
+    place: int
+    entrants: int
+    cleared: int
+    total: int
+    time_ms: int
+    status: str
+    par: str | None = None
+
+
+class HistoryPage(_Msg, tag="history_page"):
+    """Reply to history: one page of your finished races, newest first; ``cursor``: pass it as
+    ``before`` for the next page (None: this is the last)."""
+
+    req: int
+    races: list[HistoryRace]
+    cursor: str | None = None
+
+
 class TournamentEvent(_Msg, tag="tournament_event"):
     """Event of a followed (or entered) tournament. ``kind``: registration_open, registered,
     withdrawn, starting, deal_started, deal_ended, standings, finished, cancelled. ``deal`` and
@@ -1069,6 +1112,7 @@ ServerMessage = (
     | TournamentEvent
     | RematchOffer
     | ReplayStep
+    | HistoryPage
     | RacePar
     | FairPlayReport
 )

@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
+from server.archiving import Archiver
 from server.catalog import DealSource
 from server.config import ServerConfig
 from server.limits import Budgets, WindowCounter
@@ -129,6 +130,7 @@ class ServerState:
         self.busy = 0  # requests being carried out now
         self.conn_ids = itertools.count(1)
         self.link: Link | None = None  # with a shared store: this node among the others (`server.nodes`)
+        self.archiver: Archiver | None = None  # where finished races go for good (`server.archiving`)
         self.node_id = ""
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
@@ -150,6 +152,7 @@ class ServerState:
             "fanout_tick_ms": self.fanout.tick_s * 1000,
             "loop_busy_share": self.fanout.busy,
             "store_data_lost": self.store.data_losses,
+            **(self.archiver.counts() if self.archiver is not None else {}),
         }
 
     # ---------------------------------------------------------------------- connections
@@ -388,6 +391,8 @@ class ServerState:
             self.expiring.append((now + ttl_s, race.code))
         elif resumed and race.status == "finished":
             self.retiring.append((now + self.config.race_retention_s, "race", race.code))
+            if self.archiver is not None:  # (its owner may have stopped before it archived it)
+                self.archiver.race_finished(race)
 
     async def adopt_race(self, code: str) -> bool:
         """Bring race ``code``, which this node owns now (taken over from a dead node, or its own
@@ -469,6 +474,8 @@ class ServerState:
         if not self.race_counts[race.status]:
             del self.race_counts[race.status]
         self.lobby.forget(code)
+        if self.archiver is not None:
+            self.archiver.forget(code)
         for entrant in race.entrants.values():
             player = self.players_by_id.get(entrant.player)
             if player is not None:
@@ -510,18 +517,29 @@ class ServerState:
                 self.lobby.raced([p for e in entrants if (p := self.players_by_id.get(e)) is not None], entrants)
         if race.status == "finished":
             self.retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
-            if self.par.workers and race.revealed and race.entrants and not self.draining:
+            par = bool(self.par.workers and race.revealed and race.entrants and not self.draining)
+            if self.archiver is not None:  # archived once its par is kept (a task: never on a move's path)
+                self.archiver.race_finished(race, hold=par)
+            if par:
                 self.spawn(self._work_out_par(race))
 
     async def _work_out_par(self, race: Race) -> None:
-        """Ask the solver, in a worker process, what the finished race's deal allowed."""
-        par = await self.par.compute(race.game_cls.key, race.seed, race.options)
-        if par is not None:
-            await race.set_par(par)
+        """Ask the solver, in a worker process, what the finished race's deal allowed; then
+        the race may be archived."""
+        try:
+            par = await self.par.compute(race.game_cls.key, race.seed, race.options)
+            if par is not None:
+                await race.set_par(par)
+        finally:
+            if self.archiver is not None:
+                self.archiver.release(race.code)
 
     def tournament_ended(self, tournament: Tournament) -> None:
-        """A tournament finished or was cancelled: it leaves memory after ``race_retention_s``."""
+        """A tournament finished or was cancelled: it is archived, and leaves memory after
+        ``race_retention_s``."""
         self.retiring.append((self.clock.monotonic() + self.config.race_retention_s, "tournament", tournament.id))
+        if self.archiver is not None:
+            self.archiver.tournament_ended(tournament)
 
     async def resume_races(self) -> list[Race]:
         """Rebuild every race the durable store lists as still in play (`Race.rebuild`), oldest

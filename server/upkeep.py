@@ -3,7 +3,9 @@ back to the system, and the garbage collector's settings.
 
 One task sweeps every ``sweep_interval_s`` seconds (`housekeeping`): open races nobody started
 expire, finished races and tournaments leave memory after ``race_retention_s`` (their records go
-to the store), players who left are forgotten after ``player_retention_s``. Each kind waits in a
+to the store; with an archive, not before they are archived: `server.archiving.Archiver.settle`),
+players who left are forgotten after ``player_retention_s``; the archive forgets what finished
+more than ``archive_retention_days`` ago. Each kind waits in a
 queue ordered by when it is due (`server.state.ServerState`), so a sweep costs what it removes
 (docs/design.md, invariant 8).
 """
@@ -18,6 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from server.archive import ArchiveError
 from server.players import token_digest
 from server.protocol import encode
 from server.state import ServerState
@@ -65,6 +68,11 @@ async def sweep(state: ServerState) -> None:
     while state.leaving and state.leaving[0][0] <= now:
         _, token = state.leaving.popleft()
         _retire_player(state, token, now)
+    if state.archiver is not None:
+        try:
+            await state.archiver.prune()
+        except ArchiveError as exc:
+            log.warning("the archive's retention was not applied (tried again later): %s", exc)
     after = len(state.races) + len(state.players)
     state.freed += before - after
     if state.freed >= TRIM_EVERY or (before == after and state.freed >= TRIM_MIN):
@@ -78,6 +86,9 @@ async def _retire_race(state: ServerState, code: str, now: float) -> None:
         return
     if not race.revealed:  # an arena deal holds its seed until its tournament ends
         state.retiring.append((now + state.config.race_retention_s, "race", code))
+        return
+    if state.archiver is not None and not await state.archiver.settle(race):  # (logged)
+        state.retiring.appendleft((now + state.config.sweep_interval_s, "race", code))
         return
     try:
         record = encode(await race.record(0)) if race.started_at is not None else None
@@ -102,6 +113,9 @@ async def _retire_tournament(state: ServerState, tournament_id: str, now: float)
         return
     for race in tournament.races:
         await _retire_race(state, race.code, now)
+    if state.archiver is not None and not await state.archiver.settle_tournament(tournament):  # (logged)
+        state.retiring.appendleft((now + state.config.sweep_interval_s, "tournament", tournament_id))
+        return
     if state.store.durable:
         try:
             await state.store.archive_tournament(tournament_id)

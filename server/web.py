@@ -4,7 +4,7 @@ A request that asks for a websocket upgrade goes on to the handshake; any other 
 answered here, from files read once at start-up (no request touches the disk):
 
 * ``/``, ``/r/CODE`` (a race to join or play), ``/w/CODE`` (a race to watch or replay),
-  ``/t/ID`` (a tournament): the page itself, ``client/web/index.html``;
+  ``/t/ID`` (a tournament), ``/me`` (your finished races): the page itself, ``client/web/index.html``;
 * ``/static/NAME``: the page's scripts, style sheet, icons and vendored libraries (``client/web/``);
 * ``/manifest.webmanifest``: the web app manifest (``client/web/manifest.webmanifest``: name,
   colours, icons), which makes the page installable;
@@ -46,7 +46,7 @@ __all__ = ["WEB_ROOT", "WebClient", "none_match"]
 
 #: Where the page's files are: client/web/ in this source tree.
 WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
-_PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16})?/?")
+_PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16}|me)?/?")
 _SECURITY = {
     "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "style-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",

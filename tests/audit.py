@@ -13,6 +13,8 @@ then:
   seed and options: a tournament's arena deals are separate races) may name only cards that have
   been face up on the receiver's own board; and a frame about its own race may carry no other
   entrant's move or board (`Progress`), no delayed board, no spectator snapshot and no record.
+  A record or a replay step of a race no longer in memory may name any card when it comes from
+  a finished race's record read back from the store or the archive (`server.replay.Replays`).
 * **A fair-play report names only finished races' cards.** A `FairPlayReport` may name only
   cards that lay face up in the races its deals name, each of them finished.
 * **Spectators of a prize deal see no board while it runs.** For a race whose ``spectating`` is
@@ -139,6 +141,10 @@ class FrameAudit:
         kind = type(message).__name__
         if cards:
             allowed = self._public_cards(race) if race is not None else set()
+            if race is None and code and isinstance(message, (p.RaceRecord, p.ReplayStep)):
+                kept = server.replays.archived(code, server.clock.monotonic())  # (read back: store, archive)
+                if kept is not None and kept[0].race.status == "finished":
+                    allowed = cards  # a finished race's record is public
             if isinstance(message, p.Bonus) and race is not None and session.player is not None:
                 rounds = race.entrants[session.player.id].bonus
                 allowed = face_up(rounds[-1].game) if rounds else set()

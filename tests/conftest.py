@@ -23,6 +23,16 @@ MS = 0.001 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
 _TOTALS = {"tests": 0, "frames": 0, "with_cards": 0}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def arena_data_dir(tmp_path_factory):
+    """Every ``arena serve`` a test starts without ``--data-dir`` keeps its archive in this
+    session's temporary data directory (``ARENA_DATA_DIR``), never in the user's."""
+    folder = tmp_path_factory.mktemp("arena-data")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_DATA_DIR", str(folder))
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def frame_audit(monkeypatch: pytest.MonkeyPatch):
     """Check every frame sent during the test; fail the test on any frame that shows an entrant
@@ -268,6 +278,119 @@ class RedisClusterServer:
         for master in self.masters:
             master.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class PostgresServer:
+    """A real PostgreSQL (Debian's ``postgresql`` package) on a free loopback port, its cluster
+    made by ``initdb`` in a fresh folder under /tmp, its socket in that folder too. As root it runs
+    as the ``postgres`` user (else ``nobody``), since initdb and postgres refuse root. Its
+    superuser is ``arena`` (trust authentication, loopback only); fsync is off (test data).
+    ``url(database)`` is a ``postgresql://`` URL; `create_database` makes an empty one."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.folder = None
+        self.process = None
+
+    @staticmethod
+    def binaries():
+        """The folder holding initdb and postgres, or None when PostgreSQL is not installed."""
+        import glob
+        import shutil
+        from pathlib import Path
+
+        found = shutil.which("initdb")
+        if found and shutil.which("postgres"):
+            return Path(os.path.realpath(found)).parent
+        folders = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda f: int(f.split("/")[-2]))
+        return Path(folders[-1]) if folders and os.path.exists(folders[-1] + "/initdb") else None
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://arena@127.0.0.1:{self.port}/{database}"
+
+    def start(self) -> None:
+        import pwd
+        import subprocess
+        import time
+
+        bin_dir = self.binaries()
+        if bin_dir is None:
+            pytest.skip("PostgreSQL is not installed: `make test-all` installs it (Debian's postgresql)")
+        self.folder = tempfile.mkdtemp(prefix="arena-pg-")
+        as_user = {}
+        if os.geteuid() == 0:
+            names = {entry.pw_name: entry for entry in pwd.getpwall()}
+            user = names.get("postgres") or names["nobody"]
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+            as_user = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        data = os.path.join(self.folder, "data")
+        subprocess.run(
+            [bin_dir / "initdb", "-D", data, "-U", "arena", "--auth=trust", "--no-locale", "-E", "UTF8", "--no-sync"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=self.folder,
+            **as_user,
+        )
+        self.process = subprocess.Popen(
+            [bin_dir / "postgres", "-D", data, "-p", str(self.port), "-k", self.folder, "-h", "127.0.0.1"]
+            + ["-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200"],
+            stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.folder, "log"), "wb"),  # noqa: SIM115 (the child holds it)
+            cwd=self.folder,
+            **as_user,
+        )
+        deadline = time.monotonic() + 30 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
+        while subprocess.run(
+            [bin_dir / "pg_isready", "-q", "-h", "127.0.0.1", "-p", str(self.port)], check=False
+        ).returncode:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                with open(os.path.join(self.folder, "log")) as log:
+                    pytest.fail(f"postgres on port {self.port} did not start:\n{log.read()[-2000:]}", pytrace=False)
+            time.sleep(0.05)
+
+    def create_database(self, name: str) -> str:
+        """Create the empty database ``name`` (letters, digits, underscores); returns its URL."""
+        import asyncio
+
+        import asyncpg
+
+        async def create() -> None:
+            connection = await asyncpg.connect(self.url())
+            try:
+                await connection.execute(f'CREATE DATABASE "{name}"')
+            finally:
+                await connection.close()
+
+        asyncio.run(create())
+        return self.url(name)
+
+    def stop(self) -> None:
+        import shutil
+        import signal
+
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # fast shutdown
+            try:
+                self.process.wait(10)
+            except Exception:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One PostgreSQL for the session (`PostgresServer`; each test makes its own database);
+    skipped only when PostgreSQL is not installed."""
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

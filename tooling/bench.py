@@ -628,6 +628,12 @@ def add_bench_arguments(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="with --redis local: pin the private redis-server to CPU N (default: not pinned)",
     )
+    sub.add_argument(
+        "--archive",
+        metavar="URL",
+        help="the started servers' archive of finished races (arena serve --archive): 'none' for "
+        "none (default: each its own SQLite file in a temporary data directory)",
+    )
     sub.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     sub.set_defaults(bench_run=_run_load)
 
@@ -775,6 +781,7 @@ async def _run_load(args: argparse.Namespace, console: Console) -> int:
             redis=args.redis,
             nodes=args.nodes,
             redis_cpu=args.redis_cpu,
+            archive=args.archive,
         )
     except ValueError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)

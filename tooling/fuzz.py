@@ -91,6 +91,8 @@ from server.protocol import (
     FollowTournament,
     GetRecord,
     Hello,
+    History,
+    HistoryPage,
     JoinRace,
     ListRaces,
     ListTournaments,
@@ -525,6 +527,13 @@ def _rename(source: Source, pools: _Pools) -> dict[str, object]:
     return {"req": _req(source), "name": source.pick(_NAMES)}
 
 
+def _history(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source)}
+    _optional(source, fields, "before", lambda: source.pick((None, "0.A", "1700000000000.ABC234", "x", "9" * 64)))
+    _optional(source, fields, "limit", lambda: source.pick((1, 100, 0, 101, source.integer(1, 100))))
+    return fields
+
+
 def _create_race(source: Source, pools: _Pools) -> dict[str, object]:
     fields: dict[str, object] = {"req": _req(source), "game": source.pick(_GAME_NAMES)}
     _optional(source, fields, "seed", lambda: source.pick((None, 0, 42, MAX_SEED, source.integer(0, MAX_SEED))))
@@ -645,6 +654,7 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "rematch": _race_request,
     "replay": _replay,
     "rename": _rename,
+    "history": _history,
 }
 _TAGS = tuple(_BUILDERS)
 
@@ -929,6 +939,7 @@ ANSWER_TYPES = (
     TournamentSnapshot,
     ReplayStep,
     Renamed,
+    HistoryPage,
 )
 
 #: The reply each request calls for, besides an `Error`.
@@ -957,6 +968,7 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     Rematch: (RaceReply,),
     Replay: (ReplayStep,),
     Rename: (Renamed,),
+    History: (HistoryPage,),
 }
 _CODES = frozenset(ErrorCode) | frozenset(IllegalCode)
 

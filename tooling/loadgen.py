@@ -182,8 +182,10 @@ class LoadSettings:
     ``redis``); ``server_cpus``: the CPUs they are pinned to, in turn. ``server_urls``: drive
     these running nodes instead, ``server_pids`` their process ids (none, or one each).
     ``server_url``, ``server_pid`` and ``server_cpu`` are the first of ``server_urls``,
-    ``server_pids`` and ``server_cpus`` (either may be given). Raises ValueError for a
-    combination that makes no sense."""
+    ``server_pids`` and ``server_cpus`` (either may be given). ``archive``: the started servers'
+    ``--archive`` (None: each keeps finished races in a SQLite file of its own, in a temporary
+    data directory, as ``arena serve`` does in its data directory; ``none``: no archive). Raises
+    ValueError for a combination that makes no sense."""
 
     races: int = 10
     entrants: int = 10
@@ -204,6 +206,7 @@ class LoadSettings:
     server_pids: tuple[int, ...] = ()
     server_cpus: tuple[int, ...] = ()
     redis_cpu: int | None = None
+    archive: str | None = None
 
     def __post_init__(self) -> None:
         for one, many in (("server_url", "server_urls"), ("server_pid", "server_pids"), ("server_cpu", "server_cpus")):
@@ -1377,6 +1380,11 @@ def _pinned(command: list[str], cpu: int | None) -> list[str]:
     return [sys.executable, "-c", pin, str(cpu), *command]
 
 
+def _archive_flags(settings: LoadSettings) -> list[str]:
+    """The ``--archive`` flag of the servers a load run starts (none: each its own default)."""
+    return ["--archive", settings.archive] if settings.archive is not None else []
+
+
 class _PinnedServer(ServerProcess):
     """`ServerProcess` started with its CPU affinity set to one CPU (before it starts any thread)."""
 
@@ -1541,7 +1549,7 @@ async def bench_load(settings: LoadSettings, *, console: Console) -> LoadFigures
         server = described[0] if len(described) == 1 else f"{len(described)} nodes: {', '.join(described)}"
         return await _drive(settings, settings.server_urls, pids, lines, console=console, server=server)
     if settings.redis is None and settings.nodes == 1:
-        async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu) as child:
+        async with _PinnedServer(_SERVER_LIMITS, settings.server_cpu, extra_flags=_archive_flags(settings)) as child:
             pinned = f", pinned to CPU {settings.server_cpu}" if settings.server_cpu is not None else ""
             return await _drive(
                 settings,
@@ -1584,7 +1592,7 @@ async def _bench_nodes(
             _PinnedServer(
                 _SERVER_LIMITS,
                 cpus[k % len(cpus)] if cpus else None,
-                extra_flags=["--redis", url, "--node-id", f"node{k + 1}"],
+                extra_flags=["--redis", url, "--node-id", f"node{k + 1}", *_archive_flags(settings)],
             )
             for k in range(settings.nodes)
         ]

@@ -142,11 +142,23 @@ class ServerProcess:
     stops it at the end whatever happened. Its output goes to a temporary file (`log_text`);
     `ServerProcessError` quotes the file's end if the server dies. ``extra_flags``: more flags
     of ``arena serve``, after the limits (e.g. ``["--redis", URL, "--node-id", "node1"]``).
+    ``data_dir``: its ``--data-dir`` (the archive of finished races, `data_dir` after the
+    start); by default a temporary directory of its own, kept across its restarts, so that a
+    child server never writes to the user's data directory. Not given when the limits or the
+    flags name ``--data-dir`` or ``--archive`` themselves.
     """
 
-    def __init__(self, limits: dict[str, object] | None = None, *, extra_flags: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        limits: dict[str, object] | None = None,
+        *,
+        extra_flags: Sequence[str] = (),
+        data_dir: str | Path | None = None,
+    ) -> None:
         self.limits = dict(limits or {})
         self.extra_flags = list(extra_flags)
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None  # the default data_dir
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -170,6 +182,8 @@ class ServerProcess:
     def command(self) -> list[str]:
         """The command line that starts the server: ``python -m client.cli serve`` and its flags."""
         flags = [f"--{name.replace('_', '-')}={value}" for name, value in self.limits.items()]
+        if self.data_dir is not None and not self._archive_chosen():
+            flags.append(f"--data-dir={self.data_dir}")
         return [
             sys.executable,
             "-m",
@@ -189,6 +203,9 @@ class ServerProcess:
         lives). Raises ServerProcessError if it exits or stays silent."""
         if not self.port:
             self.port = _free_port()
+        if self.data_dir is None and not self._archive_chosen():
+            self._scratch = tempfile.TemporaryDirectory(prefix="arena-data-")
+            self.data_dir = Path(self._scratch.name)
         if self._log is None:
             self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
@@ -205,6 +222,11 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 raise ServerProcessError(f"the server did not answer within {timeout_s:g} s{self._log_tail()}")
             await asyncio.sleep(0.05)
+
+    def _archive_chosen(self) -> bool:
+        """True when the limits or the extra flags say where the archive is (or that there is none)."""
+        named = {"data_dir", "archive"} & set(self.limits)
+        return bool(named) or any(f.split("=")[0] in ("--data-dir", "--archive") for f in self.extra_flags)
 
     def _check_alive(self) -> None:
         assert self.process is not None

@@ -3,10 +3,11 @@
 // The page holds no rules of its own: every board the server sends to its entrant lists the
 // legal moves, and the page offers exactly those. Pages: "/" the lobby, "/r/CODE" a race (join,
 // play; a race you are not in is watched), "/w/CODE" a race to watch (or replay, once
-// finished), "/t/ID" a tournament. Each page is a module of its own.
+// finished), "/t/ID" a tournament, "/me" your finished races. Each page is a module of its own.
 
 import { setGames } from "./cards.js";
 import { store } from "./net.js";
+import { HistoryPage } from "./history.js";
 import { LobbyPage } from "./lobby.js";
 import { RacePage } from "./race.js";
 import { applySettings, openSettings } from "./settings.js";
@@ -26,6 +27,7 @@ function route() {
   if ((m = /^\/r\/([A-Za-z0-9]{1,16})\/?$/.exec(path))) page = new RacePage(main, m[1].toUpperCase(), false);
   else if ((m = /^\/w\/([A-Za-z0-9]{1,16})\/?$/.exec(path))) page = new RacePage(main, m[1].toUpperCase(), true);
   else if ((m = /^\/t\/([A-Za-z0-9]{1,16})\/?$/.exec(path))) page = new TournamentPage(main, m[1].toUpperCase());
+  else if (/^\/me\/?$/.test(path)) page = new HistoryPage(main);
   else page = new LobbyPage(main);
   main.focus({ preventScroll: true });
 }
@@ -63,6 +65,25 @@ function askName() {
   input.select();
 }
 
+/** This player went on in another tab (one connection per player): say so, and offer to go on
+ * here instead, or to play in this tab as a second player of its own. */
+function displaced() {
+  const dialog = el("dialog", { id: "displaced-dialog", class: "ask", "aria-labelledby": "displaced-title" },
+    el("form", { method: "dialog" },
+      el("h2", { id: "displaced-title", text: "Playing in another tab" }),
+      el("p", { text: "You are playing in another tab or window of this browser. Your races and history are the same there." }),
+      el("div", { class: "actions" },
+        el("button", { class: "primary", value: "here", id: "displaced-here", text: "Play here instead" }),
+        el("button", { value: "second", id: "displaced-second", text: "Play here as a second player" }))));
+  dialog.addEventListener("close", () => {
+    dialog.remove();
+    if (dialog.returnValue === "second") conn.separate();
+    else conn.resume();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
 /** The service worker (sw.js, served by server/web.py) keeps the page's files, so that it opens
  * at once and also with the server out of reach. A new version takes over by itself; the page
  * says so, and uses it from its next load. */
@@ -88,6 +109,7 @@ async function boot() {
     onWelcome: (message) => { $("#who").textContent = message.name; rename.setAttribute("aria-label", `Your name: ${message.name}. Change it`); },
     onOffline: (offline) => setOffline(offline),
     onNotice: (text) => toast(text),
+    onDisplaced: () => displaced(),
   });
   document.addEventListener("click", (event) => {
     const link = event.target.closest("a[data-link]");

@@ -1,8 +1,12 @@
 // The connection to the server and what the browser remembers of the player.
 //
 // One websocket speaks the server's protocol (docs/protocol.md): MessagePack frames, one map
-// each, through the vendored @msgpack/msgpack codec. It says hello with the session token kept
-// in sessionStorage, reconnects by itself, and resolves each request with its reply.
+// each, through the vendored @msgpack/msgpack codec. It says hello with the player's token kept
+// in localStorage (store.js), reconnects by itself, and resolves each request with its reply.
+// The server serves a player on one connection at a time: a tab whose connection the server
+// closed because another tab said hello as the same player does not reconnect by itself; it
+// asks (`onDisplaced`) whether to take the player back (`resume`) or to play as a second player
+// of its own (`separate`).
 
 import { store } from "./store.js";
 
@@ -42,11 +46,11 @@ export function randomName() {
 /**
  * One websocket to the server, said hello to; reconnects by itself with its session token.
  * Hooks: `onWelcome(message)`, `onOffline(offline)`, `onNotice(text)` (an error nobody asked
- * for); `listeners` get every event (a message without `req`), `reconnectHooks` run after each
+ * for), `onDisplaced()` (another tab goes on as this player); `listeners` get every event (a message without `req`), `reconnectHooks` run after each
  * welcome with `resumed` (true: the same player as before).
  */
 export class Connection {
-  constructor({ onWelcome = () => {}, onOffline = () => {}, onNotice = () => {} } = {}) {
+  constructor({ onWelcome = () => {}, onOffline = () => {}, onNotice = () => {}, onDisplaced = () => {} } = {}) {
     this.ws = null;
     this.req = 0;
     this.waiting = new Map(); // req -> {resolve, reject}
@@ -56,10 +60,11 @@ export class Connection {
     this.name = null;
     this.serverOffset = 0; // server wall clock minus ours, in milliseconds
     this.delay = 250;
-    this.hooks = { onWelcome, onOffline, onNotice };
+    this.hooks = { onWelcome, onOffline, onNotice, onDisplaced };
+    this.displaced = false; // another tab took this player over: no reconnecting until asked
     this.newReady();
     window.addEventListener("offline", () => this.ws && this.ws.close());
-    window.addEventListener("online", () => this.open());
+    window.addEventListener("online", () => { if (!this.displaced) this.open(); });
     this.open();
   }
 
@@ -80,7 +85,7 @@ export class Connection {
     this.player = null;
     ws.onopen = () => this.hello();
     ws.onmessage = (event) => this.receive(event.data);
-    ws.onclose = () => this.closed(ws);
+    ws.onclose = (event) => this.closed(ws, event);
     ws.onerror = () => {}; // the close that follows says it all
   }
 
@@ -91,8 +96,17 @@ export class Connection {
     this.send(hello);
   }
 
-  closed(ws) {
+  closed(ws, event) {
     if (ws !== this.ws) return;
+    if (event && event.code === 1008 && /another connection/.test(event.reason || "")) {
+      this.displaced = true;
+      this.player = null;
+      if (this.isReady) this.newReady();
+      for (const { reject } of this.waiting.values()) reject(new ArenaError("offline", "playing in another tab"));
+      this.waiting.clear();
+      this.hooks.onDisplaced();
+      return;
+    }
     const resumed = this.player !== null;
     this.player = null;
     if (this.isReady) this.newReady();
@@ -101,7 +115,26 @@ export class Connection {
     this.hooks.onOffline(true); // (also when it never got through: a page opened offline, from the cache)
     const delay = this.delay;
     this.delay = Math.min(5000, this.delay * 2);
-    setTimeout(() => { if (navigator.onLine !== false) this.open(); }, resumed ? 100 : delay);
+    setTimeout(() => { if (navigator.onLine !== false && !this.displaced) this.open(); }, resumed ? 100 : delay);
+  }
+
+  /** After `onDisplaced`: go on as the browser's player in this tab (the other tab is told). */
+  resume() { this.displaced = false; this.open(); }
+
+  /** After `onDisplaced`: this tab becomes a second player of its own (its own token, in this
+   * tab's sessionStorage), so that both tabs may enter the same race as two entrants. */
+  separate() {
+    if (store.separate) store.token = null; // (a duplicated tab shares its token: a new player)
+    store.separate = true;
+    this.displaced = false;
+    this.open();
+  }
+
+  /** One page of your finished races, newest first (`before`: the previous page's cursor). */
+  history(before = null, limit = 20) {
+    const message = { type: "history", limit };
+    if (before) message.before = before;
+    return this.request(message);
   }
 
   send(message) {

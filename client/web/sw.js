@@ -13,7 +13,7 @@ const BUILD = null; // {version, files}: filled in by server/web.py
 const CACHE = `arena-${BUILD ? BUILD.version : "dev"}`;
 const FILES = new Set(BUILD ? BUILD.files : []);
 const SHELL = "/"; // the page, for every page route
-const PAGE_ROUTE = /^\/(?:(?:r|w|t)\/[A-Za-z0-9]{1,16})?\/?$/;
+const PAGE_ROUTE = /^\/(?:(?:r|w|t)\/[A-Za-z0-9]{1,16}|me)?\/?$/;
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {

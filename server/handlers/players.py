@@ -1,5 +1,6 @@
-"""Players' requests: `hello` (a new player, or one resuming its session with its token) and
-`rename`."""
+"""Players' requests: `hello` (a new player, or one resuming its session with its token: from
+memory, the durable store, or the archive, which keeps players for good), `rename`, and
+`history` (the player's finished races, from the archive)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,27 @@ import logging
 import secrets
 
 from server.addresses import address_key
+from server.archive import Archive, ArchiveError, decode_cursor
 from server.logs import fields
 from server.names import BadName, normal_name
 from server.players import Player, token_digest
-from server.protocol import PROTOCOL_VERSION, ErrorCode, Hello, ProtocolError, Rename, Renamed, Welcome
+from server.protocol import (
+    PROTOCOL_VERSION,
+    ErrorCode,
+    Hello,
+    History,
+    HistoryPage,
+    HistoryRace,
+    ProtocolError,
+    Rename,
+    Renamed,
+    Welcome,
+)
 from server.state import ServerState
 from server.store import StoreUnavailable
 from server.transport.session import Session
 
-__all__ = ["hello", "keep_player", "rename"]
+__all__ = ["archive_player", "hello", "history", "keep_player", "new_player_id", "rename"]
 
 log = logging.getLogger("arena.server")
 _players_log = logging.getLogger("arena.players")  # hello, resumed, renamed, left
@@ -44,6 +57,8 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
         player = state.players.get(msg.token)
         if player is None and durable:
             player = await _stored_player(state, msg.token)
+        if player is None and state.archiver is not None:
+            player = await _archived_player(state, msg.token)
         if player is None:
             raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown session token: say hello without one")
         if durable:
@@ -77,9 +92,9 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
                 "may, and each is connected, playing, or waiting for a race or tournament: say hello with one's "
                 "token, or try again later",
             )
-        player = Player(id="p" + secrets.token_hex(4), name=name, token=secrets.token_urlsafe(24))
+        player = Player(id=new_player_id(), name=name, token=secrets.token_urlsafe(24))
         while player.id in state.players_by_id or player.id in state.resumed:
-            player.id = "p" + secrets.token_hex(4)
+            player.id = new_player_id()
         if durable:
             await keep_player(state, player, renew=False)  # nothing is acknowledged before it is stored
         state.add_player(player, key)
@@ -91,6 +106,7 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
     player.session = session
     session.player = player
     state.listen(player, player)
+    archive_player(state, player)
     session.reply(
         Welcome(
             player=player.id,
@@ -117,6 +133,50 @@ async def _stored_player(state: ServerState, token: str) -> Player | None:
     return state.player_back(token, stored.player, stored.name)
 
 
+def new_player_id() -> str:
+    """A fresh player id: ``p`` and twelve hex digits (48 random bits: ids last for good in the
+    archive, so that two players drawing the same one stays unlikely among millions)."""
+    return "p" + secrets.token_hex(6)
+
+
+async def _archived_player(state: ServerState, token: str) -> Player | None:
+    """The player the archive keeps under ``token`` (the server forgot it: it restarted, or the
+    player was idle past ``player_retention_s``), in memory again with the same id and name;
+    None if the archive does not know it. Raises ProtocolError (unavailable) when the archive
+    cannot be read: the token may be good, so the client keeps it and tries again."""
+    assert state.archiver is not None
+    try:
+        kept = await state.archiver.archive.player_by_token(token_digest(token))
+    except ArchiveError as exc:
+        log.warning("a hello with a token could not be checked in the archive: %s", exc.reason)
+        raise ProtocolError(
+            ErrorCode.UNAVAILABLE, "your player cannot be looked up now: say hello again in a moment"
+        ) from None
+    if kept is None:
+        return None
+    player = state.players.get(token)  # another hello with the same token got here first
+    if player is not None:
+        return player
+    player_id, name = kept
+    return state.player_back(token, player_id, name)
+
+
+def archive_player(state: ServerState, player: Player) -> None:
+    """Keep ``player`` (id, name, token digest, seen now) in the archive, if the server has one,
+    in a task of its own: a hello or rename never waits for the archive. A write that fails is
+    logged; the next hello or rename writes the player again."""
+    if state.archiver is None or not player.token:
+        return
+    state.spawn(_put_player(state.archiver.archive, player.id, player.name, player.token, state.clock.wall_ms()))
+
+
+async def _put_player(archive: Archive, player_id: str, name: str, token: str, seen_ms: int) -> None:
+    try:
+        await archive.put_player(player_id, name, token_digest(token), seen_ms)
+    except ArchiveError as exc:
+        log.warning("player %s not archived this time: %s", player_id, exc.reason)
+
+
 async def rename(state: ServerState, session: Session, player: Player, msg: Rename) -> None:
     """Give ``player`` the name ``msg`` asks for, for the races and tournaments it enters from
     now on (saved first over a durable store, so that a resumed session keeps it). Raises
@@ -139,10 +199,46 @@ async def rename(state: ServerState, session: Session, player: Player, msg: Rena
             for tournament in tournaments:
                 tournament.renamed(player, name)
             raise
+    archive_player(state, player)
     _players_log.info(
         "%s is now %s", old, name, extra=fields("player_renamed", player=player.id, player_name=name, old_name=old)
     )
     session.reply(Renamed(req=msg.req, name=name))
+
+
+async def history(state: ServerState, session: Session, player: Player, msg: History) -> None:
+    """Answer one page of ``player``'s finished races from the archive, newest first (one
+    indexed query: `server.archive.Archive.races_of`). Raises ProtocolError (unavailable: the
+    server keeps no archive, or it cannot be read now; bad_field: a cursor the server did not
+    give)."""
+    if state.archiver is None:
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "this server keeps no archive of finished races")
+    if msg.before is not None:
+        try:
+            decode_cursor(msg.before)
+        except ArchiveError as exc:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"bad history message: {exc.reason}") from None
+    try:
+        rows, cursor = await state.archiver.archive.races_of(player.id, before=msg.before, limit=msg.limit)
+    except ArchiveError as exc:
+        log.warning("history of %s not read: %s", player.id, exc.reason)
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "the archive cannot be read now: try again later") from None
+    races = [
+        HistoryRace(
+            race=row.code,
+            game=row.game,
+            finished_ms=row.finished_ms,
+            place=row.standing,
+            entrants=row.entrants,
+            cleared=row.cleared,
+            total=row.total,
+            time_ms=row.time_ms,
+            status=row.status,
+            par=row.par,
+        )
+        for row in rows
+    ]
+    session.reply(HistoryPage(req=msg.req, races=races, cursor=cursor))
 
 
 async def keep_player(state: ServerState, player: Player, *, renew: bool) -> None:

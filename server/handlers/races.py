@@ -12,6 +12,7 @@ from engine.core import BadNotation
 from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
 from server.addresses import address_key
+from server.archive import ArchiveError
 from server.catalog import CatalogError
 from server.lobby import own_part, page_of
 from server.par import SolverBusy, WinnableSearch
@@ -363,9 +364,10 @@ async def record(state: ServerState, code: str, req: int) -> RaceRecord:
 async def kept_record(state: ServerState, code: str) -> tuple[RaceRecord, ReplyFrame]:
     """A finished race's record (``req`` 0) and its encoded frame, never rebuilt per request:
     the one the race in memory keeps (`server.race.Race.kept_record`), or, once it left, the one
-    the store kept, decoded once and kept among the last few for a minute
-    (`server.replay.Replays.archived`).
-    Raises ProtocolError (unknown_race, not_finished), StoreUnavailable."""
+    the store kept, else the archive's (`server.archiving.Archiver.record`), decoded once and
+    kept among the last few for a minute (`server.replay.Replays.archived`).
+    Raises ProtocolError (unknown_race, not_finished, unavailable: the archive cannot be read),
+    StoreUnavailable."""
     code = code.upper()
     race = state.races.get(code)
     if race is not None:
@@ -373,6 +375,12 @@ async def kept_record(state: ServerState, code: str) -> tuple[RaceRecord, ReplyF
     kept = state.replays.archived(code, state.clock.monotonic())
     if kept is None:
         kept = state.replays.archived(code, state.clock.monotonic(), await state.store.load_record(code))
+    if kept is None and state.archiver is not None:  # the live store let it go: the archive keeps it
+        try:
+            data = await state.archiver.record(code)
+        except ArchiveError as exc:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"the archive cannot be read now: {exc.reason}") from None
+        kept = state.replays.archived(code, state.clock.monotonic(), data)
     if kept is None:
         raise ProtocolError(ErrorCode.UNKNOWN_RACE, f"no race with code {code!r} (or its record has expired)")
     return kept

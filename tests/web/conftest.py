@@ -84,7 +84,7 @@ class Web:
             f" localStorage.setItem('arena.nameChosen', {'1' if chosen else '0'!r});"
         )
         if token:
-            script += f"if (!sessionStorage.getItem('arena.token')) sessionStorage.setItem('arena.token', {token!r});"
+            script += f"if (!localStorage.getItem('arena.token')) localStorage.setItem('arena.token', {token!r});"
         await context.add_init_script(script)
         self.contexts.append(context)
         page = await context.new_page()
