@@ -65,6 +65,8 @@ _CLOSE_S = 2.0
 #: races over (`server.nodes.NodeLink.hand_over`).
 _HAND_OVER_WAIT_S = 0.5
 #: Seconds `ArenaServer.close` waits for the finished races and tournaments not archived yet.
+#: Seconds the server's own tasks have to end once cancelled, at close.
+_TASKS_END_S = 5.0
 _ARCHIVE_FLUSH_S = 5.0
 #: The close reason every client gets (code 1001) when the server shuts down.
 SHUTDOWN_REASON = "server shutting down"
@@ -388,8 +390,11 @@ class ArenaServer(ServerState):
                 tournament.task.cancel()
         for race in list(self.races.values()):
             await race.close()
-        for task in list(self.tasks):
+        tasks = list(self.tasks)
+        for task in tasks:
             task.cancel()
+        if tasks:  # let them end before the store and the archive they may be using go
+            await asyncio.wait(tasks, timeout=_TASKS_END_S)
         if self.link is not None:
             await self.link.stop(release=self.draining)  # after a graceful shutdown the others take over at once
             self.link = None
