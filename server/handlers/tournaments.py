@@ -25,6 +25,7 @@ from engine.core import BadNotation, Game
 from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
 from server import fair_play_reports
+from server.archive import ArchiveError
 from server.handlers.races import draw_winnable, winnable_secret_seeds
 from server.logs import fields, iso_time
 from server.names import BadName, normal_name
@@ -102,7 +103,16 @@ async def list_tournaments(state: ServerState, session: Session, player: Player,
 
 
 async def follow(state: ServerState, session: Session, player: Player, msg: FollowTournament) -> None:
-    """Follow a tournament: its snapshot, then its events on this connection."""
+    """Follow a tournament: its snapshot, then its events on this connection. A finished one
+    that has left memory is answered from the archive (its final standings; no events follow)."""
+    if msg.tournament.upper() not in state.tournaments and state.archiver is not None:
+        try:
+            kept = await state.archiver.archive.get_tournament(msg.tournament.upper())
+        except ArchiveError as exc:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"the archive cannot be read now: {exc.reason}") from None
+        if kept is not None:
+            session.reply(TournamentSnapshot(req=msg.req, tournament=kept[0], standings=kept[1]))
+            return
     tournament = state.tournament(msg.tournament)
     tournament.followers.add(session)
     session.following.add(tournament.id)
