@@ -31,10 +31,10 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "MAX_RACES", "CommitmentCache", "cache_path", "keep_commitments"]
+from client.folders import user_folder
 
-#: The environment variable naming the cache's folder.
-CACHE_ENV = "ARENA_CACHE_DIR"
+__all__ = ["MAX_RACES", "CommitmentCache", "cache_path", "keep_commitments"]
+
 #: Races whose commitments the cache keeps (the oldest are dropped): about 100 bytes each.
 MAX_RACES = 5_000
 _HEX = re.compile(r"[0-9a-f]{64}")
@@ -48,10 +48,7 @@ def cache_path(environ: Mapping[str, str] = os.environ) -> Path:
     >>> str(cache_path({"XDG_CACHE_HOME": "/c", "HOME": "/h"}))
     '/c/patience-arena/commitments.json'
     """
-    if environ.get(CACHE_ENV):
-        return Path(environ[CACHE_ENV]) / "commitments.json"
-    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".cache")
-    return Path(base) / "patience-arena" / "commitments.json"
+    return user_folder("cache", environ) / "commitments.json"
 
 
 class CommitmentCache:

@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from client.folders import user_folder
+
 if TYPE_CHECKING:
     from rich.console import Console
 
     from client.connection import ArenaClient
 
 __all__ = [
-    "CONFIG_ENV",
     "KeptPlayer",
     "KeptPlayers",
     "add_history_arguments",
@@ -42,9 +43,6 @@ __all__ = [
     "connect_as_kept",
     "identity_path",
 ]
-
-#: The environment variable naming the config folder.
-CONFIG_ENV = "ARENA_CONFIG_DIR"
 
 
 def identity_path(environ: Mapping[str, str] = os.environ) -> Path:
@@ -55,10 +53,7 @@ def identity_path(environ: Mapping[str, str] = os.environ) -> Path:
     >>> str(identity_path({"XDG_CONFIG_HOME": "/c", "HOME": "/h"}))
     '/c/patience-arena/player.json'
     """
-    if environ.get(CONFIG_ENV):
-        return Path(environ[CONFIG_ENV]) / "player.json"
-    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".config")
-    return Path(base) / "patience-arena" / "player.json"
+    return user_folder("config", environ) / "player.json"
 
 
 class KeptPlayer(msgspec.Struct, frozen=True):

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from client.arguments import bounded
+from client.folders import user_folder
 from server.catalog import public_catalogs
 from server.config import ARCHIVE_FILE, ServerConfig
 from server.logs import LOG_FORMATS, LOG_LEVELS
@@ -245,16 +246,13 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
 
 def default_data_dir(environ: Mapping[str, str]) -> Path:
     """`arena serve`'s data directory when ``--data-dir`` is not given: ``$ARENA_DATA_DIR``,
-    else ``$XDG_DATA_HOME/patience-arena``, else ``~/.local/share/patience-arena``.
+    else ``$XDG_DATA_HOME/patience-arena``, else ``~/.local/share/patience-arena``
+    (`client.folders.user_folder`).
 
     >>> default_data_dir({"XDG_DATA_HOME": "/data"})
     PosixPath('/data/patience-arena')
     """
-    if chosen := environ.get("ARENA_DATA_DIR"):
-        return Path(chosen).expanduser()
-    if xdg := environ.get("XDG_DATA_HOME"):
-        return Path(xdg) / "patience-arena"
-    return Path.home() / ".local" / "share" / "patience-arena"
+    return user_folder("data", environ)
 
 
 def log_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:

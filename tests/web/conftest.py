@@ -11,6 +11,7 @@ finds.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -127,7 +128,13 @@ async def axe(page: Page, *, within: str = "body") -> list[str]:
 @pytest.fixture
 async def web() -> AsyncIterator[Web]:
     """A server on a free port, a headless Chromium, and the pages a test opens."""
-    config = ServerConfig(idle_timeout_s=None)
+    async with web_over(ServerConfig(idle_timeout_s=None)) as made:
+        yield made
+
+
+@contextlib.asynccontextmanager
+async def web_over(config: ServerConfig) -> AsyncIterator[Web]:
+    """As the `web` fixture, over a server with ``config``; at the end, no page had a problem."""
     async with ArenaServer(config) as server, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         web = Web(server, browser, server.url.replace("ws://", "http://"))

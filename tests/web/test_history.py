@@ -10,12 +10,11 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
 from client.connection import ArenaClient
-from server.app import ArenaServer
 from server.config import ServerConfig
-from tests.web.conftest import CHROMIUM_ARGS, Web, axe, chromium_path
+from tests.web.conftest import Web, axe, web_over
 from tests.web.helpers import catalog_win, until
 
 pytestmark = pytest.mark.browser
@@ -24,17 +23,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 async def archived_web(tmp_path) -> AsyncIterator[Web]:
     """As the `web` fixture, over a server whose archive is in ``tmp_path``."""
-    config = ServerConfig(idle_timeout_s=None, data_dir=tmp_path)
-    async with ArenaServer(config) as server, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        web = Web(server, browser, server.url.replace("ws://", "http://"))
-        try:
-            yield web
-        finally:
-            for context in web.contexts:
-                await context.close()
-            await browser.close()
-        assert not web.problems, "\n".join(web.problems)
+    async with web_over(ServerConfig(idle_timeout_s=None, data_dir=tmp_path)) as web:
+        yield web
 
 
 async def won_race(client: ArenaClient) -> str:
