@@ -72,9 +72,9 @@ redis:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq redis-server >/dev/null; }
 
-# The archive's tests (tests/server/test_archive.py, tests/client/test_cli_db.py) start a PostgreSQL
-# of their own from Debian's postgresql (initdb and postgres, in /usr/lib/postgresql/*/bin); as
-# root, install it when it is missing.
+# The archive's tests (tests/server/test_archive.py, tests/client/test_cli_db.py) and
+# deploy/local-cluster start a PostgreSQL of their own from Debian's postgresql (initdb and postgres,
+# in /usr/lib/postgresql/*/bin); as root, install it when it is missing.
 postgres:
 	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
 	  echo "installing Debian's postgresql for the archive's tests"; \

@@ -5,8 +5,8 @@
     arena races [--live] [--json] [--server URL]
     arena create --game G [--seed N] [--option NAME=true|false] [--max-entrants N]
                  [--countdown S] [--time-limit S] [--join] [--name N] [--server URL]
-    arena start CODE --token T [--server URL]
-    arena bot --race CODE [--server URL] [--name N] [--token T] [--start] [--delay-ms N]
+    arena start CODE [--token T] [--server URL]
+    arena bot --race CODE [--server URL] [--name N] [--token T | --as-me] [--start] [--delay-ms N]
     arena play CODE [--server URL] [--name N] [--token T] [--double]
     arena watch CODE [--json] [--server URL]
     arena verify CODE [--commitment HEX] [--server URL]
@@ -15,6 +15,12 @@
     arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20] [--url URL]
     arena fuzz|bench ... (tooling, against a server of their own: the `tooling` package)
     arena db upgrade|backup FILE [--archive URL | --data-dir DIR] (the archive: `client.db`)
+
+The person's player (`client.identity`): ``create``, ``start``, ``play``, ``tournament register``
+and ``bot --as-me`` connect as the player this CLI keeps per server in its config directory
+(``--token`` picks another; ``--name`` renames the kept player), so that ``start`` proves the
+creator of a race ``create`` made and ``history`` lists the races ``play`` played. ``bot``,
+``watch``, ``races``, ``verify``, ``demo``, ``fuzz`` and ``bench`` connect as fresh players.
 
 Output (`client.output`): a table on a terminal; one tab-separated line per row when stdout is
 not a terminal (titles and hints on stderr); one JSON document with ``--json``. ``watch`` and
@@ -212,10 +218,10 @@ async def _cmd_races(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
-    from client.connection import ArenaClient
+    from client.identity import connect_person, is_kept
 
     options = dict(_option(text) for text in args.option)
-    async with await ArenaClient.connect(args.server, args.name) as client:
+    async with await connect_person(args.server, args.name) as client:
         info = await client.create_race(
             args.game,
             seed=args.seed,
@@ -230,6 +236,9 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
             undo=args.undo,
         )
         token = client.token
+    # The kept player is the creator: `arena start` and `arena play` run as it; without a kept
+    # player (a config folder that cannot be written) only the token proves the creator.
+    me = "" if is_kept(args.server, client.player) else f" --token={token}"
     console.print(
         f"Race [bold]{info.code}[/] created: {info.game}, "
         f"seed {'secret' if info.seed is None else info.seed}"
@@ -238,11 +247,11 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
     console.print(f"Join it:   arena bot --race {info.code} --server {args.server}")
     if args.join:
         console.print(
-            f"Play it and start it when the others are in:\n"
-            f"           arena bot --race {info.code} --token={token} --start --server {args.server}"
+            f"Play it:   arena play {info.code}{me} --server {args.server}\n"
+            f"Start it when the others are in: arena start {info.code}{me} --server {args.server}"
         )
     else:
-        console.print(f"Start it:  arena start {info.code} --token={token} --server {args.server}")
+        console.print(f"Start it:  arena start {info.code}{me} --server {args.server}")
     console.print(f"Watch it:  arena watch {info.code} --server {args.server}")
     console.print(f"Join or watch it in a browser: {web_url(args.server)}/r/{info.code}", highlight=False)
     print(info.code)
@@ -260,9 +269,9 @@ def web_url(server: str) -> str:
 
 
 async def _cmd_start(args: argparse.Namespace, console: Console) -> int:
-    from client.connection import ArenaClient
+    from client.identity import connect_person
 
-    async with await ArenaClient.connect(args.server, "starter", token=args.token) as client:
+    async with await connect_person(args.server, None, token=args.token) as client:
         info = await client.start_race(args.code.upper())
     console.print(f"Race {info.code} starts in {info.countdown_s} s with {len(info.entrants)} entrants.")
     return 0
@@ -271,9 +280,15 @@ async def _cmd_start(args: argparse.Namespace, console: Console) -> int:
 async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
     from client.bot import run_bot
     from client.connection import ArenaClient, ArenaError
+    from client.identity import connect_person
 
     code = args.race.upper()
-    async with await ArenaClient.connect(args.server, args.name, token=args.token) as client:
+    joining = (
+        connect_person(args.server, args.name)  # the person's kept player
+        if args.as_me
+        else ArenaClient.connect(args.server, args.name or "bot", token=args.token)  # a fresh player
+    )
+    async with await joining as client:
         try:
             info = await client.join_race(code)
             console.print(f"{client.name} joined race {code} ({info.game}); waiting for the start...")
@@ -699,6 +714,8 @@ def _parser() -> argparse.ArgumentParser:
         *,
         server: bool = True,
         name_default: str = "",
+        name_help: str = "",
+        person: bool = False,
         description: str = "",
     ) -> None:
         def add_arguments(sub: argparse.ArgumentParser) -> None:
@@ -708,7 +725,13 @@ def _parser() -> argparse.ArgumentParser:
                     default=default_server,
                     help=f"server URL (default {default_server}: $ARENA_URL, else {DEFAULT_SERVER})",
                 )
-            if name_default:
+            if person:  # a command a person runs as themselves: their kept player
+                from client.identity import NAME_HELP
+
+                sub.add_argument("--name", default=None, help=NAME_HELP)
+            elif name_help:  # the command's handler picks the default
+                sub.add_argument("--name", default=None, help=name_help)
+            elif name_default:
                 sub.add_argument("--name", default=name_default, help=f"display name (default {name_default})")
             arguments(sub)
 
@@ -733,11 +756,23 @@ def _parser() -> argparse.ArgumentParser:
         _history_arguments,
         name_default="player",
     )
+    command(
+        "daily",
+        "today's daily challenge deals, or one game's results of a day, and your streak",
+        _daily_arguments,
+        name_default="player",
+    )
+    _account_commands(command)
     command("races", "list the races open to join (or, with --live, running)", _races_arguments, name_default="lister")
-    command("create", "create a race and print its code", _create_arguments, name_default="host")
+    command("create", "create a race and print its code", _create_arguments, person=True)
     command("start", "start the countdown of a race you created", _start_arguments)
-    command("bot", "join a race and let a bot play it", _bot_arguments, name_default="bot")
-    command("play", "join a race and play it yourself at a prompt", _play_arguments, name_default="player")
+    command(
+        "bot",
+        "join a race as a fresh player and let a bot play it",
+        _bot_arguments,
+        name_help="display name (default bot); with --as-me, a name given renames your kept player",
+    )
+    command("play", "join a race and play it yourself at a prompt", _play_arguments, person=True)
     command(
         "watch",
         "show a race's live standings until it ends (piped: one line per event)",
@@ -818,6 +853,37 @@ def _races_arguments(sub: argparse.ArgumentParser) -> None:
     _json_flag(sub)
 
 
+def _account_commands(command: Callable[..., None]) -> None:
+    """Declare ``login``, ``claim``, ``transfer``, ``redeem`` and ``forget-me`` (`client.accounts`)."""
+
+    def arguments(name: str) -> Callable[[argparse.ArgumentParser], None]:
+        def add(sub: argparse.ArgumentParser) -> None:
+            from client import accounts
+
+            getattr(accounts, f"add_{name}_arguments")(sub)
+
+        return add
+
+    command("login", "log in as the player that claimed NAME, and be it from now on here", arguments("login"))
+    command(
+        "claim",
+        "claim your player's name with a password, to log in as it on other devices",
+        arguments("claim"),
+        name_help="the name to claim, taken first (default: your player's name)",
+    )
+    command("transfer", "print a one-time code that makes another device your player", arguments("transfer"))
+    command("redeem", "become the player a transfer code was made for, from now on here", arguments("redeem"))
+    command("forget-me", "delete your player on the server for good (its races stay, anonymous)", arguments("forget"))
+
+
+async def _cmd_account(args: argparse.Namespace, console: Console) -> int:
+    from client import accounts
+
+    handler = getattr(accounts, "cmd_" + args.command.replace("-", "_"))
+    result: int = await handler(args, console)
+    return result
+
+
 def _history_arguments(sub: argparse.ArgumentParser) -> None:
     from client.identity import add_history_arguments
 
@@ -828,6 +894,18 @@ async def _cmd_whoami(args: argparse.Namespace, console: Console) -> int:
     from client.identity import cmd_whoami
 
     return await cmd_whoami(args, console)
+
+
+def _daily_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.daily import add_daily_arguments
+
+    add_daily_arguments(sub)
+
+
+async def _cmd_daily(args: argparse.Namespace, console: Console) -> int:
+    from client.daily import cmd_daily
+
+    return await cmd_daily(args, console)
 
 
 async def _cmd_history(args: argparse.Namespace, console: Console) -> int:
@@ -843,7 +921,9 @@ def _create_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--max-entrants", type=int, default=8, help="entrants at most (default 8)")
     sub.add_argument("--countdown", type=int, default=3, help="countdown before the deal, seconds (default 3)")
     sub.add_argument("--time-limit", type=int, default=900, help="race time limit, seconds (default 900)")
-    sub.add_argument("--join", action="store_true", help="enter the race too (keep the token to play it)")
+    sub.add_argument(
+        "--join", action="store_true", help="enter the race too, as your kept player (`arena play CODE` plays it)"
+    )
     sub.add_argument(
         "--winnable",
         action="store_true",
@@ -871,12 +951,22 @@ def _create_arguments(sub: argparse.ArgumentParser) -> None:
 
 def _start_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("code", help="race code")
-    sub.add_argument("--token", required=True, help="the token `arena create` printed")
+    sub.add_argument(
+        "--token",
+        help="as the player of this token (the one `arena create` printed when it kept no player); "
+        "default: your kept player (`arena whoami`), the creator of the races you create",
+    )
 
 
 def _bot_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--race", required=True, help="race code")
-    sub.add_argument("--token", help="play as the player of this token (e.g. a creator who joined)")
+    who = sub.add_mutually_exclusive_group()
+    who.add_argument("--token", help="play as the player of this token (e.g. a creator who joined)")
+    who.add_argument(
+        "--as-me",
+        action="store_true",
+        help="play as your kept player (`arena whoami`; the race shows in `arena history`) instead of a fresh one",
+    )
     sub.add_argument("--delay-ms", type=int, default=0, help="pause between moves, milliseconds (default 0)")
     sub.add_argument("--start", action="store_true", help="start the race once joined (its creator only)")
     sub.add_argument(
@@ -1002,6 +1092,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "races": _cmd_races,
     "whoami": _cmd_whoami,
     "history": _cmd_history,
+    "daily": _cmd_daily,
     "create": _cmd_create,
     "start": _cmd_start,
     "bot": _cmd_bot,
@@ -1016,6 +1107,11 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "bench": _cmd_bench,
     "fuzz": _cmd_fuzz,
     "db": _cmd_db,
+    "login": _cmd_account,
+    "claim": _cmd_account,
+    "transfer": _cmd_account,
+    "redeem": _cmd_account,
+    "forget-me": _cmd_account,
 }
 
 

@@ -42,9 +42,14 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from server.protocol import (
     Bonus,
     BonusMove,
+    CalendarPage,
     CancelTournament,
+    Claim,
+    Claimed,
     CreateRace,
     CreateTournament,
+    DailyCalendar,
+    DailyInfo,
     DelayedBoard,
     DoubleOrNaught,
     EntrantJoined,
@@ -52,6 +57,9 @@ from server.protocol import (
     FairPlayReport,
     FairPlayRequest,
     FollowTournament,
+    ForgetMe,
+    Forgotten,
+    GetDaily,
     GetRecord,
     Hello,
     History,
@@ -59,9 +67,11 @@ from server.protocol import (
     JoinRace,
     ListRaces,
     ListTournaments,
+    Login,
     MoveRequest,
     MoveResult,
     OpenDeal,
+    PlayDaily,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -70,6 +80,7 @@ from server.protocol import (
     Races,
     RaceStarted,
     RaceStarting,
+    Redeem,
     RegisterTournament,
     Rematch,
     Rename,
@@ -87,6 +98,8 @@ from server.protocol import (
     TournamentReply,
     Tournaments,
     TournamentSnapshot,
+    TransferCode,
+    TransferCodeRequest,
     Watch,
     Welcome,
     WithdrawTournament,
@@ -125,7 +138,12 @@ _REPLY_TYPES = (
     Bonus,
     ReplayStep,
     Renamed,
+    Claimed,
+    TransferCode,
+    Forgotten,
     FairPlayReport,
+    DailyInfo,
+    CalendarPage,
 )
 _T = TypeVar("_T")
 
@@ -142,6 +160,16 @@ class ArenaError(Exception):
         self.code = code
         self.reason = reason
         self.req = req
+        self.opens_at_ms: int | None = None  # spoiler_locked: when the lock opens (Unix epoch ms)
+        self.retry_after_s: int | None = None  # a rate_limited login: seconds to wait before the next
+
+
+def _refusal(message: Error) -> ArenaError:
+    """The `ArenaError` a refusal ``message`` stands for, with its optional fields."""
+    error = ArenaError(message.code, message.reason, message.req)
+    error.opens_at_ms = message.opens_at_ms
+    error.retry_after_s = message.retry_after_s
+    return error
 
 
 class ArenaConnectionError(ArenaError):
@@ -198,6 +226,8 @@ class ArenaClient:
         self.player = ""
         self.token: str | None = None
         self.welcome: Welcome | None = None  # the server's last welcome (its ``node`` says which node serves us)
+        self.claimed = False  # our name is claimed (`claim`); False: a guest
+        self._welcome_waiter: asyncio.Future[Welcome] | None = None  # a login or redeem after hello
         self.races: dict[str, RaceInfo] = {}
         self.started: dict[str, RaceStarted] = {}
         self.finished: dict[str, RaceFinished] = {}
@@ -237,8 +267,28 @@ class ArenaClient:
         await client.open()
         return client
 
-    async def open(self) -> None:
-        """Open the websocket, send hello (with ``self.token`` if set) and start the reader.
+    @classmethod
+    async def connect_login(cls, url: str, name: str, password: str, *, timeout_s: float = 10.0) -> ArenaClient:
+        """Connect to ``url`` as the player that claimed ``name``, logging in with ``password``
+        instead of saying hello; the client's ``token`` is a new one for this device. Raises
+        `ArenaError` (``bad_login``; ``rate_limited`` with ``retry_after_s``; ``unavailable``),
+        and as `connect`."""
+        client = cls(url, name, timeout_s=timeout_s)
+        await client.open(Login(req=0, name=name, password=password))
+        return client
+
+    @classmethod
+    async def connect_redeem(cls, url: str, code: str, *, timeout_s: float = 10.0) -> ArenaClient:
+        """Connect to ``url`` as the player a transfer ``code`` was made for (the code is then
+        spent), instead of saying hello; the client's ``token`` is a new one for this device.
+        Raises `ArenaError` (``bad_code``; ``unavailable``), and as `connect`."""
+        client = cls(url, "player", timeout_s=timeout_s)
+        await client.open(Redeem(req=0, code=code))
+        return client
+
+    async def open(self, first: Login | Redeem | None = None) -> None:
+        """Open the websocket, send hello (with ``self.token`` if set; or ``first``, a login or
+        redeem, instead) and start the reader.
 
         Raises like `connect`.
         """
@@ -255,23 +305,27 @@ class ArenaClient:
         except (OSError, InvalidHandshake, InvalidURI) as exc:
             raise ArenaConnectionError(f"cannot connect to {self.url}: {exc}") from None
         try:
-            welcome = await self._hello(ws)
+            welcome = await self._hello(ws, first)
         except BaseException:
             await ws.close()
             raise
         self._ws = ws
-        self.welcome = welcome
-        self.player = welcome.player
-        self.name = welcome.name
-        self.token = welcome.token
+        self._welcomed(welcome)
         self._closing = False
         self._lost = asyncio.Event()
         self._reader = asyncio.create_task(self._read(ws, self._lost), name=f"arena-reader-{self.name}")
 
-    async def _hello(self, ws: ClientConnection) -> Welcome:
+    def _welcomed(self, welcome: Welcome) -> None:
+        self.welcome = welcome
+        self.player = welcome.player
+        self.name = welcome.name
+        self.token = welcome.token
+        self.claimed = welcome.claimed
+
+    async def _hello(self, ws: ClientConnection, first: Login | Redeem | None = None) -> Welcome:
         try:
             async with asyncio.timeout(self.timeout_s):
-                await ws.send(encode(Hello(name=self.name, token=self.token)))
+                await ws.send(encode(first or Hello(name=self.name, token=self.token)))
                 data = await ws.recv()
         except TimeoutError:
             raise ArenaTimeout(f"{self.url} did not answer hello within {self.timeout_s} s") from None
@@ -279,7 +333,7 @@ class ArenaClient:
             raise ArenaConnectionError(f"{self.url} closed the connection during hello: {exc}") from None
         message = _decode(data)
         if isinstance(message, Error):
-            raise ArenaError(message.code, message.reason)
+            raise _refusal(message)
         if not isinstance(message, Welcome):
             raise ArenaError("bad_frame", f"expected welcome, got {type(message).__name__}")
         return message
@@ -411,13 +465,38 @@ class ArenaClient:
         req = self._new_req()
         return await self._request(req, ListRaces(req=req, status=status, before=before, limit=limit), Races)
 
-    async def history(self, *, before: str | None = None, limit: int = 20) -> HistoryPage:
-        """One page of this player's finished races, newest first, from the server's archive;
-        the reply's ``cursor``, passed as ``before``, gives the next page (None: this was the
-        last). ``limit``: 1-100 races a page. Raises `ArenaError` (``unavailable``: the server
-        keeps no archive; ``bad_field``: a cursor it did not give)."""
+    async def history(self, *, before: str | None = None, limit: int = 20, tournaments: bool = False) -> HistoryPage:
+        """One page of this player's finished races (its ``races``), or with ``tournaments`` of
+        the ended tournaments it was entered in (its ``tournaments``), newest first, from the
+        server's archive; the reply's ``cursor``, passed as ``before`` with the same
+        ``tournaments``, gives the next page (None: this was the last). ``limit``: 1-100 lines
+        a page. Raises `ArenaError` (``unavailable``: the server keeps no archive;
+        ``bad_field``: a cursor it did not give)."""
         req = self._new_req()
-        return await self._request(req, History(req=req, before=before, limit=limit), HistoryPage)
+        message = History(req=req, before=before, limit=limit, kind="tournaments" if tournaments else "races")
+        return await self._request(req, message, HistoryPage)
+
+    async def play_daily(self, game: str, day: str | None = None) -> RaceInfo:
+        """Play the daily challenge of ``game``: today's (``day`` None), ranked and once (an
+        unfinished attempt is returned again), or a past UTC ``day``'s (YYYY-MM-DD) as practice;
+        returns its race, started, with us its one entrant. Raises `ArenaError`
+        (``already_played``, ``unknown_game``, ``no_deal``: a day not over yet)."""
+        req = self._new_req()
+        info = (await self._request(req, PlayDaily(req=req, game=game, day=day), RaceReply)).race
+        self._entered.add(info.code)
+        return info
+
+    async def daily(self, game: str | None = None, day: str | None = None, limit: int = 20) -> DailyInfo:
+        """Today's daily deals, our streak, and with ``game`` its results of ``day`` (None:
+        today), best first, at most ``limit`` (1-100). Raises `ArenaError` (``unknown_game``)."""
+        req = self._new_req()
+        return await self._request(req, GetDaily(req=req, game=game, day=day, limit=limit), DailyInfo)
+
+    async def daily_calendar(self, month: str, game: str | None = None) -> CalendarPage:
+        """Our daily challenges of ``month`` (YYYY-MM), day by day, and our streak. Raises
+        `ArenaError` (``bad_field``: no such month, ``unknown_game``)."""
+        req = self._new_req()
+        return await self._request(req, DailyCalendar(req=req, month=month, game=game), CalendarPage)
 
     async def rename(self, name: str) -> str:
         """Take ``name`` for the races and tournaments entered from now on; returns the name as
@@ -425,6 +504,63 @@ class ArenaClient:
         req = self._new_req()
         self.name = (await self._request(req, Rename(req=req, name=name), Renamed)).name
         return self.name
+
+    async def claim(self, password: str, name: str | None = None) -> str:
+        """Claim our name (``name`` given: take it and claim it) with ``password`` (at least 10
+        characters); returns the claimed name. Raises `ArenaError` (``bad_field``: too short;
+        ``bad_name``; ``name_taken``: claimed by another player, or a look-alike; ``unavailable``)."""
+        req = self._new_req()
+        self.name = (await self._request(req, Claim(req=req, password=password, name=name), Claimed)).name
+        self.claimed = True
+        return self.name
+
+    async def login(self, name: str, password: str) -> Welcome:
+        """Become, on this connection, the player that claimed ``name`` (we stop being the one
+        we were); ``player``, ``name`` and ``token`` (a new one for this device) follow the reply.
+        Raises `ArenaError` (``bad_login``; ``rate_limited`` with ``retry_after_s``), `ArenaTimeout`."""
+        req = self._new_req()
+        return await self._become(req, Login(req=req, name=name, password=password))
+
+    async def redeem(self, code: str) -> Welcome:
+        """Become, on this connection, the player the transfer ``code`` was made for (as
+        `login`). Raises `ArenaError` (``bad_code``), `ArenaTimeout`."""
+        req = self._new_req()
+        return await self._become(req, Redeem(req=req, code=code))
+
+    async def _become(self, req: int, message: Login | Redeem) -> Welcome:
+        """Send a login or redeem after hello: its `Welcome` carries no ``req``, so it is awaited
+        apart (one at a time), while a refusal comes back by ``req`` as any other."""
+        if self._welcome_waiter is not None:
+            raise ArenaError("not_allowed", "a login or redeem is already waiting for its answer")
+        waiter: asyncio.Future[Welcome] = asyncio.get_running_loop().create_future()
+        self._welcome_waiter = waiter
+        self._replies[req] = waiter
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await self._send(encode(message))
+                welcome = await waiter
+        except TimeoutError:
+            raise ArenaTimeout(f"no answer to {type(message).__name__} within {self.timeout_s} s") from None
+        finally:
+            self._welcome_waiter = None
+            self._replies.pop(req, None)
+        self._welcomed(welcome)
+        return welcome
+
+    async def transfer_code(self) -> TransferCode:
+        """A one-time code that moves our player to another device (`connect_redeem`), and when
+        it expires (``expires_ms``). Raises `ArenaError` (``unavailable``)."""
+        req = self._new_req()
+        return await self._request(req, TransferCodeRequest(req=req), TransferCode)
+
+    async def forget_me(self) -> int:
+        """Delete our identity on the server for good (every device's token, the claim); our
+        archived races stay under ``deleted player``. Returns how many races that renamed; the
+        server then closes the connection. Raises `ArenaError` (``unavailable``)."""
+        req = self._new_req()
+        gone = await self._request(req, ForgetMe(req=req), Forgotten)
+        self.token = None
+        return gone.races
 
     async def join_race(self, code: str) -> RaceInfo:
         """Enter race ``code``; raises `ArenaError` (``unknown_race``, ``race_full``,
@@ -762,7 +898,11 @@ class ArenaClient:
             self._arrived.notify_all()
 
     def _route(self, message: Any) -> None:
-        if isinstance(message, _EVENT_TYPES):
+        if isinstance(message, Welcome):
+            welcome_waiter = self._welcome_waiter
+            if welcome_waiter is not None and not welcome_waiter.done():
+                welcome_waiter.set_result(message)
+        elif isinstance(message, _EVENT_TYPES):
             self._on_event(message)
         elif isinstance(message, TournamentEvent):
             self._note_tournament(message.tournament)
@@ -796,7 +936,7 @@ class ArenaClient:
                     log.warning("%s: server error: %s [%s]", self.name, message.reason, message.code)
                 return
             if isinstance(message, Error):
-                waiter.set_exception(ArenaError(message.code, message.reason, message.req))
+                waiter.set_exception(_refusal(message))
             else:
                 waiter.set_result(message)
         else:

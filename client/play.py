@@ -1,7 +1,8 @@
 """``arena play CODE``: a person plays a race in the terminal.
 
-The command joins the race (or, with ``--token``, resumes the player of an earlier session, as
-``arena bot`` does), prints the command that resumes it, waits for the start while printing who
+The command joins the race as the player the CLI keeps for the server (`client.identity`: the
+race shows in ``arena history``; ``--name`` renames it), or, with ``--token``, as the player of
+that token (as ``arena bot`` does), prints the command that resumes it, waits for the start while printing who
 joins and the countdown, then reads commands until the race ends:
 
 * a move in the game's notation, exactly as the server takes it (``r2>f0``, ``t3>t5x3``,
@@ -69,6 +70,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.connection import ArenaClient, ArenaConnectionError, ArenaError, ArenaTimeout
+from client.identity import connect_person
 from client.race_views import standings_table
 from engine.games import UnknownGame
 from server.protocol import (
@@ -115,7 +117,11 @@ Tab completes a legal move; the bar at the bottom shows the race clock and the s
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``arena play``'s own arguments; ``--server`` and ``--name`` come from ``client.cli``."""
     parser.add_argument("code", help="race code")
-    parser.add_argument("--token", help="play as the player of this token (resume an earlier session)")
+    parser.add_argument(
+        "--token",
+        help="play as the player of this token (the one a resume line printed); default: your kept "
+        "player (`arena whoami`), so that the race shows in `arena history`",
+    )
     parser.add_argument(
         "--double", action="store_true", help="after a win, stake the points on Double or Naught (you pick the cards)"
     )
@@ -821,7 +827,7 @@ async def run_play(args: argparse.Namespace, console: Console) -> int:
     prints it and exits 2)."""
     code = args.code.upper()
     tty = sys.stdin.isatty() and sys.stdout.isatty()
-    async with await ArenaClient.connect(args.server, args.name, token=args.token) as client:
+    async with await connect_person(args.server, args.name, token=args.token) as client:
         session = _Play(client, code, console, args.server, tty=tty, collect=args.collect)
         try:
             return await _session(session, args)

@@ -196,6 +196,7 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
             values[limit.name] = limit.metadata["serve"]
     config = ServerConfig(**values)  # type: ignore[arg-type]
     config.admin_token = args.admin_token or environ.get("ARENA_ADMIN_TOKEN") or None
+    config.daily_secret = environ.get("ARENA_DAILY_SECRET") or None  # (no flag: a secret stays out of `ps`)
     config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
     if config.redis_url is not None:
         schemes = ("redis", "rediss", "unix", *CLUSTER_SCHEMES, *SENTINEL_SCHEMES)

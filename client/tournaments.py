@@ -3,6 +3,8 @@
 Subcommands: ``create``, ``cancel`` and ``report`` (the fair-play report; organisers: the admin
 token, from ``--admin-token`` or the ``ARENA_ADMIN_TOKEN`` environment variable), ``list``,
 ``show [--follow]`` (live standings until the tournament ends) and ``register [--bot]`` (a bot plays every deal).
+``register`` enters the player this CLI keeps (`client.identity.connect_person`); ``register --bot``
+a fresh player that a bot plays, unless ``--as-me``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rich.markup import escape
 
 from client.bot import run_tournament_bot
 from client.connection import ArenaClient, ArenaError, ArenaTimeout
+from client.identity import NAME_HELP, connect_person
 from client.output import Listing, add_json_flag, json_line, print_line, show
 from server.protocol import FairPlayReport, TournamentEvent, TournamentInfo, TournamentStanding
 
@@ -132,10 +135,13 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
         "one JSON document; with --follow one JSON object per line, each event as the server sent "
         "it, then the final standings",
     )
-    p = action("register", "register for a tournament")
+    p = action("register", "register for a tournament, as your kept player (`arena whoami`)")
     p.add_argument("id")
-    p.add_argument("--name", default="player")
-    p.add_argument("--bot", action="store_true", help="let a bot play every deal")
+    p.add_argument("--name", default=None, help=NAME_HELP + "; with --bot, the bot's name (default bot)")
+    p.add_argument(
+        "--bot", action="store_true", help="a bot, a fresh player (not you, unless --as-me), plays every deal"
+    )
+    p.add_argument("--as-me", action="store_true", help="with --bot: the bot plays as your kept player")
     p = action("cancel", "cancel a tournament or a recurring schedule (organisers)")
     p.add_argument("id")
     p.add_argument("--admin-token", default=None, help=admin_help)
@@ -159,8 +165,13 @@ def _admin_token(args: argparse.Namespace) -> str:
 
 async def run_tournament_command(args: argparse.Namespace, console: Console) -> int:
     """Carry out ``arena tournament ACTION``; returns the exit code. Raises `ArenaError`."""
-    name = getattr(args, "name", None) or "organiser"
-    async with await ArenaClient.connect(args.server, name) as client:
+    if args.action == "register" and (args.as_me or not args.bot):  # the person's own entry
+        connecting = connect_person(args.server, args.name)
+    elif args.action == "register":  # a bot of its own
+        connecting = ArenaClient.connect(args.server, args.name or "bot")
+    else:  # the admin token, not a player, proves an organiser; the others only read
+        connecting = ArenaClient.connect(args.server, "organiser")
+    async with await connecting as client:
         if args.action == "create":
             when: dict[str, object] = (
                 {"cron": args.cron, "timezone": args.timezone}

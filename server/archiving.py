@@ -10,10 +10,13 @@ database away) is tried again, the same race first, after a pause that doubles f
 sweep (`server.upkeep`) lets a race or tournament leave memory only once it is archived
 (`Archiver.settle`). A tournament is written once it ends, after its races.
 
-Every write is idempotent (`server.archive.Archive.put_race`, by race code): a retry, a sweep
+A Double or Naught round decided after the race was archived hands it in again
+(`Archiver.race_changed`): it waits to be written once more, and the retention sweep keeps it in
+memory until the archive's copy carries the round. Every write is idempotent
+(`server.archive.Archive.put_race`, by race code) and never goes backwards: a retry, a sweep
 writing a race the task is writing too, or another node that took the race over writing it
-again, never makes a second copy. What is archived is the record at the time of the write: a
-Double or Naught round decided after it is not in the archive's copy.
+again, never makes a second copy, and an older copy (fewer rounds decided,
+`server.archive.record_revision`) never replaces a newer one.
 
 Reading: `Archiver.record` is the archived record of a race that neither memory nor the live
 store holds any more (`server.handlers.races.kept_record`).
@@ -78,9 +81,10 @@ def _finished_ms(race: Race, clock: Clock) -> int:
 
 
 class Archiver:
-    """Writes each finished race and ended tournament to ``archive`` once (see the module
-    docstring); ``clock`` gives the finish instants and the retention's. ``retention_days``:
-    `prune` forgets what finished longer ago (None or 0: never).
+    """Writes each finished race and ended tournament to ``archive`` once, and a race again
+    after each Double or Naught round decided later (see the module docstring); ``clock``
+    gives the finish instants and the retention's. ``retention_days``: `prune` forgets what
+    finished longer ago (None or 0: never).
 
     Counts, for ``/metrics``: ``races_written`` and ``tournaments_written`` (writes that stored
     something new), ``repeated`` (writes the archive already had: retries, takeovers),
@@ -92,6 +96,7 @@ class Archiver:
         self.retention_days = retention_days or None
         self._races: dict[str, Race] = {}  # finished, not archived yet
         self._held: set[str] = set()  # of those, the ones whose par is being worked out
+        self._changes: dict[str, int] = {}  # of those, how often each changed since it was handed in
         self._tournaments: dict[str, Tournament] = {}  # ended, not archived yet
         self._queue: deque[tuple[str, str]] = deque()  # ("race" or "tournament", key), to write in order
         self._wake = asyncio.Event()
@@ -136,6 +141,18 @@ class Archiver:
         else:
             self._enqueue("race", race.code)
 
+    def race_changed(self, race: Race) -> None:
+        """A Double or Naught round of the finished race ``race`` was decided: its archived copy
+        is out of date, so it waits to be written again (soon, unless its par is still being
+        worked out), and `archived` is False until that write lands. A write already under way
+        with the older record does not count as that write."""
+        if race.started_at_ms is None:
+            return
+        self._changes[race.code] = self._changes.get(race.code, 0) + 1
+        self._races[race.code] = race
+        if race.code not in self._held:
+            self._enqueue("race", race.code)
+
     def release(self, code: str) -> None:
         """Race ``code``'s par is kept (or none came): write it now."""
         self._held.discard(code)
@@ -156,6 +173,7 @@ class Archiver:
         now, and archives it)."""
         self._races.pop(code, None)
         self._held.discard(code)
+        self._changes.pop(code, None)
 
     def archived(self, code: str) -> bool:
         """False while race ``code`` waits to be written."""
@@ -207,11 +225,13 @@ class Archiver:
         race = self._races.get(code)
         if race is None or not race.revealed:
             return
+        changes = self._changes.get(code)
         record, _ = await race.kept_record()
         written = await self.archive.put_race(record, _finished_ms(race, self.clock))
-        if self._races.get(code) is race:
+        if self._races.get(code) is race and self._changes.get(code) == changes:  # else: written again
             del self._races[code]
             self._held.discard(code)
+            self._changes.pop(code, None)
         if written:
             self.races_written += 1
         else:

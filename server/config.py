@@ -147,6 +147,9 @@ class ServerConfig:
       they serve races whose seed is public anyway.
       ``private_catalog_dir``: a private catalog of winnable deals (default None: none); the only
       source of secret winnable deals (tournaments, races asking for one with a secret seed).
+      ``daily_secret``: the secret each day's daily deals derive from (`server.daily`; default
+      None: a random one per process, so a restart deals new daily deals); ``daily_time_limit_s``:
+      a daily race's time limit (900 s); ``daily_days_kept``: days of daily results kept (400).
     Logs and operations:
       ``gc_full_threshold``: `serve` sets Python's garbage collector to consider a full collection
       only after this many collections of the middle generation (default 100; Python's own is
@@ -183,6 +186,17 @@ class ServerConfig:
       secret deal): requests per second per connection, sustained; a connection may send
       ``costly_burst_s`` seconds' worth at once (default 10; at least 2); an address may send
       ``costly_per_address`` connections' worth (default 8) over all its connections.
+    Claimed names (`server.claims`, `server.handlers.claims`):
+      ``login_failures_per_name`` (default 5) / ``login_failures_per_ip`` (default 20): failed
+      logins to one claimed name, and from one address key, within ``login_window_s`` (default
+      300 s, refilled evenly over it); past either, a login is refused with ``rate_limited``
+      and the seconds to wait (``retry_after_s``), whatever its password.
+      ``transfer_code_minutes``: how long a transfer code stays good (default 10).
+      ``password_per_s`` (0.2): claim, login and redeem requests per second per connection, a
+      costly request's budget as above (each claim or login hashes a password).
+      ``password_hashes_at_once`` (default 2) / ``password_hashes_waiting`` (16): argon2id
+      hashes worked out at once over the whole server, and queued behind them; past that a
+      claim or login is refused with ``rate_limited`` (``retry_after_s`` 1).
     """
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
@@ -243,6 +257,13 @@ class ServerConfig:
     watch_per_s: float = _limit(2.0, "watch requests per second per connection, sustained")
     get_record_per_s: float = _limit(0.5, "get_record requests per second per connection, sustained")
     history_per_s: float = _limit(2.0, "history requests per second per connection, sustained")
+    login_failures_per_name: int = _limit(5, "failed logins to one claimed name per login_window_s")
+    login_failures_per_ip: int = _limit(20, "failed logins from one address per login_window_s")
+    login_window_s: float = _limit(300.0, "seconds over which failed logins are counted (refilled evenly)")
+    transfer_code_minutes: float = _limit(10.0, "minutes a transfer code stays good")
+    password_per_s: float = _limit(0.2, "claim, login and redeem requests per second per connection, sustained")
+    password_hashes_at_once: int = _limit(2, "argon2id password hashes worked out at once, server-wide")
+    password_hashes_waiting: int = _limit(16, "password hashes queued behind those, server-wide, before refusing")
     sync_per_s: float = _limit(10.0, "sync requests per second per connection, sustained")
     winnable_per_s: float = _limit(0.2, "create_race requests for a winnable secret deal per second per connection")
     costly_burst_s: float = _limit(10.0, "seconds' worth of each costly request's rate a connection may send at once")
@@ -251,8 +272,11 @@ class ServerConfig:
     forward_timeout_s: float = _limit(3.0, "with Redis: seconds a request forwarded to another node may take")
     redis_wait_replicas: int = _limit(0, "with Redis: replicas that must hold each accepted move before it is answered")
     redis_wait_timeout_ms: float = _limit(1000.0, "with Redis: milliseconds a move may wait for those replicas")
+    daily_time_limit_s: int = _limit(900, "seconds a daily challenge's race lasts at most (less near the day's end)")
+    daily_days_kept: int = _limit(400, "days of daily challenge results kept in memory for calendars and streaks")
     node_id: str | None = None
     admin_token: str | None = None
+    daily_secret: str | None = None
     redis_url: str | None = None
     archive_url: str | None = None
     data_dir: Path | None = None

@@ -26,29 +26,36 @@ from dataclasses import dataclass
 from msgspec import Struct
 
 from server.addresses import address_key
-from server.handlers import bonus, players, races, tournaments
+from server.handlers import bonus, claims, daily, players, races, tournaments
 from server.logs import fields
 from server.protocol import (
     BonusMove,
     CancelTournament,
+    Claim,
     ClientMessage,
     CreateRace,
     CreateTournament,
+    DailyCalendar,
     DoubleOrNaught,
     Error,
     ErrorCode,
     FairPlayRequest,
     FollowTournament,
+    ForgetMe,
+    GetDaily,
     GetRecord,
     Hello,
     History,
     JoinRace,
     ListRaces,
     ListTournaments,
+    Login,
     MoveRequest,
     MoveResult,
     OpenDeal,
+    PlayDaily,
     ProtocolError,
+    Redeem,
     RegisterTournament,
     Rematch,
     Rename,
@@ -57,6 +64,7 @@ from server.protocol import (
     ReviewEntry,
     StartRace,
     Sync,
+    TransferCodeRequest,
     Watch,
     WithdrawTournament,
     decode,
@@ -96,10 +104,19 @@ class Route:
     while_draining: bool = False
 
 
+#: The requests a connection may send before hello (their handlers take no player): each makes
+#: the connection a player.
+_BEFORE_HELLO = (Hello, Login, Redeem)
+
 #: Every request a client may send, and where it goes.
 ROUTES: dict[type[Struct], Route] = {
     Hello: Route(players.hello, while_draining=True),
     Rename: Route(players.rename),
+    Claim: Route(claims.claim),
+    Login: Route(claims.login, while_draining=True),
+    TransferCodeRequest: Route(claims.transfer_code),
+    Redeem: Route(claims.redeem, while_draining=True),
+    ForgetMe: Route(claims.forget_me),
     History: Route(players.history),
     CreateRace: Route(races.create),
     ListRaces: Route(races.list_races),
@@ -123,6 +140,10 @@ ROUTES: dict[type[Struct], Route] = {
     OpenDeal: Route(tournaments.open_deal, Scope.TOURNAMENTS),
     FairPlayRequest: Route(tournaments.fair_play_report, Scope.TOURNAMENTS, while_draining=True),
     ReviewEntry: Route(tournaments.review_entry, Scope.TOURNAMENTS),
+    # the daily book lives with the tournaments, on the leader: one book for the whole server
+    PlayDaily: Route(daily.play_daily, Scope.TOURNAMENTS),
+    GetDaily: Route(daily.get_daily, Scope.TOURNAMENTS, while_draining=True),
+    DailyCalendar: Route(daily.daily_calendar, Scope.TOURNAMENTS, while_draining=True),
 }
 
 
@@ -149,6 +170,10 @@ BUDGETS: dict[type[Struct], Budget] = {
     Watch: Budget("watch_per_s"),
     GetRecord: Budget("get_record_per_s"),
     History: Budget("history_per_s"),
+    Claim: Budget("password_per_s"),  # (an argon2id hash each: about 0.1 s of a thread)
+    Login: Budget("password_per_s"),
+    Redeem: Budget("password_per_s"),
+    TransferCodeRequest: Budget("history_per_s"),
     Sync: Budget("sync_per_s"),
     CreateRace: Budget("winnable_per_s", _winnable_secret),
 }
@@ -232,7 +257,15 @@ async def receive(state: ServerState, session: Session, frame: bytes | str) -> N
             )
         else:
             req = getattr(message, "req", None) if message is not None else exc.req
-            session.reply(Error(code=exc.code, reason=exc.reason, req=req))
+            session.reply(
+                Error(
+                    code=exc.code,
+                    reason=exc.reason,
+                    req=req,
+                    opens_at_ms=exc.opens_at_ms,
+                    retry_after_s=exc.retry_after_s,
+                )
+            )
     finally:
         state.busy -= 1
 
@@ -253,7 +286,7 @@ async def _carry(state: ServerState, session: Session, frame: bytes | str, messa
     route = ROUTES[kind]
     if state.draining and not route.while_draining:
         raise ProtocolError(ErrorCode.UNAVAILABLE, _DRAINING)
-    if kind is Hello:
+    if kind in _BEFORE_HELLO:
         await route.handler(state, session, message)
         return
     player = session.player

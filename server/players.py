@@ -30,7 +30,9 @@ class Player:
     (``session``: None while disconnected, since ``left_at``, monotonic seconds), and the
     address key it is counted under (``address_key``, `server.addresses.address_key`: that of
     the connection it said its first hello on; empty for a player not counted under any, one
-    brought back from a durable store or awaited by a rebuilt tournament)."""
+    brought back from a durable store or awaited by a rebuilt tournament), whether its name is
+    claimed (``claimed``: `server.handlers.claims`), and the other devices' tokens that resume it
+    in memory (``devices``: each a key of `ServerState.players` too, given by a login or redeem)."""
 
     id: str
     name: str
@@ -41,6 +43,8 @@ class Player:
     session: Listener | None = None
     left_at: float = 0.0
     address_key: str = ""
+    claimed: bool = False
+    devices: set[str] = field(default_factory=set)
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver to the current connection, if any (a reconnecting client syncs what it missed);

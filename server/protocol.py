@@ -54,6 +54,15 @@ __all__ = [
     "WithdrawTournament",
     "ClientMessage",
     "CreateRace",
+    "CalendarDay",
+    "CalendarPage",
+    "DailyCalendar",
+    "DailyDeal",
+    "DailyInfo",
+    "DailyResult",
+    "GetDaily",
+    "PlayDaily",
+    "Streak",
     "EntrantJoined",
     "EntrantRecord",
     "Error",
@@ -63,6 +72,7 @@ __all__ = [
     "History",
     "HistoryPage",
     "HistoryRace",
+    "HistoryTournament",
     "JoinRace",
     "ListRaces",
     "MoveRequest",
@@ -149,7 +159,7 @@ class ErrorCode(enum.StrEnum):
     REGISTRATION_CLOSED = "registration_closed"
     NOT_REGISTERED = "not_registered"
     TOURNAMENT_FULL = "tournament_full"
-    NO_DEAL = "no_deal"  # open_deal outside the arena window, or after the last deal
+    NO_DEAL = "no_deal"  # open_deal outside the arena window, or after the last deal; a daily of a day to come
     NO_PRIVATE_CATALOG = "no_private_catalog"  # a secret winnable deal, and no private catalog for it
     BAD_NAME = "bad_name"  # a name that is empty, too long, or holds control or invisible characters
     NAME_TAKEN = "name_taken"  # a name another entrant of the race or tournament already has
@@ -160,18 +170,34 @@ class ErrorCode(enum.StrEnum):
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"  # the server is shutting down: a request other than reading a record
     MOVED = "moved"  # the race is served by another node now: send the same request again at once
+    SPOILER_LOCKED = "spoiler_locked"  # a daily or arena-tournament deal whose window is open (`Error.opens_at_ms`)
+    ALREADY_PLAYED = "already_played"  # a second ranked attempt at today's daily deal of a game
+    BAD_LOGIN = "bad_login"  # a login whose name or password is wrong (which one is not said)
+    BAD_CODE = "bad_code"  # a transfer code unknown, used already, or expired
     INTERNAL = "internal"
 
 
 class ProtocolError(Exception):
     """A frame or request the server refuses: ``code`` (an `ErrorCode`) and ``reason``;
-    ``req``: the refused request's number, when the frame held one that could be read."""
+    ``req``: the refused request's number, when the frame held one that could be read;
+    ``opens_at_ms``: for ``spoiler_locked``, when the lock opens (Unix epoch milliseconds);
+    ``retry_after_s``: for a ``rate_limited`` login, seconds to wait before trying again."""
 
-    def __init__(self, code: ErrorCode, reason: str, req: int | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        reason: str,
+        req: int | None = None,
+        *,
+        opens_at_ms: int | None = None,
+        retry_after_s: int | None = None,
+    ) -> None:
         super().__init__(f"{reason} [{code}]")
         self.code = code
         self.reason = reason
         self.req = req
+        self.opens_at_ms = opens_at_ms
+        self.retry_after_s = retry_after_s
 
 
 # --------------------------------------------------------------------------- field limits
@@ -441,14 +467,52 @@ class Replay(_Msg, tag="replay"):
 
 
 class History(_Msg, tag="history"):
-    """Your finished races, newest first, a page at a time, as the server's archive keeps them;
+    """Your finished races (``kind`` races) or the ended tournaments you were entered in
+    (``kind`` tournaments), newest first, a page at a time, as the server's archive keeps them;
     answered with `HistoryPage` (``unavailable`` where the server keeps no archive).
-    ``before``: the ``cursor`` of the previous page (None: from the newest); ``limit``: races
-    per page."""
+    ``before``: the ``cursor`` of the previous page of the same kind (None: from the newest);
+    ``limit``: lines per page."""
 
     req: Req
     before: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
     limit: Annotated[int, Meta(ge=1, le=100)] = 20
+    kind: Literal["races", "tournaments"] = "races"
+
+
+Day = Annotated[str, Meta(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")]
+Month = Annotated[str, Meta(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$")]
+
+
+class PlayDaily(_Msg, tag="play_daily"):
+    """Play the daily challenge of ``game`` (`server.daily`): today's (``day`` None or today's
+    date), ranked, once per player (``already_played`` after a finished attempt; an unfinished
+    one is answered again, to resume); or a past ``day``'s as practice (unranked, any number of
+    times; ``no_deal`` for a day not over yet, or a date that does not exist). Answered with
+    `RaceReply`: a race of one entrant that starts at once."""
+
+    req: Req
+    game: GameName
+    day: Day | None = None
+
+
+class GetDaily(_Msg, tag="daily"):
+    """Today's daily deals, your streak, and, with ``game``, the results of ``day`` (None:
+    today) for that game, best first (cards cleared, then time), at most ``limit``; answered
+    with `DailyInfo`."""
+
+    req: Req
+    game: GameName | None = None
+    day: Day | None = None
+    limit: Annotated[int, Meta(ge=1, le=100)] = 20
+
+
+class DailyCalendar(_Msg, tag="daily_calendar"):
+    """Your daily challenges of one ``month`` (YYYY-MM, UTC): for each day up to today, whether
+    you played ``game``'s (None: any game's) and how; answered with `CalendarPage`."""
+
+    req: Req
+    month: Month
+    game: GameName | None = None
 
 
 class Rename(_Msg, tag="rename"):
@@ -459,9 +523,68 @@ class Rename(_Msg, tag="rename"):
     name: Name
 
 
+Password = Annotated[str, Meta(min_length=1, max_length=256)]
+TransferCodeText = Annotated[str, Meta(min_length=1, max_length=32)]
+
+
+class Claim(_Msg, tag="claim"):
+    """Claim your name (``name`` given: rename to it first) with a password, so that you can log
+    in as yourself on another device; answered with `Claimed`. Refused ``name_taken`` (another
+    player claimed that name or one that looks alike), ``bad_name``, ``bad_field`` (a password
+    too short: the reason says the rule), ``unavailable`` (no archive)."""
+
+    req: Req
+    password: Password
+    name: Name | None = None
+
+
+class Login(_Msg, tag="login"):
+    """Become the player that claimed ``name``, on this connection (before or instead of hello),
+    with a new token for this device; answered with `Welcome`. Refused ``bad_login`` (the name
+    or the password is wrong), ``rate_limited`` (too many failures: ``retry_after_s``)."""
+
+    req: Req
+    name: Name
+    password: Password
+    protocol: int = PROTOCOL_VERSION
+
+
+class TransferCodeRequest(_Msg, tag="transfer_code"):
+    """Ask for a one-time code that moves your player to another device (`redeem`); answered
+    with `TransferCode`."""
+
+    req: Req
+
+
+class Redeem(_Msg, tag="redeem"):
+    """Become the player a transfer ``code`` was made for, on this connection (before or instead
+    of hello), with a new token for this device; answered with `Welcome`. Refused ``bad_code``
+    (unknown, used already, or expired)."""
+
+    req: Req
+    code: TransferCodeText
+    protocol: int = PROTOCOL_VERSION
+
+
+class ForgetMe(_Msg, tag="forget_me"):
+    """Delete your identity for good: every device's token, your claim and transfer codes. Your
+    archived races stay, under the name ``deleted player``. Answered with `Forgotten`, then the
+    server closes the connection."""
+
+    req: Req
+
+
 ClientMessage = (
     Hello
     | Rename
+    | Claim
+    | Login
+    | TransferCodeRequest
+    | Redeem
+    | ForgetMe
+    | PlayDaily
+    | GetDaily
+    | DailyCalendar
     | CreateRace
     | ListRaces
     | JoinRace
@@ -596,10 +719,13 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     deal: int | None = None
     undo: bool = False
     spectating: Spectating = "live"
+    daily: str | None = None  # a daily challenge's race: its UTC day, YYYY-MM-DD (`server.daily`)
 
 
 class Welcome(_Msg, tag="welcome"):
-    """Reply to hello: your player id, and the token that resumes this session after a reconnect."""
+    """Reply to hello, login and redeem: your player id, and the token that resumes this session
+    after a reconnect (login and redeem: a new token for this device); ``claimed``: your name is
+    claimed (a guest's is not: clients mark guests' names)."""
 
     player: str
     name: str
@@ -607,6 +733,31 @@ class Welcome(_Msg, tag="welcome"):
     protocol: int
     server_time_ms: int
     node: Annotated[str, Meta(max_length=64)] = ""
+    claimed: bool = False
+
+
+class Claimed(_Msg, tag="claimed"):
+    """Reply to claim: the name you now hold for good."""
+
+    req: int
+    name: str
+
+
+class TransferCode(_Msg, tag="transfer_code_made"):
+    """Reply to transfer_code: the one-time ``code`` (give it to `redeem` on the other device)
+    and when it stops working (``expires_ms``, Unix epoch ms)."""
+
+    req: int
+    code: str
+    expires_ms: int
+
+
+class Forgotten(_Msg, tag="forgotten"):
+    """Reply to forget_me: your identity is deleted; ``races``: archived races that now show
+    ``deleted player`` in your place."""
+
+    req: int
+    races: int
 
 
 class Renamed(_Msg, tag="renamed"):
@@ -617,11 +768,15 @@ class Renamed(_Msg, tag="renamed"):
 
 
 class Error(_Msg, tag="error"):
-    """A refused frame or request; ``req`` echoes the request's number when it had one."""
+    """A refused frame or request; ``req`` echoes the request's number when it had one;
+    ``opens_at_ms``: for ``spoiler_locked``, the instant the lock opens (Unix epoch ms);
+    ``retry_after_s``: for a ``rate_limited`` login, seconds to wait before trying again."""
 
     code: str
     reason: str
     req: int | None = None
+    opens_at_ms: int | None = None
+    retry_after_s: int | None = None
 
 
 class RaceReply(_Msg, tag="race"):
@@ -1067,13 +1222,104 @@ class HistoryRace(Struct, forbid_unknown_fields=True):
     par: str | None = None
 
 
+class HistoryTournament(Struct, forbid_unknown_fields=True):
+    """One ended tournament of a player's history: ``tournament`` (its id: the page ``/t/ID``
+    shows its results, `FollowTournament` gives them), its ``name``, ``game``, ``format``
+    (rounds or arena) and ``deals``, when it ended (``finished_ms``, Unix epoch ms) and how
+    (``outcome``: finished or cancelled); the player's ``place`` among ``entrants`` entries,
+    its cards ``cleared`` over every deal, its total ``time_ms`` (ms) and its entry's final
+    ``status`` (finished, withdrawn, absent...)."""
+
+    tournament: str
+    name: str
+    game: str
+    format: str
+    deals: int
+    finished_ms: int
+    outcome: str
+    place: int
+    entrants: int
+    cleared: int
+    time_ms: int
+    status: str
+
+
+class DailyResult(Struct, forbid_unknown_fields=True):
+    """One ranked attempt at a daily deal: the ``player`` and its ``name``, the ``game`` and UTC
+    ``day``, cards ``cleared`` of ``total``, ``time_ms`` (the race time of its last clearing
+    move), ``status`` (the entrant's: won, stuck, resigned, out_of_time; playing while
+    unfinished) and its ``race``."""
+
+    player: str
+    name: str
+    game: str
+    day: str
+    cleared: int
+    total: int
+    time_ms: int
+    status: str
+    race: str
+
+
+class DailyDeal(Struct, forbid_unknown_fields=True):
+    """Today's deal of one game: its ``commitment`` (SHA-256 of seed and salt, the same for every
+    player), ``closes_at_ms`` (the end of the UTC day: then its results are final and the spoiler
+    lock opens), and your ranked attempt, if any (``mine``)."""
+
+    game: str
+    day: str
+    commitment: str
+    closes_at_ms: int
+    mine: DailyResult | None = None
+
+
+class Streak(Struct, forbid_unknown_fields=True):
+    """Consecutive UTC days with a daily challenge played to the end (any game, ranked):
+    ``current`` (up to today, or to yesterday while today's is not played yet) and ``best``."""
+
+    current: int
+    best: int
+
+
+class DailyInfo(_Msg, tag="daily_info"):
+    """Reply to daily: ``day`` (today, UTC), today's ``deals``, your ``streak``, and the
+    ``results`` of the asked ``game`` on ``results_day``, best first (empty without a game)."""
+
+    req: int
+    day: str
+    deals: list[DailyDeal]
+    streak: Streak
+    results_day: str
+    results: list[DailyResult]
+
+
+class CalendarDay(Struct, forbid_unknown_fields=True):
+    """One day of the calendar: ``day``, and your ranked ``result`` (None: not played)."""
+
+    day: str
+    result: DailyResult | None = None
+
+
+class CalendarPage(_Msg, tag="calendar"):
+    """Reply to daily_calendar: each day of ``month`` up to today, first day first, and your
+    ``streak``."""
+
+    req: int
+    month: str
+    game: str | None
+    days: list[CalendarDay]
+    streak: Streak
+
+
 class HistoryPage(_Msg, tag="history_page"):
-    """Reply to history: one page of your finished races, newest first; ``cursor``: pass it as
-    ``before`` for the next page (None: this is the last)."""
+    """Reply to history: one page, newest first, of your finished races (``races``; kind
+    races) or of your ended tournaments (``tournaments``; kind tournaments), the other list
+    empty; ``cursor``: pass it as ``before`` for the next page (None: this is the last)."""
 
     req: int
     races: list[HistoryRace]
     cursor: str | None = None
+    tournaments: list[HistoryTournament] = []
 
 
 class TournamentEvent(_Msg, tag="tournament_event"):
@@ -1091,6 +1337,9 @@ class TournamentEvent(_Msg, tag="tournament_event"):
 
 ServerMessage = (
     Welcome
+    | Claimed
+    | TransferCode
+    | Forgotten
     | Renamed
     | Error
     | RaceReply
@@ -1115,6 +1364,8 @@ ServerMessage = (
     | HistoryPage
     | RacePar
     | FairPlayReport
+    | DailyInfo
+    | CalendarPage
 )
 
 # ---------------------------------------------------------------------------- encode/decode

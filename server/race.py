@@ -276,6 +276,7 @@ class Race:
         self.hold_seed = hold_seed  # keep the seed secret after the end, until `reveal`
         self.casual = casual  # not a tournament's deal: winners may play Double or Naught
         self.deal: int | None = None  # a tournament's deal: its index (`Tournament._attach`)
+        self.daily: str | None = None  # a daily challenge's race: its UTC day (`server.daily`)
         self.spectator_delay_s = spectator_delay_s
         # What spectators see while it runs (`server.protocol.Spectating`): "live" boards (late by
         # the delay), or, for a tournament's deal (`Tournament._attach`), only boards at least as
@@ -342,10 +343,11 @@ class Race:
             spectator_delay_s=self.spectator_delay_s,
             rematch=self.rematch,
             par=self.par,
-            tournament=None if self.casual else self.creator,
+            tournament=None if self.casual or self.daily else self.creator,
             deal=self.deal,
             undo=self.undo,
             spectating=self.spectating,  # type: ignore[arg-type]
+            daily=self.daily,
         )
 
     @property
@@ -1175,6 +1177,7 @@ class Race:
                 "finish_reason": self.finish_reason,
                 "rematch": self.rematch,
                 "rematch_of": self.rematch_of,
+                "daily": self.daily,
                 "par": self.par,
                 # Double or Naught rounds, by player: [[stake, seed, salt, [move, ...]], ...]
                 "bonus": msgspec.json.encode(
@@ -1243,6 +1246,7 @@ class Race:
             race.finish_reason = str(m["finish_reason"])
             race.rematch = m["rematch"]
             race.rematch_of = m["rematch_of"]
+            race.daily = m.get("daily")  # (older: none)
             race.par = msgspec.convert(m["par"], Par) if m.get("par") is not None else None  # (older: none)
             entrants = [
                 (str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"])) for e in msgspec.json.decode(m["entrants"])

@@ -20,7 +20,9 @@ from typing import Any, Protocol
 
 from server.archiving import Archiver
 from server.catalog import DealSource
+from server.claims import LoginLimiter, PasswordGate
 from server.config import ServerConfig
+from server.daily import DailyBook
 from server.limits import Budgets, WindowCounter
 from server.lobby import Lobby
 from server.logs import fields
@@ -106,6 +108,7 @@ class ServerState:
         self.schedule_file: str | Path | None = None  # `serve`'s TOML schedule file, loaded by the leader
         self.lobby = Lobby()
         self.replays = Replays()
+        self.daily = DailyBook.of(config.daily_secret, lambda: self.clock.wall_ms(), config.daily_days_kept)
         self.par = ParService(config.par_workers, config.par_nodes, config.par_seconds)
         self.web = WebClient()
         self.public_deals = DealSource(config.catalog_dir, private=False)
@@ -114,6 +117,10 @@ class ServerState:
         self.slots = Slots(config)  # accepted sockets, handshake or not, by address key
         self.race_counts: Counter[str] = Counter()  # races in memory by status
         self.created = WindowCounter(_HOUR_S)  # race creations: keys "p:<player id>", "a:<address>"
+        # failed logins (`server.handlers.claims.login`): per claimed name's key, per address key
+        self.failed_logins_by_name = LoginLimiter(config.login_failures_per_name, config.login_window_s)
+        self.failed_logins_by_address = LoginLimiter(config.login_failures_per_ip, config.login_window_s)
+        self.password_gate = PasswordGate(config.password_hashes_at_once, config.password_hashes_waiting)
         self.expiring: deque[tuple[float, str]] = deque()  # (when, race code): open-race time to live
         self.retiring: deque[tuple[float, str, str]] = deque()  # (when, "race"/"tournament", id) to leave memory
         self.leaving: deque[tuple[float, str]] = deque()  # (when, token) of a player who disconnected
@@ -253,8 +260,10 @@ class ServerState:
         return True
 
     def drop_player(self, player: Player) -> None:
-        """Forget ``player`` in memory (its token no longer resumes it here)."""
+        """Forget ``player`` in memory (its tokens no longer resume it here)."""
         self.players.pop(player.token, None)
+        for token in player.devices:
+            self.players.pop(token, None)
         if self.players_by_id.get(player.id) is player:
             del self.players_by_id[player.id]
         kept = self.players_from.get(player.address_key)
@@ -504,7 +513,7 @@ class ServerState:
         if not self.race_counts[old]:
             del self.race_counts[old]
         self.race_counts[race.status] += 1
-        listing = "live" if race.status in ("starting", "running") else None
+        listing = "live" if race.status in ("starting", "running") and race.daily is None else None
         self.lobby.move(race.code, listing)
         if self.link is not None:
             self.link.listed(race, listing)

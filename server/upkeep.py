@@ -100,6 +100,9 @@ async def _retire_race(state: ServerState, code: str, now: float) -> None:
         log.warning("race %s cannot leave memory yet: %s", code, exc)
         state.retiring.appendleft((now + state.config.sweep_interval_s, "race", code))
         return
+    if state.archiver is not None and not state.archiver.archived(code):  # a round decided meanwhile
+        state.retiring.appendleft((now + state.config.sweep_interval_s, "race", code))
+        return
     await state.drop_race(race)
 
 

@@ -21,6 +21,11 @@ then:
   not "live" (a tournament's deal), nobody but its entrants receives, while it runs, a board
   (`Progress`, `DelayedBoard`, a snapshot's ``boards``) or a card of the deal (`RaceStarted`),
   except, under "delayed", a delayed board at least ``spectator_delay_s`` old.
+* **A spoiler-locked deal stays unseen.** While a race is spoiler-locked (a daily challenge's
+  race before its UTC day ends; an arena tournament's deal, not ``live``, before the tournament
+  ends: `server.handlers.daily.check_spoiler_lock`), nobody receives its record or a replay step,
+  its seed, or, but for its entrants, a frame with its boards (`Progress`, `DelayedBoard`,
+  `Snapshot`).
 
 Violations are collected, not raised inside the server; the autouse fixture in tests/conftest.py
 fails the test that caused them. The counts are printed at the end of the test run.
@@ -35,6 +40,7 @@ import msgspec
 
 from engine.core import Game
 from server import protocol as p
+from server.daily import day_end_ms
 from server.nodes import RemoteSession
 from server.transport.session import Session
 
@@ -84,6 +90,22 @@ def _race_of(message: msgspec.Struct) -> str | None:
     if isinstance(race, p.RaceInfo):
         return race.code
     return race if isinstance(race, str) else None
+
+
+def _spoiler_locked(server: object, race: object) -> bool:
+    """Whether ``race`` is spoiler-locked now (the rule, worked out here independently)."""
+    daily = getattr(race, "daily", None)
+    if daily is not None:
+        return server.clock.wall_ms() < day_end_ms(daily)  # type: ignore[attr-defined]
+    if getattr(race, "casual", True):
+        return False
+    found = server.tournaments.get(race.creator)  # type: ignore[attr-defined]
+    return (
+        found is not None
+        and found.plan.format == "arena"
+        and found.plan.spectating != "live"
+        and found.status not in ("finished", "cancelled")
+    )
 
 
 def _deal(race: object) -> tuple[object, ...]:
@@ -160,6 +182,18 @@ class FrameAudit:
             self._check_entrant(session, message, race, cards, who, kind)
         if race is not None and getattr(race, "spectating", "live") != "live" and race.status != "finished":
             self._check_spectator(session, message, race, cards, who, kind)
+        if race is not None and _spoiler_locked(server, race):
+            self._check_locked(session, message, race, who, kind)
+
+    def _check_locked(self, session: Session, message: msgspec.Struct, race: object, who: str, kind: str) -> None:
+        """A frame about a spoiler-locked race: no record, replay, seed, or others' boards."""
+        info = getattr(message, "race", None)
+        seed = info.seed if isinstance(info, p.RaceInfo) else getattr(message, "seed", None)
+        if isinstance(message, (p.RaceRecord, p.ReplayStep)) or seed is not None:
+            self.violations.append(f"{who} received {kind} (a record, replay or seed) of locked race {race.code}")  # type: ignore[attr-defined]
+        entrant = session.player is not None and session.player.id in race.entrants  # type: ignore[attr-defined]
+        if not entrant and isinstance(message, (p.Progress, p.DelayedBoard, p.Snapshot)):
+            self.violations.append(f"{who} received {kind} of locked race {race.code}, not being its entrant")  # type: ignore[attr-defined]
 
     def _check_spectator(
         self, session: Session, message: msgspec.Struct, race: object, cards: set[str], who: str, kind: str

@@ -17,6 +17,10 @@ os.environ.setdefault("ARENA_PAR_WORKERS", "0")
 #: tests run keep theirs in a folder of the test run, not in the user's cache.
 os.environ.setdefault("ARENA_CACHE_DIR", tempfile.mkdtemp(prefix="arena-test-cache-"))
 
+#: `arena` keeps the player it is on each server in its config folder (client/identity.py): the
+#: commands the tests run never read or write the user's; `arena_config_dir` gives each test its own.
+os.environ.setdefault("ARENA_CONFIG_DIR", tempfile.mkdtemp(prefix="arena-test-config-"))
+
 #: One millisecond of test time, in seconds; ARENA_TEST_TIME_SCALE=3 makes every wait 3x longer.
 MS = 0.001 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))
 
@@ -31,6 +35,16 @@ def arena_data_dir(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ARENA_DATA_DIR", str(folder))
         yield folder
+
+
+@pytest.fixture(autouse=True)
+def arena_config_dir(tmp_path_factory, monkeypatch: pytest.MonkeyPatch):
+    """Each test's ``arena`` commands (in process, or child processes that inherit the
+    environment) keep their player in a config folder of that test's own (``ARENA_CONFIG_DIR``):
+    one test's kept player is never another's, nor the user's."""
+    folder = tmp_path_factory.mktemp("arena-config")
+    monkeypatch.setenv("ARENA_CONFIG_DIR", str(folder))
+    return folder
 
 
 @pytest.fixture(autouse=True)

@@ -1,22 +1,28 @@
-"""deploy/local-cluster typed as a person types it: ``up`` starts Redis, two nodes and nginx from
-Debian's packages on ports free for the test (state in tmp_path), the balancer answers and spreads
-websockets over both nodes, ``arena demo --url`` plays a whole race through it, and ``down``
-leaves nothing running.
+"""deploy/local-cluster typed as a person types it: ``up`` starts Redis, PostgreSQL, two nodes and
+nginx from Debian's packages on ports free for the test (state in a folder of the test's own), the
+balancer answers and spreads websockets over both nodes, ``arena demo --url`` plays a whole race
+through it, the race lands in the cluster's PostgreSQL archive, and ``down`` leaves nothing running.
 
-Needs redis-server and nginx (`make test-all` installs both; `make test` leaves this file out).
+Needs redis-server, postgresql and nginx (`make test-all` installs them; `make test` leaves this
+file out).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
+import asyncpg
 import pytest
 from websockets.sync.client import connect
 
@@ -67,16 +73,20 @@ class Cluster:
     """The script's settings for one test: its ports, its state folder and its environment."""
 
     def __init__(self, folder: Path) -> None:
-        self.port, self.redis_port, *self.node_ports = free_ports(4)
+        self.port, self.redis_port, self.pg_port, *self.node_ports = free_ports(5)
         self.state = folder / "cluster"
+        env = {key: value for key, value in os.environ.items() if key != "ARENA_CLUSTER_ARCHIVE"}
         self.env = {
-            **os.environ,
+            **env,
             "ARENA_CLUSTER_DIR": str(self.state),
             "ARENA_CLUSTER_PORT": str(self.port),
             "ARENA_CLUSTER_REDIS_PORT": str(self.redis_port),
+            "ARENA_CLUSTER_PG_PORT": str(self.pg_port),
             "ARENA_CLUSTER_NODE_PORTS": " ".join(map(str, self.node_ports)),
         }
         self.url = f"ws://127.0.0.1:{self.port}"
+        #: The cluster's own PostgreSQL: database arena, user arena, trusted on loopback.
+        self.archive = f"postgresql://arena@127.0.0.1:{self.pg_port}/arena"
 
     def run(self, *command: str) -> subprocess.CompletedProcess[str]:
         """Run ``deploy/local-cluster COMMAND...`` from the repository's root, as typed there."""
@@ -93,13 +103,34 @@ class Cluster:
             counts.append(json.loads(body)["sessions"])
         return counts
 
+    def archived(self, code: str) -> tuple[int, int]:
+        """How many rows of the archive's ``races`` hold race ``code``, and of ``race_entrants``."""
+
+        async def count() -> tuple[int, int]:
+            connection = await asyncpg.connect(self.archive, timeout=10)
+            try:
+                races = await connection.fetchval("SELECT count(*) FROM races WHERE code = $1", code)
+                entrants = await connection.fetchval("SELECT count(*) FROM race_entrants WHERE race_code = $1", code)
+                return races, entrants
+            finally:
+                await connection.close()
+
+        return asyncio.run(count())
+
 
 @pytest.fixture
-def cluster(tmp_path):
-    """The settings of a cluster of this test's own; whatever the test leaves running is stopped."""
-    cluster = Cluster(tmp_path)
-    yield cluster
-    cluster.run("down")
+def cluster():
+    """The settings of a cluster of this test's own; whatever the test leaves running is stopped.
+    Its state folder is not under pytest's tmp_path: as root, PostgreSQL runs as the user postgres,
+    who must be able to enter every folder above its data (pytest's base folder is root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-cluster-"))
+    folder.chmod(0o755)
+    cluster = Cluster(folder)
+    try:
+        yield cluster
+    finally:
+        cluster.run("down")
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def say_hello(stack: contextlib.ExitStack, url: str, name: str) -> Welcome:
@@ -120,7 +151,8 @@ def test_up_serves_through_nginx_over_both_nodes_and_down_stops_everything(clust
 
     status = cluster.run("status")
     assert status.returncode == 0, status.stdout + status.stderr
-    assert status.stdout.count("running") == 4, status.stdout
+    assert status.stdout.count("running") == 5, status.stdout
+    assert "postgres:  running (pid " in status.stdout and cluster.archive in status.stdout, status.stdout
 
     # /healthz through nginx, and on each node directly.
     for base in [f"http://127.0.0.1:{cluster.port}"] + [f"http://127.0.0.1:{p}" for p in cluster.node_ports]:
@@ -152,13 +184,22 @@ def test_up_serves_through_nginx_over_both_nodes_and_down_stops_everything(clust
         landed = re.search(r"^Nodes: (.*)$", demo.stdout, re.MULTILINE)
         assert landed and "on node1" in landed.group(1) and "on node2" in landed.group(1), demo.stdout
 
+    # The race is in the cluster's PostgreSQL archive: once, with its three bots (its owner writes
+    # it just after its end).
+    raced = re.search(r"^Race (\w+): ", demo.stdout, re.MULTILINE)
+    assert raced, demo.stdout
+    deadline = time.monotonic() + COMMAND_S / 4
+    while (found := cluster.archived(raced.group(1))) == (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert found == (1, 3), f"race {raced.group(1)} in the archive: {found}"
+
     pids = {path.stem: int(path.read_text()) for path in cluster.state.glob("*.pid")}
-    assert set(pids) == {"redis", "node1", "node2", "nginx"}, pids
+    assert set(pids) == {"redis", "postgres", "node1", "node2", "nginx"}, pids
     done = cluster.run("down")
     assert done.returncode == 0, f"down exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     assert not list(cluster.state.glob("*.pid"))
     assert not [name for name, pid in pids.items() if process_runs(pid)], "processes left after down"
-    for port in [cluster.port, cluster.redis_port, *cluster.node_ports]:
+    for port in [cluster.port, cluster.redis_port, cluster.pg_port, *cluster.node_ports]:
         assert port_free(port), f"port {port} still taken after down"
 
     status = cluster.run("status")
@@ -176,5 +217,31 @@ def test_up_refuses_a_taken_port_in_one_line_and_starts_nothing(cluster):
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.strip().count("\n") == 0 and f"port {cluster.port} (nginx) is taken" in done.stderr
     assert not list(cluster.state.glob("*.pid"))
-    for port in [cluster.redis_port, *cluster.node_ports]:
+    for port in [cluster.redis_port, cluster.pg_port, *cluster.node_ports]:
+        assert port_free(port)
+
+
+def test_up_refuses_a_taken_postgresql_port_in_one_line_and_starts_nothing(cluster):
+    with socket.socket() as squatter:
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        squatter.bind(("127.0.0.1", cluster.pg_port))
+        squatter.listen()
+        done = cluster.run("up")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert f"port {cluster.pg_port} (PostgreSQL) is taken" in done.stderr and "ARENA_CLUSTER_PG_PORT" in done.stderr
+    assert not list(cluster.state.glob("*.pid"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands PostgreSQL to another user")
+def test_as_root_up_refuses_a_state_folder_postgresql_cannot_enter(cluster, tmp_path):
+    """pytest's tmp_path is under a folder only root may enter: PostgreSQL's user could not."""
+    cluster.state = tmp_path / "cluster"
+    cluster.env["ARENA_CLUSTER_DIR"] = str(cluster.state)
+    done = cluster.run("up")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert "cannot reach" in done.stderr and "ARENA_CLUSTER_DIR" in done.stderr, done.stderr
+    assert not list(cluster.state.glob("*.pid"))
+    for port in [cluster.redis_port, cluster.pg_port, *cluster.node_ports]:
         assert port_free(port)

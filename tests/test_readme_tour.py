@@ -6,7 +6,7 @@ root, with these stand-ins for what a person does by hand:
 * ``make run`` (in either form) is the server the test starts: `arena serve` on a free port, with
   the tour's admin token, and ``ARENA_URL`` pointing at it (as the README says every command
   reads it);
-* CODE, TOKEN, HEX and TID are replaced by what the commands before them printed;
+* CODE, HEX and TID are replaced by what the commands before them printed;
 * a line ending in ``&`` runs in the background, and the next line waits for its first line of
   output (a person reads "waiting for the start" before typing on);
 * ``--in 120`` (the tournament's start, two minutes away for a person to register) becomes
@@ -56,11 +56,16 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def tour_server():
+def tour_server(tmp_path):
     """`arena serve` on a free port with the tour's admin token; yields the environment that
     the tour's commands run in."""
     port = _free_port()
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": "s3cret", "ARENA_URL": f"ws://127.0.0.1:{port}"}
+    env = {
+        **os.environ,
+        "ARENA_ADMIN_TOKEN": "s3cret",
+        "ARENA_URL": f"ws://127.0.0.1:{port}",
+        "ARENA_CONFIG_DIR": str(tmp_path / "config"),  # the player `arena` keeps: never the user's
+    }
     server = subprocess.Popen(
         [str(ARENA), "serve", "--port", str(port)],
         cwd=ROOT,
@@ -112,7 +117,7 @@ def test_the_readme_tour_works_typed_line_by_line(tour_server):
         out = done.stdout + done.stderr
         if " create --game " in line:
             found["CODE"] = done.stdout.split()[-1]
-            found["TOKEN"] = re.search(r"--token=(\S+)", out).group(1)
+            assert "--token" not in out  # the kept player created it: `arena start CODE` runs as it
         elif " watch " in line:
             found["HEX"] = re.search(r"--commitment ([0-9a-f]{64})", out).group(1)
         elif " tournament create " in line:
@@ -121,7 +126,7 @@ def test_the_readme_tour_works_typed_line_by_line(tour_server):
             assert "FAILED" not in out and "verified" in out
         elif " tournament show " in line:
             assert "final standings" in out and "robin" in out
-    assert set(found) == {"CODE", "TOKEN", "HEX", "TID"}
+    assert set(found) == {"CODE", "HEX", "TID"}
     for line, process in background:
         out, _ = process.communicate(timeout=180)
         assert process.returncode == 0, f"{line!r} exited {process.returncode}:\n{out}"

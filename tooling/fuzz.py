@@ -79,16 +79,24 @@ from server.protocol import (
     MAX_FRAME_BYTES,
     Bonus,
     BonusMove,
+    CalendarPage,
     CancelTournament,
+    Claim,
+    Claimed,
     ClientMessage,
     CreateRace,
     CreateTournament,
+    DailyCalendar,
+    DailyInfo,
     DoubleOrNaught,
     Error,
     ErrorCode,
     FairPlayReport,
     FairPlayRequest,
     FollowTournament,
+    ForgetMe,
+    Forgotten,
+    GetDaily,
     GetRecord,
     Hello,
     History,
@@ -96,14 +104,17 @@ from server.protocol import (
     JoinRace,
     ListRaces,
     ListTournaments,
+    Login,
     MoveRequest,
     MoveResult,
     OpenDeal,
+    PlayDaily,
     ProtocolError,
     RaceRecord,
     RaceReply,
     Races,
     RaceStarted,
+    Redeem,
     RegisterTournament,
     Rematch,
     Rename,
@@ -119,6 +130,8 @@ from server.protocol import (
     TournamentReply,
     Tournaments,
     TournamentSnapshot,
+    TransferCode,
+    TransferCodeRequest,
     Watch,
     Welcome,
     WithdrawTournament,
@@ -534,6 +547,39 @@ def _history(source: Source, pools: _Pools) -> dict[str, object]:
     return fields
 
 
+_PASSWORDS = ("correct horse battery", "short", "x" * 256, "pässwörd-ünïcode")
+
+
+def _claim(source: Source, pools: _Pools) -> dict[str, object]:
+    """Always names the name claimed, never a fuzzing connection's own ("fuzzN", "bystander"):
+    a claimed name is refused to the guests whose hello asks for it, as it should be."""
+    return {"req": _req(source), "password": source.pick(_PASSWORDS), "name": source.pick(_NAMES)}
+
+
+def _login(source: Source, pools: _Pools) -> dict[str, object]:
+    return {"req": _req(source), "name": source.pick(_NAMES), "password": source.pick(_PASSWORDS)}
+
+
+def _redeem(source: Source, pools: _Pools) -> dict[str, object]:
+    return {"req": _req(source), "code": source.pick(("ABCDE23456", "abcde23456", "0", "Z" * 32))}
+
+
+_DAYS = ("2026-03-10", "2099-01-01", "2026-02-30", "0000-00-00", "2026-3-1", "")
+
+
+def _daily(source: Source, pools: _Pools) -> dict[str, object]:
+    """play_daily and daily: a game, and a day that may be past, future, impossible or malformed."""
+    fields: dict[str, object] = {"req": _req(source), "game": source.pick(_GAME_NAMES)}
+    _optional(source, fields, "day", lambda: source.pick(_DAYS))
+    return fields
+
+
+def _daily_calendar(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source), "month": source.pick(("2026-03", "2026-13", "9999-12", "x"))}
+    _optional(source, fields, "game", lambda: source.pick(_GAME_NAMES))
+    return fields
+
+
 def _create_race(source: Source, pools: _Pools) -> dict[str, object]:
     fields: dict[str, object] = {"req": _req(source), "game": source.pick(_GAME_NAMES)}
     _optional(source, fields, "seed", lambda: source.pick((None, 0, 42, MAX_SEED, source.integer(0, MAX_SEED))))
@@ -655,6 +701,14 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "replay": _replay,
     "rename": _rename,
     "history": _history,
+    "play_daily": _daily,
+    "daily": _daily,
+    "daily_calendar": _daily_calendar,
+    "claim": _claim,
+    "login": _login,
+    "transfer_code": lambda source, pools: {"req": _req(source)},
+    "redeem": _redeem,
+    "forget_me": lambda source, pools: {"req": _req(source)},
 }
 _TAGS = tuple(_BUILDERS)
 
@@ -940,6 +994,11 @@ ANSWER_TYPES = (
     ReplayStep,
     Renamed,
     HistoryPage,
+    DailyInfo,
+    CalendarPage,
+    Claimed,
+    TransferCode,
+    Forgotten,
 )
 
 #: The reply each request calls for, besides an `Error`.
@@ -969,6 +1028,14 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     Replay: (ReplayStep,),
     Rename: (Renamed,),
     History: (HistoryPage,),
+    PlayDaily: (RaceReply,),
+    GetDaily: (DailyInfo,),
+    DailyCalendar: (CalendarPage,),
+    Claim: (Claimed,),
+    Login: (Welcome,),
+    TransferCodeRequest: (TransferCode,),
+    Redeem: (Welcome,),
+    ForgetMe: (Forgotten,),
 }
 _CODES = frozenset(ErrorCode) | frozenset(IllegalCode)
 
@@ -1006,6 +1073,8 @@ def check_answer(frame: bytes | str, answer: msgspec.Struct) -> str | None:
         return f"{type(answer).__name__} to {type(message).__name__}"
     if isinstance(answer, MoveResult):
         return _check_move_result(message, answer)  # type: ignore[arg-type]
+    if isinstance(answer, Welcome):  # (a welcome carries no request number)
+        return None
     if getattr(answer, "req", None) != getattr(message, "req", None):
         return f"{type(answer).__name__} req {getattr(answer, 'req', None)} to req {getattr(message, 'req', None)}"
     return None
@@ -1411,7 +1480,7 @@ async def send_frame(campaign: _Campaign, ws: ClientConnection, kind: str, frame
         figures.fail("wrong_answer", f"a server frame that does not decode: {exc}", frame)
         return False
     _count(campaign, kind, frame, answer, oversize)
-    return True
+    return not isinstance(answer, Forgotten)  # (the server closes a forgotten player's connection)
 
 
 async def _fuzz_frames(campaign: _Campaign, ws: ClientConnection, source: RandomSource, rng: random.Random) -> None:

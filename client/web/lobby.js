@@ -32,6 +32,7 @@ export class LobbyPage {
       summary.replaceChildren(g.summary + " ", el("a", { href: g.rules, text: `How to play ${g.name}` }));
     };
     gameSelect.addEventListener("change", showGame);
+    gameSelect.addEventListener("change", () => this.refreshDaily());
     const form = el("form", { class: "create", id: "create-form", onsubmit: (e) => { e.preventDefault(); this.create(form); } },
       el("p", { class: "hint", text: "Everyone who joins gets the same deal. Send them the link, then start." }),
       el("label", {}, "Seed ", el("input", { name: "seed", inputmode: "numeric", placeholder: "random", pattern: "[0-9]*", maxlength: 19 })),
@@ -63,10 +64,54 @@ export class LobbyPage {
             el("label", {}, "Your name ", nameInput), el("button", { type: "submit", text: "Save" })),
           el("form", { class: "join", onsubmit: (e) => { e.preventDefault(); if (codeInput.value.trim()) navigate(`/r/${codeInput.value.trim().toUpperCase()}`); } },
             el("label", {}, "Join by code ", codeInput), el("button", { type: "submit", text: "Go" }))),
+        el("section", { class: "card-box daily", id: "daily", "aria-labelledby": "daily-title" },
+          el("h2", { id: "daily-title", text: "Daily challenge" }),
+          el("p", { class: "summary", id: "daily-info", text: "Today's deal of the game you picked: the same for everyone, once each." }),
+          el("button", { type: "button", class: "primary", id: "play-daily", text: "Play", onclick: () => this.playDaily() }),
+          el("ol", { class: "calendar", id: "daily-calendar", "aria-label": "Your daily challenges this month" })),
         el("section", { class: "card-box", "aria-labelledby": "open-title" }, el("h2", { id: "open-title", text: "Open races" }), this.lists.open),
         el("section", { class: "card-box", "aria-labelledby": "live-title" }, el("h2", { id: "live-title", text: "Live races" }), this.lists.live),
         el("section", { class: "card-box", "aria-labelledby": "tournaments-title" }, el("h2", { id: "tournaments-title", text: "Tournaments" }), this.lists.tournaments)));
     showGame();
+    this.refreshDaily();
+  }
+
+  /** Today's daily challenge of the picked game: your attempt, your streak, and this month's days. */
+  async refreshDaily() {
+    const game = $("#game").value;
+    try {
+      const info = await conn.request({ type: "daily", game, limit: 3 });
+      const deal = info.deals.find((d) => d.game === game);
+      const mine = deal && deal.mine;
+      const name = gameByKey(game)?.name || game;
+      const button = $("#play-daily");
+      button.textContent = mine && mine.status === "playing" ? `Resume today's ${name}` : `Play today's ${name}`;
+      button.disabled = Boolean(mine && mine.status !== "playing");
+      const best = info.results.map((r, i) => `${i + 1}. ${r.name} ${r.cleared}/${r.total}`).join(" · ");
+      $("#daily-info").textContent = (mine && mine.status !== "playing"
+        ? `${info.day}: you played it (${mine.cleared}/${mine.total}, ${mine.status}).`
+        : `${info.day}: the same ${name} deal for everyone, once each.`)
+        + ` Streak ${info.streak.current} (best ${info.streak.best}).` + (best ? ` Best today: ${best}` : "");
+      const page = await conn.request({ type: "daily_calendar", month: info.day.slice(0, 7) });
+      $("#daily-calendar").replaceChildren(...page.days.map((d) => el("li", {
+        class: d.result ? "played" : "",
+        title: d.result ? `${d.day}: ${d.result.game} ${d.result.cleared}/${d.result.total} ${d.result.status}` : `${d.day}: not played`,
+        text: String(Number(d.day.slice(8))),
+      })));
+    } catch (err) {
+      if (err.code !== "offline") toast(err.reason || String(err));
+    }
+  }
+
+  /** Today's daily deal of the picked game: ranked, once (an unfinished attempt resumes). */
+  async playDaily() {
+    try {
+      const reply = await conn.request({ type: "play_daily", game: $("#game").value });
+      navigate(`/r/${reply.race.code}`);
+    } catch (err) {
+      toast(err.reason || String(err));
+      this.refreshDaily();
+    }
   }
 
   async rename(name) {

@@ -130,9 +130,10 @@ export class Connection {
     this.open();
   }
 
-  /** One page of your finished races, newest first (`before`: the previous page's cursor). */
-  history(before = null, limit = 20) {
-    const message = { type: "history", limit };
+  /** One page of your finished races (`kind` "races") or ended tournaments ("tournaments"),
+   * newest first (`before`: the previous page's cursor). */
+  history(before = null, limit = 20, kind = "races") {
+    const message = { type: "history", limit, kind };
     if (before) message.before = before;
     return this.request(message);
   }

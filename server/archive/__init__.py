@@ -2,10 +2,13 @@
 
 The live store (`server.store.Store`) holds races while they are played and lets a finished
 race's record go after a retention time; the archive keeps it until an operator says otherwise
-(`Archive.forget_before`). Each finished race is written once, by the node that owns it, with
-`Archive.put_race`; the write is idempotent by race code, so a retry or a takeover that writes
-the same race again changes nothing. A player's history is read a page at a time with
-`Archive.races_of` (one indexed query per page, newest first, paged by an opaque cursor).
+(`Archive.forget_before`). Each finished race is written by the node that owns it, with
+`Archive.put_race`, and again when a Double or Naught round of it is decided later; the write is
+idempotent by race code and never goes backwards (`record_revision`), so a retry or a takeover
+that writes the same race again, or an older copy of it, changes nothing. A player's history is
+read a page at a time with `Archive.races_of` (one indexed query per page, newest first, paged by
+an opaque cursor), and the tournaments the player was in with `Archive.tournaments_of` (the same
+way).
 
 Backends, picked by `open_archive` from a URL:
 
@@ -30,15 +33,28 @@ import abc
 import msgspec
 
 from server.protocol import RaceRecord, TournamentInfo, TournamentStanding
+from server.ratings import Rating
 
 __all__ = [
     "Archive",
     "ArchiveError",
+    "Claim",
     "RaceRow",
+    "RatedPlayer",
+    "RatingChange",
+    "RatingConflict",
+    "RatingUpdate",
+    "TournamentRow",
+    "anonymised",
+    "anonymised_standings",
+    "decode_board_cursor",
     "decode_cursor",
+    "encode_board_cursor",
     "encode_cursor",
     "open_archive",
     "race_rows",
+    "record_revision",
+    "tournament_rows",
 ]
 
 
@@ -49,6 +65,77 @@ class ArchiveError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class RatingConflict(ArchiveError):
+    """`Archive.apply_ratings` found a player's kept rating other than the update's ``before``
+    (another race of the game was applied since it was read): nothing was written; read the
+    ratings again and compute the update anew."""
+
+
+class RatingUpdate(msgspec.Struct, frozen=True):
+    """What one rated race does to one entrant (`Archive.apply_ratings`): ``player_id``'s rating
+    in the race's game ``before`` the race (as read from the archive; `server.ratings.new_rating`
+    for a first race) and ``after`` it (`server.ratings.rate`)."""
+
+    player_id: str
+    before: Rating
+    after: Rating
+
+
+class RatedPlayer(msgspec.Struct, frozen=True):
+    """A player's kept rating in one ``game`` (`Archive.ratings_of`, `Archive.rating_board`):
+    the ``rating``, its ``ordinal`` (`server.ratings.display`, the value boards rank by,
+    display points) and when its last rated race finished (``updated_ms``, Unix epoch ms)."""
+
+    player_id: str
+    game: str
+    rating: Rating
+    ordinal: float
+    updated_ms: int
+
+
+class RatingChange(msgspec.Struct, frozen=True):
+    """One line of a player's rating history (`Archive.rating_history`): the rated race
+    ``race_code`` of ``game`` that finished at ``finished_ms`` (Unix epoch ms), and the rating
+    ``before`` and ``after`` it."""
+
+    race_code: str
+    game: str
+    finished_ms: int
+    before: Rating
+    after: Rating
+
+
+def encode_board_cursor(ordinal: float, player_id: str) -> str:
+    """The cursor that continues a rating board after the row of ``player_id`` at ``ordinal``
+    (opaque to clients: the float's exact hexadecimal form, ``/``, the id)."""
+    return f"{float(ordinal).hex()}/{player_id}"
+
+
+def decode_board_cursor(cursor: str) -> tuple[float, str]:
+    """``(ordinal, player id)`` from a cursor `encode_board_cursor` made. Raises `ArchiveError`
+    for a cursor it did not make."""
+    number, sep, player_id = cursor.partition("/")
+    try:
+        ordinal = float.fromhex(number)
+    except ValueError:
+        ordinal = float("nan")
+    if not sep or not player_id or len(cursor) > 200 or ordinal != ordinal or abs(ordinal) == float("inf"):
+        raise ArchiveError(f"bad rating board cursor {cursor[:40]!r}")
+    return ordinal, player_id
+
+
+class Claim(msgspec.Struct, frozen=True):
+    """A claimed name (`Archive.put_claim`): the ``player_id`` that holds it, the ``name`` as
+    claimed, its ``name_key`` (`server.names.name_key`: unique among claims), the password's
+    ``password_hash`` (argon2id, PHC string: `server.claims`) and ``claimed_ms`` (Unix epoch ms)."""
+
+    player_id: str
+    name: str
+    name_key: str
+    password_hash: str
+    claimed_ms: int
 
 
 class RaceRow(msgspec.Struct, frozen=True):
@@ -94,6 +181,91 @@ def race_rows(record: RaceRecord, finished_ms: int) -> list[tuple[str, RaceRow]]
     return list(rows.items())
 
 
+class TournamentRow(msgspec.Struct, frozen=True):
+    """One tournament of a player's history (`Archive.tournaments_of`): its ``tournament`` id
+    (the page ``/t/ID`` shows its results), ``title`` (its name), ``game``, ``format`` (rounds
+    or arena) and ``deals``; when it ended (``finished_ms``, Unix epoch ms) and how
+    (``outcome``: the tournament's status, finished or cancelled); the player's ``place``
+    (1-based) among ``entrants`` entries, its cards ``cleared`` over every deal, its total
+    ``time_ms`` (ms) and its entry's final ``status`` (finished, withdrawn, absent...)."""
+
+    tournament: str
+    title: str
+    game: str
+    format: str
+    deals: int
+    finished_ms: int
+    outcome: str
+    place: int
+    entrants: int
+    cleared: int
+    time_ms: int
+    status: str
+
+
+def tournament_rows(
+    tournament_id: str, info: TournamentInfo, standings: list[TournamentStanding], finished_ms: int
+) -> list[tuple[str, str, TournamentRow]]:
+    """One ``(player id, entry name, TournamentRow)`` per player of the ended tournament (from
+    its final ``standings``; a player with two entries gets its better one), as every backend
+    lists them."""
+    count = len(standings)
+    rows: dict[str, tuple[str, str, TournamentRow]] = {}
+    for line in sorted(standings, key=lambda line: line.place):
+        if line.player not in rows:
+            rows[line.player] = (
+                line.player,
+                line.name,
+                TournamentRow(
+                    tournament=tournament_id,
+                    title=info.name,
+                    game=info.game,
+                    format=info.format,
+                    deals=info.deals,
+                    finished_ms=finished_ms,
+                    outcome=info.status,
+                    place=line.place,
+                    entrants=count,
+                    cleared=line.cleared,
+                    time_ms=line.time_ms,
+                    status=line.status,
+                ),
+            )
+    return list(rows.values())
+
+
+def record_revision(record: RaceRecord) -> int:
+    """How far the finished race ``record`` has come since its end: the Double or Naught rounds
+    decided in it (every entrant's). It never goes down (a decided round stays in the record),
+    so of two copies of a race the one with the higher revision is the newer
+    (`Archive.put_race`)."""
+    return sum(len(entrant.bonus) for entrant in record.entrants)
+
+
+def anonymised(record: RaceRecord, player_id: str, name: str) -> RaceRecord:
+    """``record`` with player ``player_id``'s name replaced by ``name`` in its entrants, its
+    standings and its description's list of entrants' names (`Archive.forget_player`); the rest
+    as it was."""
+    old_names = {entrant.name for entrant in record.entrants if entrant.player == player_id}
+    entrants = [
+        msgspec.structs.replace(entrant, name=name) if entrant.player == player_id else entrant
+        for entrant in record.entrants
+    ]
+    standings = [
+        msgspec.structs.replace(line, name=name) if line.player == player_id else line for line in record.standings
+    ]
+    race = msgspec.structs.replace(
+        record.race, entrants=[name if entrant in old_names else entrant for entrant in record.race.entrants]
+    )
+    return msgspec.structs.replace(record, race=race, entrants=entrants, standings=standings)
+
+
+def anonymised_standings(standings: list[TournamentStanding], player_id: str, name: str) -> list[TournamentStanding]:
+    """A tournament's ``standings`` with player ``player_id``'s lines named ``name``
+    (`Archive.forget_player`); the other lines as they were."""
+    return [msgspec.structs.replace(line, name=name) if line.player == player_id else line for line in standings]
+
+
 def encode_cursor(finished_ms: int, code: str) -> str:
     """The cursor that continues a history page after the race ``code`` finished at
     ``finished_ms`` (opaque to clients: ``"<finished_ms>.<code>"``)."""
@@ -129,8 +301,12 @@ class Archive(abc.ABC):
     @abc.abstractmethod
     async def put_race(self, record: RaceRecord, finished_ms: int) -> bool:
         """Keep the finished race ``record`` (its ``req`` is not kept) for good, as finished at
-        ``finished_ms`` (Unix epoch ms). Idempotent by race code: True if it was written now,
-        False if a race with that code was already kept (then nothing changes)."""
+        ``finished_ms`` (Unix epoch ms), with its players' history lines (`race_rows`), all at
+        once. Idempotent by race code: a copy of a race already kept replaces it only when it is
+        newer (a higher `record_revision`: Double or Naught rounds decided since), keeping the
+        first ``finished_ms``; an older or equal copy (a retry, a takeover) changes nothing, and
+        writes that race each other leave the newest. True if something was written (the race
+        is new here, or its copy newer), False if nothing changed."""
 
     @abc.abstractmethod
     async def get_race(self, code: str) -> RaceRecord | None:
@@ -141,8 +317,9 @@ class Archive(abc.ABC):
         self, tournament_id: str, info: TournamentInfo, standings: list[TournamentStanding], finished_ms: int
     ) -> bool:
         """Keep a finished tournament's description and final standings, finished at
-        ``finished_ms`` (Unix epoch ms). Idempotent by id: True if written now, False if it was
-        already kept."""
+        ``finished_ms`` (Unix epoch ms), and one history line per player of its standings
+        (`tournament_rows`), all at once. Idempotent by id: True if written now, False if it was
+        already kept (then nothing changes)."""
 
     @abc.abstractmethod
     async def get_tournament(self, tournament_id: str) -> tuple[TournamentInfo, list[TournamentStanding]] | None:
@@ -157,23 +334,113 @@ class Archive(abc.ABC):
         cursor this archive did not make or a ``limit`` below 1."""
 
     @abc.abstractmethod
+    async def tournaments_of(
+        self, player_id: str, *, before: str | None, limit: int
+    ) -> tuple[list[TournamentRow], str | None]:
+        """One page of the ended tournaments ``player_id`` was entered in, newest first (by end
+        time, then tournament id, both descending), at most ``limit`` (>= 1) rows, after the
+        cursor ``before`` (None: from the newest), as `races_of` pages races. Returns ``(rows,
+        cursor)``. Raises `ArchiveError` for a cursor this archive did not make or a ``limit``
+        below 1."""
+
+    @abc.abstractmethod
     async def put_player(self, player_id: str, name: str, token_digest: str, seen_ms: int) -> bool:
         """Keep player ``player_id`` for good: its display ``name``, the digest of its token
         (`server.players.token_digest`: 64 hex digits, never the token) and when it was seen
         (``seen_ms``, Unix epoch ms; a new player's created time too). A player already kept
-        under the same digest gets the name and time unless it was seen later than ``seen_ms``
-        already (writes that arrive out of order keep the newest). True if something was
-        written; False if nothing changed: an older write, or an id kept with another token's
-        digest (which is left as it is)."""
+        under the same digest (one of its devices' tokens: `add_token`) gets the name and time
+        unless it was seen later than ``seen_ms`` already (writes that arrive out of order keep
+        the newest). True if something was written; False if nothing changed: an older write, or
+        an id kept without this token's digest (which is left as it is)."""
 
     @abc.abstractmethod
     async def player_by_token(self, token_digest: str) -> tuple[str, str] | None:
         """``(player id, name)`` of the player kept under ``token_digest``, or None."""
 
+    # Claimed names, devices and transfer codes (server.handlers.claims). A player may hold
+    # several tokens (one per device); a claim is its name and password hash; a transfer code
+    # moves it to another device once.
+
+    @abc.abstractmethod
+    async def add_token(self, player_id: str, name: str, token_digest: str, seen_ms: int) -> None:
+        """Let ``token_digest`` (a new device's token, 64 hex digits) resume player
+        ``player_id`` too, kept as ``name`` if it is not kept yet; ``seen_ms``: Unix epoch ms."""
+
+    @abc.abstractmethod
+    async def put_claim(self, claim: Claim) -> bool:
+        """Keep ``claim`` (replacing the player's own earlier claim, if any). False, and nothing
+        written, when another player's claim has the same ``name_key``."""
+
+    @abc.abstractmethod
+    async def claim_by_key(self, name_key: str) -> Claim | None:
+        """The claim whose name has the key ``name_key`` (`server.names.name_key`), or None."""
+
+    @abc.abstractmethod
+    async def claim_of(self, player_id: str) -> Claim | None:
+        """Player ``player_id``'s claim, or None (a guest)."""
+
+    @abc.abstractmethod
+    async def put_transfer_code(self, code_digest: str, player_id: str, expires_ms: int) -> None:
+        """Keep a transfer code's digest (SHA-256 hex) for ``player_id``, good until
+        ``expires_ms`` (Unix epoch ms)."""
+
+    @abc.abstractmethod
+    async def use_transfer_code(self, code_digest: str, now_ms: int) -> str | None:
+        """Spend the transfer code with ``code_digest``: the player id it moves, once; None for
+        a code unknown, used already, or expired at ``now_ms`` (Unix epoch ms). Two calls at
+        once with one code: one gets the id."""
+
+    @abc.abstractmethod
+    async def forget_player(self, player_id: str, anonymous_name: str) -> int:
+        """Delete player ``player_id``'s identity: its row, tokens, claim, transfer codes and
+        ratings. Its archived races and tournaments stay, its name in them (history lines, race
+        records, tournament standings) replaced by ``anonymous_name``; returns how many races it
+        was in. Costs O(its races and tournaments)."""
+
+    @abc.abstractmethod
+    async def apply_ratings(self, race_code: str, game: str, finished_ms: int, updates: list[RatingUpdate]) -> bool:
+        """Apply one rated race's rating ``updates`` (one per rated entrant) in ``game``, the race
+        ``race_code`` having finished at ``finished_ms`` (Unix epoch ms): each player's rating
+        becomes its ``after`` and a history line is kept, all in one transaction. Idempotent by
+        race code: True if applied now, False if that race was applied already (then nothing
+        changes). Raises `RatingConflict` (and writes nothing) when a player's kept rating is not
+        the update's ``before`` (compared by race count: a newer race was applied since it was
+        read), `ArchiveError` for an empty ``updates`` or a player listed twice."""
+
+    @abc.abstractmethod
+    async def ratings_of(self, player_id: str) -> list[RatedPlayer]:
+        """``player_id``'s rating in every game it has a rated race in, by game name."""
+
+    @abc.abstractmethod
+    async def rating_history(self, player_id: str, game: str, limit: int) -> list[RatingChange]:
+        """``player_id``'s latest ``limit`` (>= 1) rating changes in ``game``, newest first (by
+        finished time, then race code, both descending). Raises `ArchiveError` for a ``limit``
+        below 1."""
+
+    @abc.abstractmethod
+    async def rating_board(
+        self,
+        game: str,
+        *,
+        active_since_ms: int,
+        after: str | None = None,
+        around: str | None = None,
+        limit: int,
+    ) -> tuple[list[RatedPlayer], str | None]:
+        """One page of ``game``'s rating board: players whose last rated race of the game
+        finished at ``active_since_ms`` (Unix epoch ms) or later, best first (by ordinal, then
+        player id, both descending), at most ``limit`` (>= 1) rows. From the top, or after the
+        cursor ``after``, or (``around``: a player id) centred on that player's place: up to
+        ``limit // 2`` rows above it, then its own row (if it is active) and the rows below (a
+        player without a rating of the game gets an empty page). Returns ``(rows, cursor)``:
+        ``cursor`` continues below the page, None when nothing follows. Places are not counted (a
+        count of everyone above would grow with the board). Raises `ArchiveError` for a cursor it
+        did not make, both ``after`` and ``around``, or a ``limit`` below 1."""
+
     @abc.abstractmethod
     async def forget_before(self, ms: int) -> int:
-        """Remove every race (and tournament) that finished before ``ms`` (Unix epoch ms),
-        the operators' retention; returns how many races it removed."""
+        """Remove every race (and tournament, with its history lines) that finished before
+        ``ms`` (Unix epoch ms), the operators' retention; returns how many races it removed."""
 
 
 def open_archive(url: str) -> Archive:

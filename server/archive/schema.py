@@ -10,21 +10,82 @@ new revision there.
   (`server.archive.RaceRow`), so a page is one scan of ``ix_race_entrants_player_finished``:
   ``(player_id, finished_ms DESC, race_code DESC)``.
 - ``tournaments``: ``id``, ``finished_ms``, ``info`` and ``standings`` (MessagePack).
-- ``players``: one row per player: ``id`` (primary key), ``name`` (as last seen), ``token_digest``
-  (`server.players.token_digest` of its token, never the token; unique: a hello's lookup),
-  ``created_ms`` and ``seen_ms`` (Unix epoch ms).
+- ``tournament_entrants``: one row per player of an ended tournament (primary key
+  ``(tournament_id, player_id)``), with everything a history line shows
+  (`server.archive.TournamentRow`): its ``title``, ``game``, ``format``, ``deals``, ``outcome``
+  (finished or cancelled), ``finished_ms``, and the player's entry ``name``, ``place`` among
+  ``entrants``, ``cleared``, ``time_ms``, ``status``; a page is one scan of
+  ``ix_tournament_entrants_player_finished``: ``(player_id, finished_ms DESC, tournament_id DESC)``.
+- ``daily_results``: one row per ranked daily challenge attempt, primary key ``(day, game,
+  player_id)``: ``name``, ``race_code``, ``cleared``, ``total``, ``time_ms``, ``status``,
+  ``finished_ms``; a day's leaderboard is one scan of ``ix_daily_results_board`` ``(day, game,
+  cleared DESC, time_ms, race_code)``, a player's days one of ``ix_daily_results_player``
+  ``(player_id, day DESC, game)`` (revision 0007).
+- ``players``: one row per player: ``id`` (primary key), ``name`` (as last seen), ``created_ms``
+  and ``seen_ms`` (Unix epoch ms).
+- ``player_tokens``: one row per device a player uses: ``token_digest`` (primary key:
+  `server.players.token_digest` of the token, never the token; a hello's lookup), ``player_id``
+  (indexed), ``created_ms``, ``seen_ms``.
+- ``claims``: a claimed name: ``player_id`` (primary key), ``name`` as claimed, ``name_key``
+  (`server.names.name_key`: unique, so that no two claimed names look alike), ``password_hash``
+  (argon2id, PHC string), ``claimed_ms``.
+- ``transfer_codes``: ``code_digest`` (primary key: SHA-256 of the code), ``player_id``
+  (indexed), ``expires_ms``, ``used``.
+- ``ratings``: one row per player and game (primary key ``(player_id, game)``): ``mu``,
+  ``sigma``, ``races`` (`server.ratings.Rating`), ``ordinal`` (`server.ratings.display`) and
+  ``updated_ms`` (when its last rated race finished, Unix epoch ms). A board page is one range
+  scan of ``ix_ratings_board``: ``(game, ordinal DESC, player_id DESC, updated_ms)``; its last
+  column lets the "active since" filter be checked on the index's entries without reading the
+  table, so a page reads about ``limit / share of active players`` entries (an index on ``(game,
+  updated_ms)`` instead would find the active players but then sort them all).
+- ``rating_changes``: one row per rated race and player (primary key ``(race_code, player_id)``:
+  a race applied twice is refused by it), the rating before and after (``mu_before``,
+  ``sigma_before``, ``mu_after``, ``sigma_after``; ``races``: the count after), ``game`` and
+  ``finished_ms``; a player's history is one scan of ``ix_rating_changes_player``: ``(player_id,
+  game, finished_ms DESC, race_code DESC)``.
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-__all__ = ["HISTORY_INDEX", "VERSION_TABLE", "metadata", "players", "race_entrants", "races", "tournaments"]
+__all__ = [
+    "BOARD_INDEX",
+    "HISTORY_INDEX",
+    "RATING_HISTORY_INDEX",
+    "rating_changes",
+    "ratings",
+    "TOURNAMENT_HISTORY_INDEX",
+    "VERSION_TABLE",
+    "claims",
+    "DAILY_BOARD_INDEX",
+    "DAILY_PLAYER_INDEX",
+    "daily_results",
+    "metadata",
+    "player_tokens",
+    "players",
+    "race_entrants",
+    "races",
+    "tournament_entrants",
+    "tournaments",
+    "transfer_codes",
+]
 
+#: The indexes of the daily challenge's results (`daily_results`): a day's leaderboard per game
+#: (cards cleared desc, then time asc) and a player's days (its calendar and streak).
+DAILY_BOARD_INDEX = "ix_daily_results_board"
+DAILY_PLAYER_INDEX = "ix_daily_results_player"
 #: Alembic's table of the schema's revision.
 VERSION_TABLE = "archive_version"
 #: The index a history page (`server.archive.Archive.races_of`) is read through.
 HISTORY_INDEX = "ix_race_entrants_player_finished"
+#: The index a page of a player's tournaments (`server.archive.Archive.tournaments_of`) is read through.
+TOURNAMENT_HISTORY_INDEX = "ix_tournament_entrants_player_finished"
+
+#: The index a rating board page (`server.archive.Archive.rating_board`) is read through.
+BOARD_INDEX = "ix_ratings_board"
+#: The index a player's rating history (`server.archive.Archive.rating_history`) is read through.
+RATING_HISTORY_INDEX = "ix_rating_changes_player"
 
 metadata = sa.MetaData()
 
@@ -70,13 +131,113 @@ tournaments = sa.Table(
     sa.Index("ix_tournaments_finished", "finished_ms"),
 )
 
+tournament_entrants = sa.Table(
+    "tournament_entrants",
+    metadata,
+    sa.Column("tournament_id", sa.String(64), nullable=False),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("name", sa.String(128), nullable=False),
+    sa.Column("title", sa.String(256), nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("deals", sa.Integer, nullable=False),
+    sa.Column("outcome", sa.String(16), nullable=False),
+    sa.Column("finished_ms", sa.BigInteger, nullable=False),
+    sa.Column("place", sa.Integer, nullable=False),
+    sa.Column("entrants", sa.Integer, nullable=False),
+    sa.Column("cleared", sa.Integer, nullable=False),
+    sa.Column("time_ms", sa.BigInteger, nullable=False),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.PrimaryKeyConstraint("tournament_id", "player_id"),
+    sa.Index(TOURNAMENT_HISTORY_INDEX, "player_id", sa.text("finished_ms DESC"), sa.text("tournament_id DESC")),
+)
+
 players = sa.Table(
     "players",
     metadata,
     sa.Column("id", sa.String(64), primary_key=True),
     sa.Column("name", sa.String(128), nullable=False),
-    sa.Column("token_digest", sa.String(64), nullable=False),
     sa.Column("created_ms", sa.BigInteger, nullable=False),
     sa.Column("seen_ms", sa.BigInteger, nullable=False),
-    sa.Index("ux_players_token", "token_digest", unique=True),
+)
+
+player_tokens = sa.Table(
+    "player_tokens",
+    metadata,
+    sa.Column("token_digest", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("created_ms", sa.BigInteger, nullable=False),
+    sa.Column("seen_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_player_tokens_player", "player_id"),
+)
+
+claims = sa.Table(
+    "claims",
+    metadata,
+    sa.Column("player_id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.String(128), nullable=False),
+    sa.Column("name_key", sa.String(512), nullable=False),
+    sa.Column("password_hash", sa.String(256), nullable=False),
+    sa.Column("claimed_ms", sa.BigInteger, nullable=False),
+    sa.Index("ux_claims_name_key", "name_key", unique=True),
+)
+
+transfer_codes = sa.Table(
+    "transfer_codes",
+    metadata,
+    sa.Column("code_digest", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("expires_ms", sa.BigInteger, nullable=False),
+    sa.Column("used", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Index("ix_transfer_codes_player", "player_id"),
+)
+
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("mu", sa.Float(53), nullable=False),
+    sa.Column("sigma", sa.Float(53), nullable=False),
+    sa.Column("races", sa.Integer, nullable=False),
+    sa.Column("ordinal", sa.Float(53), nullable=False),
+    sa.Column("updated_ms", sa.BigInteger, nullable=False),
+    sa.PrimaryKeyConstraint("player_id", "game"),
+    sa.Index(BOARD_INDEX, "game", sa.text("ordinal DESC"), sa.text("player_id DESC"), "updated_ms"),
+)
+
+rating_changes = sa.Table(
+    "rating_changes",
+    metadata,
+    sa.Column("race_code", sa.String(64), nullable=False),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("finished_ms", sa.BigInteger, nullable=False),
+    sa.Column("mu_before", sa.Float(53), nullable=False),
+    sa.Column("sigma_before", sa.Float(53), nullable=False),
+    sa.Column("mu_after", sa.Float(53), nullable=False),
+    sa.Column("sigma_after", sa.Float(53), nullable=False),
+    sa.Column("races", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("race_code", "player_id"),
+    sa.Index(RATING_HISTORY_INDEX, "player_id", "game", sa.text("finished_ms DESC"), sa.text("race_code DESC")),
+)
+
+daily_results = sa.Table(
+    "daily_results",
+    metadata,
+    sa.Column("day", sa.String(10), nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("name", sa.String(128), nullable=False),
+    sa.Column("race_code", sa.String(64), nullable=False),
+    sa.Column("cleared", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("time_ms", sa.BigInteger, nullable=False),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("finished_ms", sa.BigInteger, nullable=False),
+    sa.PrimaryKeyConstraint("day", "game", "player_id"),
+    # a day's leaderboard: cards cleared, most first, then time, least first (one index range scan)
+    sa.Index(DAILY_BOARD_INDEX, "day", "game", sa.text("cleared DESC"), "time_ms", "race_code"),
+    # a player's days, newest first: its calendar and streak
+    sa.Index(DAILY_PLAYER_INDEX, "player_id", sa.text("day DESC"), "game"),
 )

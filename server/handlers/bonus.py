@@ -1,6 +1,7 @@
 """Double or Naught's requests: a winner of a casual race stakes its points on a new round
 (`double_or_naught`) and plays it (`bonus_move`); the race deals and judges every round
-(`server.race.Race.double_or_naught`, `server.bonus`)."""
+(`server.race.Race.double_or_naught`, `server.bonus`). A round decided changes the race's record,
+so the race is handed to the archiver again (`server.archiving.Archiver.race_changed`)."""
 
 from __future__ import annotations
 
@@ -18,5 +19,10 @@ async def double_or_naught(state: ServerState, session: Session, player: Player,
 
 
 async def bonus_move(state: ServerState, session: Session, player: Player, msg: BonusMove) -> None:
-    """Play the round in hand (a guess, or a new try after a tie)."""
-    session.reply(await state.race(msg.race).double_or_naught(player.id, msg.req, msg.move))
+    """Play the round in hand (a guess, or a new try after a tie); a round it decides reaches
+    the archive too."""
+    race = state.race(msg.race)
+    reply = await race.double_or_naught(player.id, msg.req, msg.move)
+    if reply.decided and state.archiver is not None:
+        state.archiver.race_changed(race)
+    session.reply(reply)

@@ -10,7 +10,7 @@ import secrets
 from server.addresses import address_key
 from server.archive import Archive, ArchiveError, decode_cursor
 from server.logs import fields
-from server.names import BadName, normal_name
+from server.names import BadName, name_key, normal_name
 from server.players import Player, token_digest
 from server.protocol import (
     PROTOCOL_VERSION,
@@ -19,6 +19,7 @@ from server.protocol import (
     History,
     HistoryPage,
     HistoryRace,
+    HistoryTournament,
     ProtocolError,
     Rename,
     Renamed,
@@ -84,6 +85,7 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
             name = normal_name(msg.name)
         except BadName as exc:
             raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
+        await unclaimed(state, name, None)
         key = address_key(session.address)
         if not state.room_for_player(key):
             raise ProtocolError(
@@ -111,12 +113,31 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
         Welcome(
             player=player.id,
             name=player.name,
-            token=player.token,
+            token=msg.token if msg.token is not None else player.token,  # (each device keeps its own)
             protocol=PROTOCOL_VERSION,
             server_time_ms=state.clock.wall_ms(),
             node=state.node_id,
+            claimed=player.claimed,
         )
     )
+
+
+async def unclaimed(state: ServerState, name: str, player_id: str | None) -> None:
+    """Check that no player other than ``player_id`` claimed ``name`` or a look-alike
+    (`server.names.name_key`): a guest may not take a claimed name. Costs one indexed archive
+    read (none without an archive; an archive that cannot be read lets the name through).
+    Raises ProtocolError (name_taken)."""
+    if state.archiver is None:
+        return
+    try:
+        holder = await state.archiver.archive.claim_by_key(name_key(name))
+    except ArchiveError as exc:
+        log.warning("a name was not checked against claimed names: %s", exc.reason)
+        return
+    if holder is not None and holder.player_id != player_id:
+        raise ProtocolError(
+            ErrorCode.NAME_TAKEN, f"{name!r} is claimed by another player: pick another name, or log in as it"
+        )
 
 
 async def _stored_player(state: ServerState, token: str) -> Player | None:
@@ -167,10 +188,13 @@ def archive_player(state: ServerState, player: Player) -> None:
     logged; the next hello or rename writes the player again."""
     if state.archiver is None or not player.token:
         return
-    state.spawn(_put_player(state.archiver.archive, player.id, player.name, player.token, state.clock.wall_ms()))
+    state.spawn(_put_player(state.archiver.archive, player, player.name, player.token, state.clock.wall_ms()))
 
 
-async def _put_player(archive: Archive, player_id: str, name: str, token: str, seen_ms: int) -> None:
+async def _put_player(archive: Archive, player: Player, name: str, token: str, seen_ms: int) -> None:
+    player_id = player.id
+    if not player.token:  # deleted (`forget_me`) since: writing it would bring it back
+        return
     try:
         await archive.put_player(player_id, name, token_digest(token), seen_ms)
     except ArchiveError as exc:
@@ -185,6 +209,7 @@ async def rename(state: ServerState, session: Session, player: Player, msg: Rena
         name = normal_name(msg.name)
     except BadName as exc:
         raise ProtocolError(ErrorCode.BAD_NAME, exc.reason) from None
+    await unclaimed(state, name, player.id)
     tournaments = list(state.tournaments.values())  # they show an entrant's name as it is now
     for tournament in tournaments:
         tournament.check_rename(player, name)
@@ -207,10 +232,11 @@ async def rename(state: ServerState, session: Session, player: Player, msg: Rena
 
 
 async def history(state: ServerState, session: Session, player: Player, msg: History) -> None:
-    """Answer one page of ``player``'s finished races from the archive, newest first (one
-    indexed query: `server.archive.Archive.races_of`). Raises ProtocolError (unavailable: the
-    server keeps no archive, or it cannot be read now; bad_field: a cursor the server did not
-    give)."""
+    """Answer one page of ``player``'s finished races (or, ``msg.kind`` tournaments, of the
+    ended tournaments it was entered in) from the archive, newest first (one indexed query:
+    `server.archive.Archive.races_of`, `server.archive.Archive.tournaments_of`). Raises
+    ProtocolError (unavailable: the server keeps no archive, or it cannot be read now;
+    bad_field: a cursor the server did not give)."""
     if state.archiver is None:
         raise ProtocolError(ErrorCode.UNAVAILABLE, "this server keeps no archive of finished races")
     if msg.before is not None:
@@ -218,6 +244,9 @@ async def history(state: ServerState, session: Session, player: Player, msg: His
             decode_cursor(msg.before)
         except ArchiveError as exc:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"bad history message: {exc.reason}") from None
+    if msg.kind == "tournaments":
+        await _tournament_history(state, session, player, msg)
+        return
     try:
         rows, cursor = await state.archiver.archive.races_of(player.id, before=msg.before, limit=msg.limit)
     except ArchiveError as exc:
@@ -239,6 +268,35 @@ async def history(state: ServerState, session: Session, player: Player, msg: His
         for row in rows
     ]
     session.reply(HistoryPage(req=msg.req, races=races, cursor=cursor))
+
+
+async def _tournament_history(state: ServerState, session: Session, player: Player, msg: History) -> None:
+    """`history` of kind tournaments: one page of `server.archive.Archive.tournaments_of`.
+    Raises ProtocolError (unavailable)."""
+    assert state.archiver is not None
+    try:
+        rows, cursor = await state.archiver.archive.tournaments_of(player.id, before=msg.before, limit=msg.limit)
+    except ArchiveError as exc:
+        log.warning("tournament history of %s not read: %s", player.id, exc.reason)
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "the archive cannot be read now: try again later") from None
+    lines = [
+        HistoryTournament(
+            tournament=row.tournament,
+            name=row.title,
+            game=row.game,
+            format=row.format,
+            deals=row.deals,
+            finished_ms=row.finished_ms,
+            outcome=row.outcome,
+            place=row.place,
+            entrants=row.entrants,
+            cleared=row.cleared,
+            time_ms=row.time_ms,
+            status=row.status,
+        )
+        for row in rows
+    ]
+    session.reply(HistoryPage(req=msg.req, races=[], cursor=cursor, tournaments=lines))
 
 
 async def keep_player(state: ServerState, player: Player, *, renew: bool) -> None:

@@ -14,6 +14,7 @@ from engine.games import UnknownGame, find_game
 from server.addresses import address_key
 from server.archive import ArchiveError
 from server.catalog import CatalogError
+from server.handlers.daily import check_spoiler_lock
 from server.lobby import own_part, page_of
 from server.par import SolverBusy, WinnableSearch
 from server.players import Player
@@ -295,6 +296,7 @@ async def watch(state: ServerState, session: Session, player: Player, msg: Watch
     """Watch a race: its snapshot for spectators (`server.race.Race.spectator_frame`), then its
     spectators' events."""
     race = state.race(msg.race)
+    check_spoiler_lock(state, race.info())
     await _seen(state, session, player, race.info().tournament, race.deal)
     _watch(session, player, race)
     if player.id in race.entrants:  # (a finished entrant: its own board too)
@@ -325,6 +327,7 @@ async def sync(state: ServerState, session: Session, player: Player, msg: Sync) 
     race = state.race(msg.race)
     spectator = session in race.spectators or player.id not in race.entrants
     if spectator and session not in race.spectators:  # a spectator back on a new connection
+        check_spoiler_lock(state, race.info())
         await _seen(state, session, player, race.info().tournament, race.deal)
         _watch(session, player, race)
     page = state.config.sync_page_events
@@ -349,9 +352,19 @@ async def sync(state: ServerState, session: Session, player: Player, msg: Sync) 
 async def get_record(state: ServerState, session: Session, player: Player, msg: GetRecord) -> None:
     """A finished race's record (seed, salt, every entrant's moves): its frame, encoded once
     (`kept_record`), with the request's ``req``."""
+    _check_lock_of(state, msg.race)
     found, frame = await kept_record(state, msg.race)
+    check_spoiler_lock(state, found.race)
     await _seen(state, session, player, found.race.tournament, found.race.deal)
     session.send(frame.frame(msg.req))
+
+
+def _check_lock_of(state: ServerState, code: str) -> None:
+    """The spoiler lock of race ``code`` in memory, if it is there (before its record is asked:
+    a race that holds its seed would answer not_finished)."""
+    race = state.races.get(code.upper())
+    if race is not None:
+        check_spoiler_lock(state, race.info())
 
 
 async def record(state: ServerState, code: str, req: int) -> RaceRecord:
@@ -444,6 +457,8 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
 async def replay(state: ServerState, session: Session, player: Player, msg: Replay) -> None:
     """One entrant's board after a number of its moves in a finished race, with that move in
     words (`server.replay.Replays`: from the nearest checkpoint, at most CHECKPOINT_EVERY moves)."""
+    _check_lock_of(state, msg.race)
     found, _ = await kept_record(state, msg.race)  # never rebuilt per request
+    check_spoiler_lock(state, found.race)
     await _seen(state, session, player, found.race.tournament, found.race.deal)
     session.reply(state.replays.step(found, msg.player, msg.step, msg.req))

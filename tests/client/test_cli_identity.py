@@ -49,7 +49,7 @@ async def test_whoami_and_history_are_the_same_player_across_commands_and_server
         kept = KeptPlayers(path).get(server.url)
         assert kept is not None and kept.player == me["player"] and kept.token not in out
         _, out = await _arena(config_dir, "whoami", "--server", server.url, "--name", "someone else")
-        assert out.split("\t")[:2] == [me["player"], "cli ann\n"]
+        assert out.split("\t") == [me["player"], "cli ann", "guest\n"]
 
         async with await ArenaClient.connect(server.url, "x", token=kept.token) as ann:  # the CLI's player races
             assert ann.player == me["player"]
@@ -79,3 +79,49 @@ async def test_whoami_and_history_are_the_same_player_across_commands_and_server
         assert [r["race"] for r in json.loads(out)["races"]] == [info.code]
     finally:
         await again.close()
+
+
+async def test_history_tournaments_lists_the_cli_players_tournaments_with_place_and_link(tmp_path):
+    """The CLI's player plays a one-deal tournament to its end (as a bot, with the kept token);
+    ``arena history --tournaments --json`` lists it with its place and score, the table links its
+    results page, and ``arena history --json`` still lists races only."""
+    from client.bot import run_tournament_bot
+    from tests.server.conftest import FastClock
+    from tests.server.test_tournament import ADMIN, SPEED, finished_event, iso_after
+
+    config_dir = tmp_path / "config"
+    config = ServerConfig(data_dir=tmp_path / "data", ping_interval_s=None, admin_token=ADMIN, idle_timeout_s=None)
+    async with ArenaServer(config, clock=FastClock(SPEED)) as server:
+        _, out = await _arena(config_dir, "whoami", "--json", "--server", server.url, "--name", "cli cat")
+        me = json.loads(out)
+        kept = KeptPlayers(config_dir / "player.json").get(server.url)
+        assert kept is not None
+        async with await ArenaClient.connect(server.url, "org") as org:
+            info = await org.create_tournament(
+                ADMIN, "CLI cup", "golf", 1, format="rounds", starts_at=iso_after(server, 60), countdown_s=5
+            )
+            await org.follow_tournament(info.id)
+            async with await ArenaClient.connect(server.url, "x", token=kept.token) as cat:
+                await run_tournament_bot(cat, info.id)
+                await finished_event(org, info.id)
+        deadline = time.monotonic() + 10
+        while server.archiver.tournaments_written < 1:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        _, out = await _arena(config_dir, "history", "--tournaments", "--json", "--server", server.url)
+        page = json.loads(out)
+        assert page["player"] == me["player"] and page["cursor"] is None and "races" not in page
+        [line] = page["tournaments"]
+        assert (line["tournament"], line["name"], line["place"], line["entrants"], line["deals"]) == (
+            info.id,
+            "CLI cup",
+            1,
+            1,
+            1,
+        )
+        assert line["cleared"] > 0 and line["outcome"] == "finished"
+        _, out = await _arena(config_dir, "history", "--tournaments", "--server", server.url)  # piped
+        assert out.splitlines()[0].split("\t")[:4] == ["ended", "tournament", "name", "game"]
+        assert f"/t/{info.id}" in out and "1/1" in out
+        _, out = await _arena(config_dir, "history", "--json", "--server", server.url)
+        assert [r["status"] for r in json.loads(out)["races"]] and "tournaments" not in json.loads(out)

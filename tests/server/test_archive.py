@@ -1,21 +1,25 @@
 """The archive's contract (`server.archive.Archive`), over every backend: memory, SQLite (a file)
 and a real PostgreSQL (`postgres_server`, tests/conftest.py): round trips, idempotent writes
-(concurrent ones too), history pages newest first by cursor, retention, a schema ahead of the
-code refused, and the history query read through its index (the database's own plan)."""
+(concurrent ones too), history pages (races and tournaments) newest first by cursor, retention,
+a schema ahead of the code refused, an archive that kept tournaments before their history lines
+upgraded, and the history queries read through their indexes (the database's own plan)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import msgspec
 import pytest
 import sqlalchemy as sa
+from alembic import command
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.archive import Archive, ArchiveError, open_archive
-from server.archive.schema import HISTORY_INDEX, VERSION_TABLE
-from server.archive.sql import SqlArchive, async_url
+from server.archive.schema import HISTORY_INDEX, TOURNAMENT_HISTORY_INDEX, VERSION_TABLE
+from server.archive.schema import tournaments as tournaments_table
+from server.archive.sql import SqlArchive, _alembic_config, async_url
 from server.protocol import (
     DealScore,
     EntrantRecord,
@@ -110,7 +114,8 @@ def record(code: str, players: list[str], *, par: bool = True, tournament: str |
     )
 
 
-def tournament(tid: str) -> tuple[TournamentInfo, list[TournamentStanding]]:
+def tournament(tid: str, players: tuple[str, ...] = ("p1", "p2")) -> tuple[TournamentInfo, list[TournamentStanding]]:
+    """An ended two-deal tournament: ``players[0]`` won both deals; any further players were absent."""
     info = TournamentInfo(
         id=tid,
         name="Friday cup",
@@ -122,7 +127,7 @@ def tournament(tid: str) -> tuple[TournamentInfo, list[TournamentStanding]]:
         deals=2,
         deal_time_limit_s=300,
         max_entrants=16,
-        registered=["p1", "p2"],
+        registered=list(players),
         status="finished",
         registration_opens_ms=1_000,
         starts_at_ms=2_000,
@@ -139,7 +144,7 @@ def tournament(tid: str) -> tuple[TournamentInfo, list[TournamentStanding]]:
     standings = [
         TournamentStanding(
             place=1,
-            player="p1",
+            player=players[0],
             name="ada",
             cleared=104,
             time_ms=400_000,
@@ -147,7 +152,11 @@ def tournament(tid: str) -> tuple[TournamentInfo, list[TournamentStanding]]:
             status="finished",
             order=0,
         ),
-        TournamentStanding(place=2, player="p2", name="bo", cleared=3, time_ms=0, deals=[], status="absent", order=1),
+    ] + [
+        TournamentStanding(
+            place=i + 2, player=p, name=f"n{p}", cleared=3, time_ms=0, deals=[], status="absent", order=i + 1
+        )
+        for i, p in enumerate(players[1:])
     ]
     return info, standings
 
@@ -244,6 +253,117 @@ async def test_a_tournament_comes_back_as_it_was_written(archive: Archive):
     assert await archive.get_tournament("T43") is None
 
 
+def tournament_line(row) -> tuple:
+    return (
+        row.tournament,
+        row.title,
+        row.game,
+        row.format,
+        row.deals,
+        row.finished_ms,
+        row.outcome,
+        row.place,
+        row.entrants,
+        row.cleared,
+        row.time_ms,
+        row.status,
+    )
+
+
+@every_backend
+async def test_a_players_tournaments_page_newest_first_once_each_and_go_with_retention(
+    archive: Archive, archive_url: str
+):
+    info, standings = tournament("T1", ("p1", "p2", "p3"))
+    assert await archive.put_tournament("T1", info, standings, 9_000) is True
+    assert await archive.put_tournament("T1", info, standings[:1], 9_500) is False  # written once
+    rows, cursor = await archive.tournaments_of("p2", before=None, limit=10)
+    assert cursor is None
+    assert [tournament_line(r) for r in rows] == [
+        ("T1", "Friday cup", "freecell", "rounds", 2, 9_000, "finished", 2, 3, 3, 0, "absent")
+    ]
+    rows, _ = await archive.tournaments_of("p1", before=None, limit=10)
+    assert [(r.tournament, r.place, r.cleared, r.time_ms, r.status) for r in rows] == [
+        ("T1", 1, 104, 400_000, "finished")
+    ]
+    assert await archive.tournaments_of("p9", before=None, limit=10) == ([], None)
+    assert await archive.races_of("p1", before=None, limit=10) == ([], None)  # races are another list
+
+    written = [(9_000, "T1")]
+    for i in range(11):
+        ms = 10_000 + (i // 3) * 1_000  # three share each end time: the id breaks ties
+        tid = f"U{i:02d}"
+        info, standings = tournament(tid, ("p1", "p2") if i % 2 else ("p2", "p1"))
+        await archive.put_tournament(tid, info, standings, ms)
+        written.append((ms, tid))
+    seen, cursor, pages = [], None, 0
+    while True:
+        rows, cursor = await archive.tournaments_of("p2", before=cursor, limit=5)
+        pages += 1
+        seen += [(r.finished_ms, r.tournament) for r in rows]
+        assert all(
+            r.place == (1 if r.tournament.startswith("U") and int(r.tournament[1:]) % 2 == 0 else 2) for r in rows
+        )
+        if cursor is None:
+            break
+    assert pages == 3 and seen == sorted(written, reverse=True)
+    with pytest.raises(ArchiveError):
+        await archive.tournaments_of("p2", before="not a cursor", limit=5)
+    with pytest.raises(ArchiveError):
+        await archive.tournaments_of("p2", before=None, limit=0)
+
+    assert await archive.forget_before(11_000) == 0  # no races; the tournaments before go with their lines
+    rows, _ = await archive.tournaments_of("p2", before=None, limit=20)
+    assert [r.tournament for r in rows] == ["U10", "U09", "U08", "U07", "U06", "U05", "U04", "U03"]
+    assert await archive.get_tournament("T1") is None and await archive.get_tournament("U03") is not None
+    assert await archive.tournaments_of("p3", before=None, limit=5) == ([], None)
+    if archive_url != "memory://":
+        engine = create_async_engine(async_url(archive_url))
+        async with engine.connect() as connection:
+            left = (await connection.execute(sa.text("SELECT count(*) FROM tournament_entrants"))).scalar_one()
+        await engine.dispose()
+        assert left == 16  # 8 tournaments, 2 players each
+
+
+@sql_backends
+async def test_an_archive_at_0002_keeping_tournaments_gets_their_history_lines(archive_url: str):
+    """An archive written before revision 0003 (its tournaments kept, no history lines) is
+    brought up to date on open, and lists those tournaments in its players' histories."""
+    url = async_url(archive_url)
+    if url.get_backend_name() == "sqlite":
+        Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        await connection.run_sync(lambda sync: command.upgrade(_alembic_config(sync), "0002"))
+        for tid, ms in (("OLD1", 5_000), ("OLD2", 6_000)):
+            info, standings = tournament(tid, ("p1", "p2"))
+            await connection.execute(
+                tournaments_table.insert().values(
+                    id=tid,
+                    finished_ms=ms,
+                    info=msgspec.msgpack.encode(info),
+                    standings=msgspec.msgpack.encode(standings),
+                )
+            )
+    await engine.dispose()
+    archive = open_archive(archive_url)
+    await archive.open()
+    try:
+        assert isinstance(archive, SqlArchive) and archive.upgraded_from == "0002"
+        rows, cursor = await archive.tournaments_of("p2", before=None, limit=10)
+        assert cursor is None
+        assert [tournament_line(r) for r in rows] == [
+            ("OLD2", "Friday cup", "freecell", "rounds", 2, 6_000, "finished", 2, 2, 3, 0, "absent"),
+            ("OLD1", "Friday cup", "freecell", "rounds", 2, 5_000, "finished", 2, 2, 3, 0, "absent"),
+        ]
+        info, standings = tournament("NEW", ("p2",))
+        assert await archive.put_tournament("NEW", info, standings, 7_000) is True
+        rows, _ = await archive.tournaments_of("p2", before=None, limit=10)
+        assert [(r.tournament, r.place) for r in rows] == [("NEW", 1), ("OLD2", 2), ("OLD1", 2)]
+    finally:
+        await archive.close()
+
+
 @every_backend
 async def test_forget_before_removes_only_what_finished_earlier(archive: Archive):
     for i in range(6):
@@ -326,6 +446,34 @@ async def test_a_history_page_is_read_through_its_index(archive: SqlArchive, arc
         assert "TEMP B-TREE" not in plan.upper() and "Sort" not in plan, plan  # the index gives the order
 
 
+@sql_backends
+async def test_a_page_of_tournaments_is_read_through_its_index(archive: SqlArchive, archive_url: str):
+    """As for races: the plan of `tournaments_of`'s query names its index and sorts nothing, with
+    and without a cursor; on PostgreSQL over 20,000 analysed rows, 2,000 of them the player's."""
+    for i in range(4):
+        info, standings = tournament(f"Y{i}", ("p1", "p2"))
+        await archive.put_tournament(f"Y{i}", info, standings, 1_000 + i)
+    if archive.dialect == "postgresql":
+        engine = create_async_engine(async_url(archive_url))
+        async with engine.begin() as connection:
+            await connection.execute(
+                sa.text(
+                    "INSERT INTO tournament_entrants (tournament_id, player_id, name, title, game, format, deals,"
+                    " outcome, finished_ms, place, entrants, cleared, time_ms, status) SELECT 'B' || n,"
+                    " CASE WHEN n % 10 = 0 THEN 'p1' ELSE 'player' || (n % 500) END, 'n', 'cup', 'golf',"
+                    " 'rounds', 2, 'finished', n, 1, 1, 0, 0, 'finished' FROM generate_series(1, 20000) AS n"
+                )
+            )
+            await connection.execute(sa.text("ANALYZE tournament_entrants"))
+        await engine.dispose()
+    _, cursor = await archive.tournaments_of("p1", before=None, limit=2)
+    assert cursor is not None
+    for before in (None, cursor):
+        plan = await archive.explain_history("p1", before, 2, tournaments=True)
+        assert TOURNAMENT_HISTORY_INDEX in plan, plan
+        assert "TEMP B-TREE" not in plan.upper() and "Sort" not in plan, plan
+
+
 @every_backend
 async def test_a_player_is_found_by_its_token_digest_and_keeps_its_newest_name(archive: Archive, archive_url: str):
     alice, bob = "a" * 64, "b" * 64
@@ -345,7 +493,10 @@ async def test_a_player_is_found_by_its_token_digest_and_keeps_its_newest_name(a
         async with engine.connect() as connection:
             row = (
                 await connection.execute(
-                    sa.text("SELECT created_ms, seen_ms, token_digest FROM players WHERE id = 'p1'")
+                    sa.text(
+                        "SELECT players.created_ms, players.seen_ms, token_digest FROM players"
+                        " JOIN player_tokens ON player_tokens.player_id = players.id WHERE players.id = 'p1'"
+                    )
                 )
             ).one()
         await engine.dispose()

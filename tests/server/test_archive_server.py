@@ -6,26 +6,30 @@ A race finished on one server is found by the next one started over the same dat
 after a close, a SIGTERM or a SIGKILL: `get_record`, replays and ``arena verify`` read it from
 the archive once neither memory nor the live store holds it. Over Redis a record whose time in
 Redis ran out is read from the archive too, and a race whose owner died after it ended, taken
-over by another node, is archived once."""
+over by another node, is archived once (in a shared SQLite file, and in the session's real
+PostgreSQL, `postgres_server`)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from client.connection import ArenaClient, ArenaError
 from client.verify import verify_record
 from server.app import ArenaServer
 from server.archive import ArchiveError
 from server.archive.memory import MemoryArchive
+from server.archive.sql import async_url
 from server.catalog import load_catalog, public_catalogs
 from server.config import ServerConfig
 from server.store.redis import RedisStore
@@ -235,18 +239,41 @@ async def test_over_redis_a_record_gone_from_redis_is_read_from_the_archive(redi
         await store.close()
 
 
-async def test_over_redis_a_race_taken_over_after_its_end_is_archived_once(tmp_path):
-    """Two ``arena serve`` nodes over one Redis share one archive. Node one owns a race, which
-    ends; node one archives it and is killed; node two takes the race over and archives it again:
-    the archive keeps one copy (one row), and node two serves the record, which verifies."""
-    db = tmp_path / "arena.db"
-    async with node_pair(RedisServer(tmp_path), {"archive": f"sqlite:///{db}"}) as (one, two):
+async def archived_rows(url: str, code: str) -> tuple[int, int]:
+    """How many rows of the archive at ``url`` hold race ``code``: in ``races``, in ``race_entrants``."""
+    engine = create_async_engine(async_url(url))
+    try:
+        async with engine.connect() as conn:
+            races = await conn.scalar(sa.text("SELECT count(*) FROM races WHERE code = :code"), {"code": code})
+            entrants = await conn.scalar(
+                sa.text("SELECT count(*) FROM race_entrants WHERE race_code = :code"), {"code": code}
+            )
+            return races, entrants
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def shared_archive(request, tmp_path) -> str:
+    """The URL of an empty archive of the backend ``request.param``: a SQLite file in tmp_path, or
+    a database of its own in the session's PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'arena.db'}"
+    return request.getfixturevalue("postgres_server").create_database(f"takeover_{uuid.uuid4().hex[:12]}")
+
+
+@pytest.mark.parametrize("shared_archive", ["sqlite", "postgresql"], indirect=True)
+async def test_over_redis_a_race_taken_over_after_its_end_is_archived_once(tmp_path, shared_archive):
+    """Two ``arena serve`` nodes over one Redis share one archive (a SQLite file, or a database of
+    a real PostgreSQL). Node one owns a race, which ends; node one archives it and is killed; node
+    two takes the race over and archives it again: the archive keeps one copy (one row), and node
+    two serves the record, which verifies."""
+    url = shared_archive
+    async with node_pair(RedisServer(tmp_path), {"archive": url}) as (one, two):
         code, commitment = await finished_race(one.url)
         await until_archived(one)
         assert await one.halt(signal.SIGKILL) == -signal.SIGKILL
         await until_archived(two, written=False)  # its write found the race there already
         assert await archived_count(two) == 0
-        with sqlite3.connect(db) as conn:
-            assert conn.execute("SELECT count(*) FROM races WHERE code = ?", (code,)).fetchone() == (1,)
-            assert conn.execute("SELECT count(*) FROM race_entrants WHERE race_code = ?", (code,)).fetchone() == (2,)
+        assert await archived_rows(url, code) == (1, 2)
         await check_from_archive(two.url, code, commitment)

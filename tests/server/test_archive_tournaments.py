@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
 import pytest
 
 from client.bot import run_tournament_bot
 from client.connection import ArenaClient, ArenaError
 from server.app import ArenaServer
 from server.config import ServerConfig
+from server.protocol import ProtocolError, decode
 from tests.server.conftest import FastClock
 from tests.server.test_tournament import ADMIN, SPEED, finished_event, iso_after
 
@@ -82,3 +84,68 @@ async def test_a_finished_tournament_is_followed_from_the_archive_after_it_left_
         finally:
             await eve.close()
     assert refused.value.code == "unknown_tournament"
+
+
+async def test_a_players_history_lists_the_tournaments_it_played_with_its_place(tmp_path):
+    """Two bots play a two-deal rounds tournament to its end; `history` of kind tournaments then
+    lists it for each of them (its name, deals, its place of 2, its score), while kind races
+    still lists races only; the organiser, who did not enter, has no tournament line."""
+    config = ServerConfig(ping_interval_s=None, admin_token=ADMIN, idle_timeout_s=None, data_dir=tmp_path)
+    async with ArenaServer(config, clock=FastClock(SPEED)) as server:
+        org = await ArenaClient.connect(server.url, "org")
+        ann = await ArenaClient.connect(server.url, "ann")
+        bob = await ArenaClient.connect(server.url, "bob")
+        try:
+            info = await org.create_tournament(
+                ADMIN,
+                "Two deals",
+                "golf",
+                2,
+                format="rounds",
+                starts_at=iso_after(server, 60),
+                deal_time_limit_s=600,
+                countdown_s=5,
+                max_entries_per_address=0,  # (both entrants connect from 127.0.0.1)
+            )
+            tid = info.id
+            await org.follow_tournament(tid)
+            await asyncio.gather(run_tournament_bot(ann, tid), run_tournament_bot(bob, tid))
+            await finished_event(org, tid)
+            for _ in range(1000):
+                if server.archiver.tournaments_written:
+                    break
+                await asyncio.sleep(0.01)
+            kept = await server.archiver.archive.get_tournament(tid)
+            assert kept is not None
+            places = {line.player: line for line in kept[1]}
+            for client in (ann, bob):
+                page = await client.history(tournaments=True)
+                assert page.races == [] and page.cursor is None
+                [line] = page.tournaments
+                mine = places[client.player]
+                assert (line.tournament, line.name, line.game, line.format, line.deals, line.outcome) == (
+                    tid,
+                    "Two deals",
+                    "golf",
+                    "rounds",
+                    2,
+                    "finished",
+                )
+                assert (line.place, line.entrants, line.cleared, line.time_ms, line.status) == (
+                    mine.place,
+                    2,
+                    mine.cleared,
+                    mine.time_ms,
+                    mine.status,
+                )
+                assert line.finished_ms > 1_700_000_000_000
+                races = await client.history()
+                assert races.tournaments == [] and len(races.races) == 2  # its two deals, as races
+            assert sorted(places[c.player].place for c in (ann, bob)) == [1, 2]
+            assert (await org.history(tournaments=True)).tournaments == []
+            with pytest.raises(ProtocolError) as refused:
+                decode(msgspec.msgpack.encode({"type": "history", "req": 3, "kind": "medals"}))
+            assert refused.value.code == "bad_field"
+        finally:
+            for client in (org, ann, bob):
+                await client.close()

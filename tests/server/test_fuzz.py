@@ -223,7 +223,7 @@ def _fuzz(url: str, bystander: Bystander) -> dict[str, int]:
                 assert problem is None, f"{problem}: frame {_hex(frame)}"
                 if isinstance(reply, p.RaceReply):
                     races.append(reply.race.code)
-                    made["races"] += isinstance(p.decode(frame), p.CreateRace)
+                    made["races"] += isinstance(p.decode(frame), (p.CreateRace, p.PlayDaily))
         bystander.play()
 
     exchange()

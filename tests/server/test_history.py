@@ -97,7 +97,10 @@ async def test_history_pages_newest_first_and_a_player_outlives_its_server(tmp_p
             await client.close()
 
     with sqlite3.connect(tmp_path / "arena.db") as db:  # the token is kept only as its digest
-        kept = db.execute("SELECT id, name, token_digest, created_ms <= seen_ms FROM players").fetchall()
+        kept = db.execute(
+            "SELECT p.id, p.name, t.token_digest, p.created_ms <= p.seen_ms"
+            " FROM players p JOIN player_tokens t ON t.player_id = p.id"
+        ).fetchall()
     assert (ann_id, "annie", token_digest(ann_token), 1) in kept
     assert not any(ann_token in str(row) for row in kept)
 

@@ -68,10 +68,10 @@ async def test_a_second_entry_from_one_address_waits_for_the_organiser(arena):
     assert code not in arena.players[cat.token].races and tid not in arena.players[cat.token].tournaments
 
 
-async def test_arena_watch_then_register_is_refused(arena):
-    """Arena format: whoever watched a deal may not register any more (registration_closed, with
-    the reason); another name from its address is held for the organiser; and nobody at the
-    address of an entrant who has not finished a deal may watch that deal."""
+async def test_arena_deals_are_spoiler_locked_until_the_window_closes(arena):
+    """Arena format: nobody may watch, replay or read the record of a deal while the window is
+    open, not even an early finisher's deal (spoiler_locked, with the instant the window closes);
+    a refused watch closes nobody's registration; after the window all of it is answered."""
     org, ann, wes, bea, xan = await connect_all(arena, ["org", "ann", "wes", "bea", "xan"])
     try:
         info = await org.create_tournament(
@@ -91,19 +91,21 @@ async def test_arena_watch_then_register_is_refused(arena):
         first = await ann.open_deal(tid)
         await ann.wait_for(lambda: first.code in ann.started, timeout_s=5)
         await ann.resign(first.code)
-        watched = await wes.watch(first.code)  # an early finisher's deal 1, shown in full
-        assert watched.race.status == "finished" and watched.boards
-        with pytest.raises(ArenaError) as caught:
-            await wes.register_tournament(tid)
-        assert caught.value.code == "registration_closed" and "watched" in caught.value.reason
-        await bea.register_tournament(tid)
-        assert "watched" in bea.pending_entries[tid], "another name at the watcher's address waits"
-        await org.review_entry(ADMIN, tid, "bea", approve=True)
-        with pytest.raises(ArenaError) as caught:  # bea, at this address, has deal 1 to play
-            await xan.watch(first.code)
-        assert caught.value.code == "not_allowed"
-        await xan.register_tournament(tid)  # its refused watch closed nothing
-        assert tid not in xan.pending_entries or "watched" in xan.pending_entries[tid]
+        closes = arena.tournaments[tid].ends_at_ms
+        for ask in (
+            lambda: wes.watch(first.code),  # an early finisher's deal 1
+            lambda: wes.get_record(first.code),
+            lambda: wes.replay(first.code, ann.player, 0),
+            lambda: ann.watch(first.code),
+        ):
+            with pytest.raises(ArenaError) as caught:
+                await ask()
+            assert caught.value.code == "spoiler_locked" and caught.value.opens_at_ms == closes
+        await wes.register_tournament(tid)  # its refused watch closed nothing
+        await ann.wait_for(lambda: ann.tournaments[tid].status == "finished", timeout_s=60)
+        watched = await xan.watch(first.code)
+        assert watched.race.status == "finished" and watched.race.seed is not None
+        assert (await xan.get_record(first.code)).seed == watched.race.seed
     finally:
         for client in (org, ann, wes, bea, xan):
             await client.close()
@@ -208,9 +210,8 @@ async def store(redis_server, redis_prefix):
 
 
 async def test_held_refused_and_watched_entries_survive_a_restart(store):
-    """Over Redis: an arena tournament's entry held for approval, a refused one and a player who
-    watched a deal are the same after the server restarts (and its deal races still show
-    spectators no board while they run)."""
+    """Over Redis: an arena tournament's entry held for approval and a refused one are the same
+    after the server restarts (and its deals stay spoiler-locked while the window is open)."""
     async with ArenaServer(_config(), store=store) as first:
         org, ann, wes, bob, cat = await connect_all(first, ["org", "ann", "wes", "bob", "cat"])
         try:
@@ -222,7 +223,7 @@ async def test_held_refused_and_watched_entries_survive_a_restart(store):
                 format="arena",
                 starts_at=iso_in(1),
                 arena_window_s=3600,
-                max_entries_per_address=5,
+                max_entries_per_address=1,
             )
             tid = info.id
             await ann.register_tournament(tid)
@@ -230,7 +231,9 @@ async def test_held_refused_and_watched_entries_survive_a_restart(store):
             first_deal = await ann.open_deal(tid)
             await ann.wait_for(lambda: first_deal.code in ann.started, timeout_s=5)
             await ann.resign(first_deal.code)
-            await wes.watch(first_deal.code)
+            with pytest.raises(ArenaError) as caught:
+                await wes.watch(first_deal.code)
+            assert caught.value.code == "spoiler_locked"
             for client in (bob, cat):
                 await client.register_tournament(tid)
                 assert tid in client.pending_entries
@@ -245,7 +248,7 @@ async def test_held_refused_and_watched_entries_survive_a_restart(store):
         try:
             tournament = second.tournaments[tid]
             assert tournament.info().pending == ["bob"] and tournament.info().registered == ["ann"]
-            for client, why in ((wes, "watched"), (cat, "refused")):
+            for client, why in ((cat, "refused"),):
                 with pytest.raises(ArenaError) as caught:
                     await client.register_tournament(tid)
                 assert caught.value.code == "registration_closed" and why in caught.value.reason
@@ -253,9 +256,9 @@ async def test_held_refused_and_watched_entries_survive_a_restart(store):
             second_deal = await ann.open_deal(tid)
             assert second_deal.spectating == "standings"
             await ann.wait_for(lambda: second_deal.code in ann.started, timeout_s=5)
-            with pytest.raises(ArenaError) as caught:  # ann and bob, at this address, have deal 2 to play
+            with pytest.raises(ArenaError) as caught:  # the window is open
                 await org.watch(second_deal.code)
-            assert caught.value.code == "not_allowed"
+            assert caught.value.code == "spoiler_locked"
             assert second.races[second_deal.code].snapshot(0, None, spectator=True).boards == {}
         finally:
             for client in clients:

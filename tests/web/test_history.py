@@ -15,7 +15,7 @@ from playwright.async_api import expect
 from client.connection import ArenaClient
 from server.config import ServerConfig
 from tests.web.conftest import Web, axe, web_over
-from tests.web.helpers import catalog_win, until
+from tests.web.helpers import catalog_win, tournament, until
 
 pytestmark = pytest.mark.browser
 
@@ -77,3 +77,29 @@ async def test_my_races_lists_finished_races_and_tabs_are_one_player(archived_we
     await other.wait_for_url(re.compile(rf"/w/{first}$"))
     await other.click("#replay")
     await expect(other.locator("#replay-step")).to_be_visible()
+
+
+async def test_my_races_lists_the_tournaments_you_played_and_links_their_results(archived_web: Web):
+    """A player plays a one-deal tournament to its end (as a bot); on a phone its "My races" page
+    lists the tournament with its place, within 360 px, axe-clean, and the line leads to the
+    tournament's results page."""
+    from client.bot import run_tournament_bot
+
+    web = archived_web
+    club = tournament(web, starts_in_s=2)
+    client = await ArenaClient.connect(web.server.url, "tess")
+    await run_tournament_bot(client, club.id)
+    await until(lambda: web.server.archiver.tournaments_written >= 1, 30)
+    await client.close()
+
+    page = await web.page("tess", "/me", phone=True, token=client.token)
+    line = page.locator(f"#history-tournaments li[data-tournament='{club.id}']")
+    await expect(line).to_contain_text("Club night")
+    await expect(line).to_contain_text("1st of 1")
+    await expect(page.locator("#history-tournaments-status")).to_contain_text("1 tournament")
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert await axe(page, within="main") == []
+    await web.screenshot(page, "my-races-tournaments")
+    await line.locator("a").click()
+    await page.wait_for_url(re.compile(rf"/t/{club.id}$"))
+    await expect(page.locator("#tournament-status")).to_have_text("finished")
