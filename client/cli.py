@@ -11,6 +11,7 @@
     arena watch CODE [--json] [--server URL]
     arena verify CODE [--commitment HEX] [--server URL]
     arena tournament create|list|show|register|cancel ...
+    arena organiser grant NAME [--revoke] (the admin token: ARENA_ADMIN_TOKEN)
     arena simulate|catalog|solve ... (offline: the bot and the solver)
     arena demo [--game klondike] [--seed 42] [--bots 3] [--delay-ms 20] [--url URL]
     arena fuzz|bench ... (tooling, against a server of their own: the `tooling` package)
@@ -286,7 +287,7 @@ async def _cmd_bot(args: argparse.Namespace, console: Console) -> int:
     joining = (
         connect_person(args.server, args.name)  # the person's kept player
         if args.as_me
-        else ArenaClient.connect(args.server, args.name or "bot", token=args.token)  # a fresh player
+        else ArenaClient.connect(args.server, args.name or "bot", token=args.token, bot=True)  # a fresh player
     )
     async with await joining as client:
         try:
@@ -579,6 +580,12 @@ def _cmd_solve(args: argparse.Namespace, console: Console) -> int:
     return run_solve(args, console)
 
 
+async def _cmd_organiser(args: argparse.Namespace, console: Console) -> int:
+    from client.tournaments import run_organiser_command
+
+    return await run_organiser_command(args, console)
+
+
 async def _cmd_tournament(args: argparse.Namespace, console: Console) -> int:
     from client.tournaments import run_tournament_command
 
@@ -762,6 +769,15 @@ def _parser() -> argparse.ArgumentParser:
         _daily_arguments,
         name_default="player",
     )
+    command(
+        "leaderboard",
+        "a game's rating board (or, with --daily DATE, that day's daily challenge results)",
+        _leaderboard_arguments,
+        name_default="player",
+    )
+    command(
+        "profile", "a player's statistics per game, rating and recent races", _profile_arguments, name_default="player"
+    )
     _account_commands(command)
     command("races", "list the races open to join (or, with --live, running)", _races_arguments, name_default="lister")
     command("create", "create a race and print its code", _create_arguments, person=True)
@@ -823,6 +839,12 @@ def _parser() -> argparse.ArgumentParser:
         lambda sub: _tournament_arguments(sub, default_server),
         server=False,
         description="Tournaments: many entrants, several deals, live standings.",
+    )
+    command(
+        "organiser",
+        "the server's admin grants (or takes back) the organiser role of a claimed player",
+        lambda sub: _organiser_arguments(sub, default_server),
+        server=False,
     )
     return parser
 
@@ -894,6 +916,30 @@ async def _cmd_whoami(args: argparse.Namespace, console: Console) -> int:
     from client.identity import cmd_whoami
 
     return await cmd_whoami(args, console)
+
+
+def _leaderboard_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.boards import add_leaderboard_arguments
+
+    add_leaderboard_arguments(sub)
+
+
+def _profile_arguments(sub: argparse.ArgumentParser) -> None:
+    from client.boards import add_profile_arguments
+
+    add_profile_arguments(sub)
+
+
+async def _cmd_leaderboard(args: argparse.Namespace, console: Console) -> int:
+    from client.boards import cmd_leaderboard
+
+    return await cmd_leaderboard(args, console)
+
+
+async def _cmd_profile(args: argparse.Namespace, console: Console) -> int:
+    from client.boards import cmd_profile
+
+    return await cmd_profile(args, console)
 
 
 def _daily_arguments(sub: argparse.ArgumentParser) -> None:
@@ -1080,6 +1126,12 @@ def _db_arguments(sub: argparse.ArgumentParser) -> None:
     add_db_arguments(sub)
 
 
+def _organiser_arguments(sub: argparse.ArgumentParser, default_server: str) -> None:
+    from client.tournaments import add_organiser_arguments
+
+    add_organiser_arguments(sub, default_server)
+
+
 def _tournament_arguments(sub: argparse.ArgumentParser, default_server: str) -> None:
     from client.tournaments import add_tournament_arguments
 
@@ -1093,6 +1145,8 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "whoami": _cmd_whoami,
     "history": _cmd_history,
     "daily": _cmd_daily,
+    "leaderboard": _cmd_leaderboard,
+    "profile": _cmd_profile,
     "create": _cmd_create,
     "start": _cmd_start,
     "bot": _cmd_bot,
@@ -1104,6 +1158,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Console], object]] = {
     "catalog": _cmd_catalog,
     "solve": _cmd_solve,
     "tournament": _cmd_tournament,
+    "organiser": _cmd_organiser,
     "bench": _cmd_bench,
     "fuzz": _cmd_fuzz,
     "db": _cmd_db,

@@ -60,18 +60,24 @@ from server.protocol import (
     ForgetMe,
     Forgotten,
     GetDaily,
+    GetProfile,
     GetRecord,
+    GrantOrganiser,
     Hello,
     History,
     HistoryPage,
     JoinRace,
+    Leaderboard,
+    LeaderboardPage,
     ListRaces,
     ListTournaments,
     Login,
     MoveRequest,
     MoveResult,
     OpenDeal,
+    Organiser,
     PlayDaily,
+    Profile,
     Progress,
     RaceFinished,
     RaceInfo,
@@ -144,6 +150,9 @@ _REPLY_TYPES = (
     FairPlayReport,
     DailyInfo,
     CalendarPage,
+    Organiser,
+    LeaderboardPage,
+    Profile,
 )
 _T = TypeVar("_T")
 
@@ -227,6 +236,7 @@ class ArenaClient:
         self.token: str | None = None
         self.welcome: Welcome | None = None  # the server's last welcome (its ``node`` says which node serves us)
         self.claimed = False  # our name is claimed (`claim`); False: a guest
+        self.bot = False  # our hello says we are a program (`connect`'s ``bot``)
         self._welcome_waiter: asyncio.Future[Welcome] | None = None  # a login or redeem after hello
         self.races: dict[str, RaceInfo] = {}
         self.started: dict[str, RaceStarted] = {}
@@ -234,6 +244,7 @@ class ArenaClient:
         self.commitments: dict[str, str] = {}
         self.tournaments: dict[str, TournamentInfo] = {}  # the latest we heard of each
         self.pending_entries: dict[str, str] = {}  # tournament id -> why our entry waits for approval
+        self.invite_codes: dict[str, str] = {}  # tournament id -> the invite code its creation answered
         self._arrived = asyncio.Condition()
         self.last_version: dict[str, int] = {}
         self._entered: set[str] = set()
@@ -254,16 +265,20 @@ class ArenaClient:
     # ----------------------------------------------------------------------- connecting
 
     @classmethod
-    async def connect(cls, url: str, name: str, token: str | None = None, *, timeout_s: float = 10.0) -> ArenaClient:
+    async def connect(
+        cls, url: str, name: str, token: str | None = None, *, timeout_s: float = 10.0, bot: bool = False
+    ) -> ArenaClient:
         """Connect to ``url`` (``ws://host:port``) and say hello as ``name`` (1-32 characters).
 
         ``token``: a token from an earlier session, to be the same player again (with the same
-        races). ``timeout_s``: seconds to wait for any reply. Raises `ArenaConnectionError`
+        races). ``timeout_s``: seconds to wait for any reply. ``bot``: say this player is a
+        program (its races are never rated). Raises `ArenaConnectionError`
         if the server cannot be reached, `ArenaError` if it refuses the hello (``bad_token``,
         ``protocol_version``...), `ArenaTimeout`.
         """
         client = cls(url, name, timeout_s=timeout_s)
         client.token = token
+        client.bot = bot
         await client.open()
         return client
 
@@ -325,7 +340,7 @@ class ArenaClient:
     async def _hello(self, ws: ClientConnection, first: Login | Redeem | None = None) -> Welcome:
         try:
             async with asyncio.timeout(self.timeout_s):
-                await ws.send(encode(first or Hello(name=self.name, token=self.token)))
+                await ws.send(encode(first or Hello(name=self.name, token=self.token, bot=self.bot)))
                 data = await ws.recv()
         except TimeoutError:
             raise ArenaTimeout(f"{self.url} did not answer hello within {self.timeout_s} s") from None
@@ -419,8 +434,10 @@ class ArenaClient:
         seed_public: bool = False,
         spectator_delay_s: int = 0,
         undo: bool = True,
+        rated: bool = False,
     ) -> RaceInfo:
-        """Create a race of ``game`` (a key or alias) and return it.
+        """Create a race of ``game`` (a key or alias) and return it; ``rated``: its end updates
+        the ratings of its claimed entrants (a secret seed only).
 
         ``seed`` None lets the server draw one, secret until the end unless ``seed_public``; a
         given seed is public. ``options``: the game's rule options. ``countdown_s`` (0-60),
@@ -448,6 +465,7 @@ class ArenaClient:
                 seed_public=seed_public,
                 spectator_delay_s=spectator_delay_s,
                 undo=undo,
+                rated=rated,
             ),
             RaceReply,
         )
@@ -475,6 +493,34 @@ class ArenaClient:
         req = self._new_req()
         message = History(req=req, before=before, limit=limit, kind="tournaments" if tournaments else "races")
         return await self._request(req, message, HistoryPage)
+
+    async def leaderboard(
+        self,
+        game: str,
+        *,
+        board: Literal["rating", "daily"] = "rating",
+        view: Literal["top", "around_me", "friends"] = "top",
+        day: str | None = None,
+        after: str | None = None,
+        limit: int = 20,
+        active_days: int = 30,
+    ) -> LeaderboardPage:
+        """One page of ``game``'s leaderboard from the server's archive: by rating (``board``
+        rating; ``view`` top, around_me or friends; players active in the last ``active_days``)
+        or the daily challenge's results of ``day`` (``board`` daily; None: today). The reply's
+        ``cursor``, passed as ``after``, gives the next page. Raises `ArenaError`
+        (``unknown_game``, ``not_allowed``, ``bad_field``, ``unavailable``)."""
+        req = self._new_req()
+        message = Leaderboard(
+            req=req, game=game, board=board, view=view, day=day, after=after, limit=limit, active_days=active_days
+        )
+        return await self._request(req, message, LeaderboardPage)
+
+    async def profile(self, player: str | None = None, *, name: str | None = None) -> Profile:
+        """The profile of a player, by id (``player``) or claimed ``name`` (neither: ours).
+        Raises `ArenaError` (``unknown_player``, ``unavailable``)."""
+        req = self._new_req()
+        return await self._request(req, GetProfile(req=req, player=player, name=name), Profile)
 
     async def play_daily(self, game: str, day: str | None = None) -> RaceInfo:
         """Play the daily challenge of ``game``: today's (``day`` None), ranked and once (an
@@ -510,7 +556,11 @@ class ArenaClient:
         characters); returns the claimed name. Raises `ArenaError` (``bad_field``: too short;
         ``bad_name``; ``name_taken``: claimed by another player, or a look-alike; ``unavailable``)."""
         req = self._new_req()
-        self.name = (await self._request(req, Claim(req=req, password=password, name=name), Claimed)).name
+        try:
+            message = Claim(req=req, password=password, name=name)
+        except ValueError as exc:  # (the protocol's own rule, checked here as the server would)
+            raise ArenaError("bad_field", f"bad claim message: {exc}", req) from None
+        self.name = (await self._request(req, message, Claimed)).name
         self.claimed = True
         return self.name
 
@@ -643,18 +693,31 @@ class ArenaClient:
     # ---------------------------------------------------------------------- tournaments
 
     async def create_tournament(
-        self, admin_token: str, name: str, game: str, deals: int, **fields: Any
+        self, admin_token: str | None, name: str, game: str, deals: int, **fields: Any
     ) -> TournamentInfo:
-        """Create a tournament (organisers: ``admin_token``). ``fields`` are the other fields of
-        `server.protocol.CreateTournament` (``starts_at`` or ``cron``, ``format``, ``seeds``...).
-        Raises `ArenaError` (``not_organiser``, ``bad_schedule``, ``bad_tournament``,
-        ``unknown_game``, ``no_catalog``, ``bad_field``)."""
+        """Create a tournament (the admin: ``admin_token``; an organiser, logged in: None).
+        ``fields`` are the other fields of `server.protocol.CreateTournament` (``starts_at`` or
+        ``cron``, ``format``, ``seeds``, ``entry``...); the invite code of an "invite" one is
+        kept in `invite_codes`. Raises `ArenaError` (``not_organiser``, ``bad_schedule``,
+        ``bad_tournament``, ``unknown_game``, ``no_catalog``, ``bad_field``)."""
         req = self._new_req()
         message = CreateTournament(req=req, admin_token=admin_token, name=name, game=game, deals=deals, **fields)
-        return (await self._request(req, message, TournamentReply)).tournament
+        reply = await self._request(req, message, TournamentReply)
+        if reply.invite_code is not None:
+            self.invite_codes[reply.tournament.id] = reply.invite_code
+        return reply.tournament
 
-    async def cancel_tournament(self, admin_token: str, tournament: str) -> TournamentInfo:
-        """Cancel a tournament, or a recurring schedule (its id) and its pending occurrence."""
+    async def grant_organiser(self, admin_token: str, name: str, *, revoke: bool = False) -> Organiser:
+        """The server's admin (``admin_token``) grants the organiser role to the claimed player
+        ``name`` (or takes it back: ``revoke``). Raises `ArenaError` (``not_organiser``: a wrong
+        token; ``unknown_player``: no such claimed name)."""
+        req = self._new_req()
+        message = GrantOrganiser(req=req, admin_token=admin_token, name=name, revoke=revoke)
+        return await self._request(req, message, Organiser)
+
+    async def cancel_tournament(self, admin_token: str | None, tournament: str) -> TournamentInfo:
+        """Cancel a tournament, or a recurring schedule (its id) and its pending occurrence (the
+        admin: ``admin_token``; its organiser: None)."""
         req = self._new_req()
         message = CancelTournament(req=req, admin_token=admin_token, tournament=tournament)
         return (await self._request(req, message, TournamentReply)).tournament
@@ -669,20 +732,24 @@ class ArenaClient:
         req = self._new_req()
         return await self._request(req, FollowTournament(req=req, tournament=tournament), TournamentSnapshot)
 
-    async def register_tournament(self, tournament: str) -> TournamentInfo:
-        """Enter a tournament; its events arrive through `events`. An entry the organiser must
-        approve first is noted in `pending_entries` (tournament id -> the server's reason) until
-        we ask again. Raises `ArenaError` (``registration_closed``, ``tournament_full``,
-        ``already_joined``, ``name_taken``)."""
+    async def register_tournament(self, tournament: str, *, code: str | None = None) -> TournamentInfo:
+        """Enter a tournament (``code``: its invite code, if it takes entries by invitation); its
+        events arrive through `events`. An entry the organiser must approve first is noted in
+        `pending_entries` (tournament id -> the server's reason) until we ask again. Raises
+        `ArenaError` (``registration_closed``, ``tournament_full``, ``already_joined``,
+        ``name_taken``, ``bad_code``, ``not_allowed``: restricted to claimed or listed players)."""
         req = self._new_req()
-        reply = await self._request(req, RegisterTournament(req=req, tournament=tournament), TournamentReply)
+        message = RegisterTournament(req=req, tournament=tournament, code=code)
+        reply = await self._request(req, message, TournamentReply)
         if reply.pending is not None:
             self.pending_entries[reply.tournament.id] = reply.pending
         else:
             self.pending_entries.pop(reply.tournament.id, None)
         return reply.tournament
 
-    async def review_entry(self, admin_token: str, tournament: str, player: str, *, approve: bool) -> TournamentInfo:
+    async def review_entry(
+        self, admin_token: str | None, tournament: str, player: str, *, approve: bool
+    ) -> TournamentInfo:
         """Organisers: approve (``approve``) or refuse the entry of ``player`` (its name or player
         id) to ``tournament``, which waits for approval (`TournamentInfo.pending`). Raises
         `ArenaError` (``not_organiser``, ``not_registered``: no such entry waits,
@@ -698,7 +765,7 @@ class ArenaClient:
             await self._request(req, WithdrawTournament(req=req, tournament=tournament), TournamentReply)
         ).tournament
 
-    async def fair_play_report(self, admin_token: str, tournament: str) -> FairPlayReport:
+    async def fair_play_report(self, admin_token: str | None, tournament: str) -> FairPlayReport:
         """The tournament's fair-play report (organisers: ``admin_token``), one `FairPlayDeal`
         per deal worked out so far (docs/tournaments.md, "Fair play"). Raises `ArenaError`
         (``not_organiser``, ``unknown_tournament``)."""

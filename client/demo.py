@@ -97,7 +97,7 @@ async def _demo_race(
     clients: list[ArenaClient] = []
     try:
         for i in range(bots):
-            clients.append(await ArenaClient.connect(url, f"bot-{i + 1}"))
+            clients.append(await ArenaClient.connect(url, f"bot-{i + 1}", bot=True))
         creator = clients[0]
         info = await creator.create_race(
             game, seed=seed, max_entrants=bots, countdown_s=1, time_limit_s=DEMO_TIME_LIMIT_S

@@ -6,12 +6,12 @@ wins over the variable, and the variable over the default. Limits that can be sw
 ``none``. The folders, the admin token, the trusted proxies and the addresses that may read
 ``/metrics``, the Redis to keep races in, the node's name, the data directory and the archive
 have flags of their own (``--catalog``, ``--private-catalog``, ``--admin-token``,
-``--trusted-proxy``, ``--metrics-from``, ``--redis``, ``--node-id``, ``--data-dir``,
+``--trusted-proxy``, ``--metrics-from``, ``--redis``, ``--node-id``, ``--data-dir``, ``--public-origin``,
 ``--archive``; ``--redis redis+cluster://HOST:PORT,HOST:PORT`` names a Redis Cluster,
 ``--redis redis+sentinel://HOST:PORT,HOST:PORT/MASTER`` the primary Redis Sentinel watches)
 and variables (``ARENA_CATALOG``, ``ARENA_PRIVATE_CATALOG``, ``ARENA_ADMIN_TOKEN``,
 ``ARENA_TRUSTED_PROXIES``, ``ARENA_METRICS_FROM``, ``ARENA_REDIS_URL``, ``ARENA_NODE_ID``,
-``ARENA_DATA_DIR``, ``ARENA_ARCHIVE``: `default_data_dir`); so do
+``ARENA_DATA_DIR``, ``ARENA_ARCHIVE``: `default_data_dir`, ``ARENA_PUBLIC_ORIGIN``); so do
 the log's level and format (``--log-level``, ``--log-format``; ``ARENA_LOG_LEVEL``,
 ``ARENA_LOG_FORMAT``: `log_settings`) and the event loop (``--event-loop``, ``ARENA_EVENT_LOOP``:
 `event_loop_factory`).
@@ -37,6 +37,7 @@ from client.folders import user_folder
 from server.catalog import public_catalogs
 from server.config import ARCHIVE_FILE, ServerConfig
 from server.logs import LOG_FORMATS, LOG_LEVELS
+from server.passkeys import relying_party
 from server.store.redis import CLUSTER_SCHEMES, SENTINEL_SCHEMES, cluster_seeds, sentinel_service
 
 __all__ = [
@@ -71,6 +72,12 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         "--admin-token",
         default=None,
         help="organisers' token for tournaments (default: $ARENA_ADMIN_TOKEN; none: no organiser)",
+    )
+    parser.add_argument(
+        "--public-origin",
+        default=None,
+        help="the origin players load the page from, https://HOST[:PORT], for passkeys "
+        "(default: $ARENA_PUBLIC_ORIGIN; none: no passkeys)",
     )
     parser.add_argument(
         "--redis",
@@ -197,6 +204,12 @@ def server_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Serve
     config = ServerConfig(**values)  # type: ignore[arg-type]
     config.admin_token = args.admin_token or environ.get("ARENA_ADMIN_TOKEN") or None
     config.daily_secret = environ.get("ARENA_DAILY_SECRET") or None  # (no flag: a secret stays out of `ps`)
+    config.public_origin = getattr(args, "public_origin", None) or environ.get("ARENA_PUBLIC_ORIGIN") or None
+    if config.public_origin is not None:
+        try:
+            relying_party(config.public_origin)
+        except ValueError as exc:
+            raise ValueError(f"--public-origin / ARENA_PUBLIC_ORIGIN: {exc}") from None
     config.redis_url = getattr(args, "redis", None) or environ.get("ARENA_REDIS_URL") or None
     if config.redis_url is not None:
         schemes = ("redis", "rediss", "unix", *CLUSTER_SCHEMES, *SENTINEL_SCHEMES)

@@ -1,10 +1,15 @@
 """``arena tournament ...`` and ``arena demo --tournament``: tournaments from the terminal.
 
-Subcommands: ``create``, ``cancel`` and ``report`` (the fair-play report; organisers: the admin
-token, from ``--admin-token`` or the ``ARENA_ADMIN_TOKEN`` environment variable), ``list``,
+Subcommands: ``create``, ``cancel``, ``approve``, ``refuse`` and ``report`` (the fair-play
+report), for organisers: the admin token, from ``--admin-token`` or the ``ARENA_ADMIN_TOKEN``
+environment variable, or without one the player this CLI keeps, logged in (``arena login``) as a
+claimed player the admin made an organiser; ``list``,
 ``show [--follow]`` (live standings until the tournament ends) and ``register [--bot]`` (a bot plays every deal).
 ``register`` enters the player this CLI keeps (`client.identity.connect_person`); ``register --bot``
 a fresh player that a bot plays, unless ``--as-me``.
+
+``arena organiser grant NAME [--revoke]``: the admin (its token, as above) grants the organiser
+role to the claimed player NAME, or takes it back.
 """
 
 from __future__ import annotations
@@ -26,7 +31,14 @@ from client.identity import NAME_HELP, connect_person
 from client.output import Listing, add_json_flag, json_line, print_line, show
 from server.protocol import FairPlayReport, TournamentEvent, TournamentInfo, TournamentStanding
 
-__all__ = ["add_tournament_arguments", "run_tournament_command", "run_tournament_demo", "tournament_listing"]
+__all__ = [
+    "add_organiser_arguments",
+    "add_tournament_arguments",
+    "run_organiser_command",
+    "run_tournament_command",
+    "run_tournament_demo",
+    "tournament_listing",
+]
 
 
 def tournament_listing(info: TournamentInfo, standings: Sequence[TournamentStanding], *, title: str = "") -> Listing:
@@ -71,7 +83,7 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
         p.add_argument("--server", default=default_server, help=f"server URL (default {default_server})")
         return p
 
-    admin_help = "organisers' token (default: $ARENA_ADMIN_TOKEN)"
+    admin_help = "the admin token (default: $ARENA_ADMIN_TOKEN; none: as your kept player, an organiser)"
     p = action("create", "schedule a tournament (organisers)")
     p.add_argument("--name", required=True)
     p.add_argument("--game", required=True, help="game key or alias")
@@ -121,6 +133,14 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
         metavar="N",
         help="entries one address may hold before the organiser must approve further ones (default 1; 0: no limit)",
     )
+    p.add_argument(
+        "--entry",
+        choices=("open", "claimed", "invite", "list"),
+        default="open",
+        help="who may register: anyone (default), claimed players, those with its invite code, or --allow's names",
+    )
+    p.add_argument("--allow", action="append", default=[], metavar="NAME", help="with --entry list: a claimed name")
+    p.add_argument("--invite-code", default=None, help="with --entry invite: the code (default: the server makes one)")
     p.add_argument("--admin-token", default=None, help=admin_help)
     add_json_flag(action("list", "list the tournaments"))
     p = action("show", "a tournament's standings")
@@ -142,6 +162,7 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
         "--bot", action="store_true", help="a bot, a fresh player (not you, unless --as-me), plays every deal"
     )
     p.add_argument("--as-me", action="store_true", help="with --bot: the bot plays as your kept player")
+    p.add_argument("--code", default=None, help="the invite code of a tournament that takes entries by invitation")
     p = action("cancel", "cancel a tournament or a recurring schedule (organisers)")
     p.add_argument("id")
     p.add_argument("--admin-token", default=None, help=admin_help)
@@ -156,11 +177,35 @@ def add_tournament_arguments(parser: argparse.ArgumentParser, default_server: st
     add_json_flag(p, "the report as one JSON document (the server's fair_play reply)")
 
 
-def _admin_token(args: argparse.Namespace) -> str:
-    token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
-    if not token:
+def _admin_token(args: argparse.Namespace, *, needed: bool = False) -> str | None:
+    """The admin token of ``--admin-token`` or ``ARENA_ADMIN_TOKEN``; None when neither gives
+    one (an organiser's request then goes as the kept player), unless ``needed`` (raises
+    `ArenaError`)."""
+    token = getattr(args, "admin_token", None) or os.environ.get("ARENA_ADMIN_TOKEN")
+    if not token and needed:
         raise ArenaError("not_allowed", "an admin token is needed (--admin-token or ARENA_ADMIN_TOKEN)")
-    return token
+    return token or None
+
+
+def add_organiser_arguments(parser: argparse.ArgumentParser, default_server: str) -> None:
+    """Add ``arena organiser``'s subcommand ``grant NAME [--revoke]`` to ``parser``."""
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = sub.add_parser("grant", help="make a claimed player an organiser (the admin token)")
+    p.add_argument("player_name", metavar="NAME", help="the claimed name")
+    p.add_argument("--revoke", action="store_true", help="take the organiser role back instead")
+    p.add_argument("--server", default=default_server, help=f"server URL (default {default_server})")
+    p.add_argument("--admin-token", default=None, help="the admin token (default: $ARENA_ADMIN_TOKEN)")
+
+
+async def run_organiser_command(args: argparse.Namespace, console: Console) -> int:
+    """Carry out ``arena organiser grant NAME``; returns the exit code. Raises `ArenaError`
+    (``not_allowed``: no admin token; the server's refusals)."""
+    token = _admin_token(args, needed=True)
+    assert token is not None
+    async with await ArenaClient.connect(args.server, "admin") as client:
+        role = await client.grant_organiser(token, args.player_name, revoke=args.revoke)
+    console.print(f"{escape(role.name)} ({role.player}) {'is' if role.organiser else 'is no longer'} an organiser")
+    return 0
 
 
 async def run_tournament_command(args: argparse.Namespace, console: Console) -> int:
@@ -169,7 +214,9 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
         connecting = connect_person(args.server, args.name)
     elif args.action == "register":  # a bot of its own
         connecting = ArenaClient.connect(args.server, args.name or "bot")
-    else:  # the admin token, not a player, proves an organiser; the others only read
+    elif args.action in ("create", "cancel", "approve", "refuse", "report") and _admin_token(args) is None:
+        connecting = connect_person(args.server, None)  # an organiser: the kept, logged-in player
+    else:  # the admin token, not a player, proves the admin; the others only read
         connecting = ArenaClient.connect(args.server, "organiser")
     async with await connecting as client:
         if args.action == "create":
@@ -201,12 +248,16 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
                 undo=args.undo,
                 spectating=args.spectating,
                 max_entries_per_address=args.max_entries_per_address,
+                entry=args.entry,
+                allow=args.allow,
+                invite_code=args.invite_code,
                 **when,
             )
             console.print(
                 f"Tournament [bold]{info.id}[/] {escape(info.name)}: {info.deals} {info.game} deals, "
                 f"{info.format}, starts {_when(info.starts_at_ms)}"
                 + (f", recurring ({escape(info.schedule)})" if info.schedule else "")
+                + (f"; invite code [bold]{client.invite_codes[info.id]}[/]" if info.id in client.invite_codes else "")
             )
             print(info.id)
         elif args.action == "cancel":
@@ -250,7 +301,7 @@ async def run_tournament_command(args: argparse.Namespace, console: Console) -> 
         elif args.action == "show":
             await _show(client, args.id.upper(), follow=args.follow, console=console, as_json=args.json)
         elif args.action == "register":
-            info = await client.register_tournament(args.id.upper())
+            info = await client.register_tournament(args.id.upper(), code=args.code)
             if info.id in client.pending_entries:
                 console.print(
                     f"{escape(client.name)}'s entry to {info.id} waits for the organiser's approval: "

@@ -157,6 +157,14 @@ class ArenaServer(ServerState):
             self.archiver = Archiver(archive, self.clock, retention_days=cfg.archive_retention_days)
             self.spawn(self.archiver.run())
             log.info("keeping finished races in %s", archive.url, extra=fields("archive_opened", archive=archive.url))
+        try:
+            await self.daily.open(archive, self.archiver)  # results kept there, and its secret
+        except ArchiveError:
+            if self._own_store:
+                await store.close()
+            if self.archiver is not None and self._archive is None:
+                await self.archiver.close()
+            raise
         limit_repeats("arena.server", "arena.requests", "asyncio", "websockets.server", window_s=cfg.log_repeat_s)
         limit_repeats("arena.players", window_s=cfg.log_repeat_s, per_window=PLAYER_LINES_PER_WINDOW)
         if store.durable:

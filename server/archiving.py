@@ -10,6 +10,9 @@ database away) is tried again, the same race first, after a pause that doubles f
 sweep (`server.upkeep`) lets a race or tournament leave memory only once it is archived
 (`Archiver.settle`). A tournament is written once it ends, after its races.
 
+A rated race's ratings are applied right after it is written (`server.rated_races`), by the same
+task, so a failure there is tried again like the write.
+
 A Double or Naught round decided after the race was archived hands it in again
 (`Archiver.race_changed`): it waits to be written once more, and the retention sweep keeps it in
 memory until the archive's copy carries the round. Every write is idempotent
@@ -32,8 +35,9 @@ from pathlib import Path
 from server.archive import Archive, ArchiveError, open_archive
 from server.config import ServerConfig
 from server.logs import fields
-from server.protocol import RaceRecord, encode
+from server.protocol import DailyResult, RaceRecord, encode
 from server.race import Clock, Race
+from server.rated_races import apply_race_ratings
 from server.store import StoreUnavailable
 from server.tournament import Tournament
 
@@ -98,6 +102,7 @@ class Archiver:
         self._held: set[str] = set()  # of those, the ones whose par is being worked out
         self._changes: dict[str, int] = {}  # of those, how often each changed since it was handed in
         self._tournaments: dict[str, Tournament] = {}  # ended, not archived yet
+        self._daily: dict[str, tuple[DailyResult, int]] = {}  # "day|game|player" -> result not written yet, as of ms
         self._queue: deque[tuple[str, str]] = deque()  # ("race" or "tournament", key), to write in order
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -116,7 +121,7 @@ class Archiver:
     @property
     def pending(self) -> int:
         """Finished races and ended tournaments not archived yet."""
-        return len(self._races) + len(self._tournaments)
+        return len(self._races) + len(self._tournaments) + len(self._daily)
 
     def counts(self) -> dict[str, int]:
         """What ``/metrics`` reports of the archive (`server.metrics.Metrics`)."""
@@ -168,6 +173,14 @@ class Archiver:
                 self._enqueue("race", race.code)
         self._enqueue("tournament", tournament.id)
 
+    def daily_result(self, result: DailyResult, at_ms: int) -> None:
+        """A ranked daily attempt started (``playing``) or ended, at ``at_ms`` (Unix epoch ms):
+        write its ``result`` soon (`server.archive.Archive.put_daily_result`; a newer word of the
+        same attempt handed in before the write replaces it)."""
+        key = f"{result.day}|{result.game}|{result.player}"
+        self._daily[key] = (result, at_ms)
+        self._enqueue("daily", key)
+
     def forget(self, code: str) -> None:
         """Race ``code`` left this node without being archived here (another node serves it
         now, and archives it)."""
@@ -199,6 +212,8 @@ class Archiver:
             try:
                 if kind == "race":
                     await self._write_race(key)
+                elif kind == "daily":
+                    await self._write_daily(key)
                 else:
                     await self._write_tournament(key)
             except (ArchiveError, StoreUnavailable) as exc:
@@ -227,7 +242,12 @@ class Archiver:
             return
         changes = self._changes.get(code)
         record, _ = await race.kept_record()
-        written = await self.archive.put_race(record, _finished_ms(race, self.clock))
+        finished_ms = _finished_ms(race, self.clock)
+        written = await self.archive.put_race(record, finished_ms)
+        if race.rated:  # (again after a failure or a takeover: applying is idempotent by race code)
+            await apply_race_ratings(
+                self.archive, record, finished_ms, bots=race.bots, secret_seed=not race.seed_public
+            )
         if self._races.get(code) is race and self._changes.get(code) == changes:  # else: written again
             del self._races[code]
             self._held.discard(code)
@@ -242,6 +262,15 @@ class Archiver:
             "" if written else " (the archive had it already)",
             extra=fields("race_archived", race=code, written=written),
         )
+
+    async def _write_daily(self, key: str) -> None:
+        """Write the daily result waiting under ``key``, if any. Raises `ArchiveError`."""
+        waiting = self._daily.get(key)
+        if waiting is None:
+            return
+        await self.archive.put_daily_result(*waiting)
+        if self._daily.get(key) is waiting:  # (else: a newer word came meanwhile, queued after this)
+            del self._daily[key]
 
     async def _write_tournament(self, tournament_id: str) -> None:
         """Write tournament ``tournament_id``'s races still waiting, then it. Raises

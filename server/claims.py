@@ -29,6 +29,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from server.limits import TokenBucket
+from server.protocol import MIN_PASSWORD_LENGTH
 
 __all__ = [
     "ANONYMOUS_NAME",
@@ -44,8 +45,6 @@ __all__ = [
     "password_problem",
 ]
 
-#: The shortest password a claim accepts, in characters.
-MIN_PASSWORD_LENGTH = 10
 #: The name a deleted player's archived races show.
 ANONYMOUS_NAME = "deleted player"
 #: argon2id's cost: ``time_cost`` passes over ``memory_cost`` KiB with ``parallelism`` lanes.

@@ -148,8 +148,9 @@ class ServerConfig:
       ``private_catalog_dir``: a private catalog of winnable deals (default None: none); the only
       source of secret winnable deals (tournaments, races asking for one with a secret seed).
       ``daily_secret``: the secret each day's daily deals derive from (`server.daily`; default
-      None: a random one per process, so a restart deals new daily deals); ``daily_time_limit_s``:
-      a daily race's time limit (900 s); ``daily_days_kept``: days of daily results kept (400).
+      None: the one kept in the archive, made once, or with no archive a random one per
+      process); ``daily_time_limit_s``: a daily race's time limit (900 s); ``daily_days_kept``:
+      days of daily results kept in memory, and the days a streak counts (400).
     Logs and operations:
       ``gc_full_threshold``: `serve` sets Python's garbage collector to consider a full collection
       only after this many collections of the middle generation (default 100; Python's own is
@@ -192,6 +193,15 @@ class ServerConfig:
       300 s, refilled evenly over it); past either, a login is refused with ``rate_limited``
       and the seconds to wait (``retry_after_s``), whatever its password.
       ``transfer_code_minutes``: how long a transfer code stays good (default 10).
+      ``passkey_challenge_s``: how long a passkey ceremony's challenge stays good (default
+      120 s); a later ``passkey_finish`` is refused ``challenge_expired``. Passkeys need
+      ``public_origin``: the origin players' browsers load the page from (``https://HOST``, or
+      ``http://localhost:PORT`` for tests), whose host is the WebAuthn relying party id
+      (`server.passkeys`); default None: no passkeys (``unavailable``).
+    Friends (`server.handlers.friends`):
+      ``max_following`` (default 200): players one player may follow (each `friends` request
+      reads them all); ``challenges_per_hour`` (default 20): challenges one player may send in
+      an hour (each creates a race and invites someone), past it ``rate_limited``.
       ``password_per_s`` (0.2): claim, login and redeem requests per second per connection, a
       costly request's budget as above (each claim or login hashes a password).
       ``password_hashes_at_once`` (default 2) / ``password_hashes_waiting`` (16): argon2id
@@ -261,6 +271,9 @@ class ServerConfig:
     login_failures_per_ip: int = _limit(20, "failed logins from one address per login_window_s")
     login_window_s: float = _limit(300.0, "seconds over which failed logins are counted (refilled evenly)")
     transfer_code_minutes: float = _limit(10.0, "minutes a transfer code stays good")
+    passkey_challenge_s: float = _limit(120.0, "seconds a passkey challenge (passkey_begin) stays good")
+    max_following: int = _limit(200, "players one player may follow")
+    challenges_per_hour: int = _limit(20, "challenges one player may send in an hour")
     password_per_s: float = _limit(0.2, "claim, login and redeem requests per second per connection, sustained")
     password_hashes_at_once: int = _limit(2, "argon2id password hashes worked out at once, server-wide")
     password_hashes_waiting: int = _limit(16, "password hashes queued behind those, server-wide, before refusing")
@@ -273,9 +286,10 @@ class ServerConfig:
     redis_wait_replicas: int = _limit(0, "with Redis: replicas that must hold each accepted move before it is answered")
     redis_wait_timeout_ms: float = _limit(1000.0, "with Redis: milliseconds a move may wait for those replicas")
     daily_time_limit_s: int = _limit(900, "seconds a daily challenge's race lasts at most (less near the day's end)")
-    daily_days_kept: int = _limit(400, "days of daily challenge results kept in memory for calendars and streaks")
+    daily_days_kept: int = _limit(400, "days of daily challenge results kept in memory, and the days a streak counts")
     node_id: str | None = None
     admin_token: str | None = None
+    public_origin: str | None = None
     daily_secret: str | None = None
     redis_url: str | None = None
     archive_url: str | None = None

@@ -26,33 +26,42 @@ from dataclasses import dataclass
 from msgspec import Struct
 
 from server.addresses import address_key
-from server.handlers import bonus, claims, daily, players, races, tournaments
+from server.handlers import boards, bonus, claims, daily, friends, organisers, passkeys, players, races, tournaments
 from server.logs import fields
 from server.protocol import (
     BonusMove,
     CancelTournament,
+    Challenge,
     Claim,
     ClientMessage,
     CreateRace,
     CreateTournament,
     DailyCalendar,
+    Decline,
     DoubleOrNaught,
     Error,
     ErrorCode,
     FairPlayRequest,
+    Follow,
     FollowTournament,
     ForgetMe,
+    Friends,
     GetDaily,
+    GetProfile,
     GetRecord,
+    GrantOrganiser,
     Hello,
     History,
     JoinRace,
+    Leaderboard,
     ListRaces,
     ListTournaments,
     Login,
     MoveRequest,
     MoveResult,
     OpenDeal,
+    PasskeyBegin,
+    PasskeyFinish,
     PlayDaily,
     ProtocolError,
     Redeem,
@@ -65,6 +74,7 @@ from server.protocol import (
     StartRace,
     Sync,
     TransferCodeRequest,
+    Unfollow,
     Watch,
     WithdrawTournament,
     decode,
@@ -106,7 +116,7 @@ class Route:
 
 #: The requests a connection may send before hello (their handlers take no player): each makes
 #: the connection a player.
-_BEFORE_HELLO = (Hello, Login, Redeem)
+_BEFORE_HELLO = (Hello, Login, Redeem, PasskeyBegin, PasskeyFinish)
 
 #: Every request a client may send, and where it goes.
 ROUTES: dict[type[Struct], Route] = {
@@ -117,7 +127,17 @@ ROUTES: dict[type[Struct], Route] = {
     TransferCodeRequest: Route(claims.transfer_code),
     Redeem: Route(claims.redeem, while_draining=True),
     ForgetMe: Route(claims.forget_me),
+    PasskeyBegin: Route(passkeys.passkey_begin, while_draining=True),
+    PasskeyFinish: Route(passkeys.passkey_finish, while_draining=True),
+    GrantOrganiser: Route(organisers.grant_organiser),
     History: Route(players.history),
+    Leaderboard: Route(boards.leaderboard),
+    GetProfile: Route(boards.profile),
+    Follow: Route(friends.follow),
+    Unfollow: Route(friends.unfollow),
+    Friends: Route(friends.friends),
+    Challenge: Route(friends.challenge),
+    Decline: Route(friends.decline),
     CreateRace: Route(races.create),
     ListRaces: Route(races.list_races),
     JoinRace: Route(races.join, Scope.RACE),
@@ -170,10 +190,17 @@ BUDGETS: dict[type[Struct], Budget] = {
     Watch: Budget("watch_per_s"),
     GetRecord: Budget("get_record_per_s"),
     History: Budget("history_per_s"),
+    Leaderboard: Budget("history_per_s"),
+    GetProfile: Budget("history_per_s"),
     Claim: Budget("password_per_s"),  # (an argon2id hash each: about 0.1 s of a thread)
     Login: Budget("password_per_s"),
     Redeem: Budget("password_per_s"),
+    PasskeyBegin: Budget("history_per_s"),  # (a signature checked at the finish: cheap beside a hash)
+    PasskeyFinish: Budget("history_per_s"),
     TransferCodeRequest: Budget("history_per_s"),
+    Follow: Budget("history_per_s"),  # (each reads the archive)
+    Unfollow: Budget("history_per_s"),
+    Friends: Budget("history_per_s"),
     Sync: Budget("sync_per_s"),
     CreateRace: Budget("winnable_per_s", _winnable_secret),
 }

@@ -18,6 +18,7 @@ from server.logs import fields
 from server.metrics import CONTENT_TYPE
 from server.state import ServerState
 from server.transport.connection import Connection, reply, response
+from server.web import CALENDAR_ROUTE
 
 __all__ = ["ALLOWED_METHODS", "LAG_INTERVAL_S", "health", "http", "measure_lag", "measure_load"]
 
@@ -63,8 +64,9 @@ def _answer_get(state: ServerState, conn: Connection, request: Request) -> Respo
     or 503 while it shuts down); a connection through a trusted proxy is counted against the
     client address the proxy forwarded (the last one in ``X-Forwarded-For``, or ``X-Real-IP``),
     and refused with 429 if that address is over its limit; ``GET /metrics`` answers the metrics
-    (`server.metrics`) to the ``metrics_from`` addresses and 403 to the others; any other request
-    that is not a websocket upgrade gets the web client (`server.web`). None: a websocket."""
+    (`server.metrics`) to the ``metrics_from`` addresses and 403 to the others; ``GET
+    /t/ID.ics`` a tournament's calendar file; any other request that is not a websocket upgrade
+    gets the web client (`server.web`). None: a websocket."""
     headers = request.headers
     path = request.path
     route = path.split("?", 1)[0]
@@ -85,8 +87,22 @@ def _answer_get(state: ServerState, conn: Connection, request: Request) -> Respo
             return reply(conn, 403, "metrics are served to the addresses of --metrics-from only\n")
         return response(200, "OK", {"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"}, state.metrics.render())
     if request.method == "HEAD" or headers.get("Upgrade", "").lower() != "websocket":
+        calendar = CALENDAR_ROUTE.fullmatch(route)
+        if calendar is not None:
+            return _calendar(state, calendar.group(1).upper(), headers.get("Host"))
         return state.web.respond(path, headers)
     return None
+
+
+def _calendar(state: ServerState, tournament_id: str, host: str | None) -> Response:
+    """``GET /t/ID.ics``: the calendar file of a tournament in this node's memory (the leader's,
+    among several nodes), its page's address at ``public_origin``, else at the request's
+    ``Host``; 404 for one it does not hold."""
+    tournament = state.tournaments.get(tournament_id)
+    origin = state.config.public_origin or f"http://{host or 'localhost'}"
+    if tournament is None:
+        return state.web.calendar(None, 0, origin, 0)
+    return state.web.calendar(tournament.info(), tournament.expected_end_ms, origin, state.clock.wall_ms())
 
 
 def _may_read_metrics(state: ServerState, client: str) -> bool:

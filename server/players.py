@@ -31,8 +31,9 @@ class Player:
     address key it is counted under (``address_key``, `server.addresses.address_key`: that of
     the connection it said its first hello on; empty for a player not counted under any, one
     brought back from a durable store or awaited by a rebuilt tournament), whether its name is
-    claimed (``claimed``: `server.handlers.claims`), and the other devices' tokens that resume it
-    in memory (``devices``: each a key of `ServerState.players` too, given by a login or redeem)."""
+    claimed (``claimed``: `server.handlers.claims`), the other devices' tokens that resume it
+    in memory (``devices``: each a key of `ServerState.players` too, given by a login or redeem),
+    and whether its hello said it is a bot (``bot``)."""
 
     id: str
     name: str
@@ -45,6 +46,7 @@ class Player:
     address_key: str = ""
     claimed: bool = False
     devices: set[str] = field(default_factory=set)
+    bot: bool = False  # its last hello said it is a program (`server.protocol.Hello.bot`): never rated
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver to the current connection, if any (a reconnecting client syncs what it missed);

@@ -37,6 +37,10 @@ __all__ = [
     "DoubleOrNaught",
     "CancelTournament",
     "CreateTournament",
+    "Entry",
+    "GrantOrganiser",
+    "InviteCode",
+    "Organiser",
     "DealScore",
     "DelayedBoard",
     "FollowTournament",
@@ -151,7 +155,7 @@ class ErrorCode(enum.StrEnum):
     NOT_DECIDED = "not_decided"  # a finish before every card is face up and the win forced
     NO_SAFE_MOVE = "no_safe_move"  # a collect with no card that may safely go to a foundation
     NOT_FINISHED = "not_finished"  # the record of a race still running
-    NOT_ORGANISER = "not_organiser"  # a tournament request without the admin token
+    NOT_ORGANISER = "not_organiser"  # a tournament request without the admin token or the organiser role
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     BAD_SCHEDULE = "bad_schedule"  # a start in the past, a bad cron expression or time zone
     BAD_TOURNAMENT = "bad_tournament"  # e.g. zero deals, seeds that do not match the deals
@@ -174,6 +178,9 @@ class ErrorCode(enum.StrEnum):
     ALREADY_PLAYED = "already_played"  # a second ranked attempt at today's daily deal of a game
     BAD_LOGIN = "bad_login"  # a login whose name or password is wrong (which one is not said)
     BAD_CODE = "bad_code"  # a transfer code unknown, used already, or expired
+    CHALLENGE_EXPIRED = "challenge_expired"  # a passkey_finish whose challenge is past its time: begin again
+    BAD_PASSKEY = "bad_passkey"  # a passkey answer that does not verify, or names no challenge or passkey kept
+    UNKNOWN_PLAYER = "unknown_player"  # a profile of a player or claimed name the archive does not keep
     INTERNAL = "internal"
 
 
@@ -222,11 +229,13 @@ class _Msg(Struct, tag_field="type", forbid_unknown_fields=True, omit_defaults=F
 
 
 class Hello(_Msg, tag="hello"):
-    """First frame of a connection: a display name, and a session token to resume a session."""
+    """First frame of a connection: a display name, and a session token to resume a session.
+    ``bot``: this player is a program (the CLI's bots say so); a bot's races are never rated."""
 
     name: Name
     protocol: int = PROTOCOL_VERSION
     token: Token | None = None
+    bot: bool = False
 
 
 SpectatorDelay = Annotated[int, Meta(ge=0, le=600)]
@@ -238,7 +247,8 @@ class CreateRace(_Msg, tag="create_race"):
     winnable (the server's private one for a secret seed, the public one for a public seed).
     Times in seconds; ``spectator_delay_s``: how late spectators see the boards. ``join``: enter
     it too. ``undo``: entrants may take back moves (never one that turned a card up or dealt
-    from the stock)."""
+    from the stock). ``rated``: the race updates its entrants' ratings at its end
+    (`server.ratings.is_rated`; a secret seed only: ``bad_field`` with a given or public seed)."""
 
     req: Req
     game: GameName
@@ -252,6 +262,7 @@ class CreateRace(_Msg, tag="create_race"):
     seed_public: bool = False
     spectator_delay_s: SpectatorDelay = 0
     undo: bool = True
+    rated: bool = False
 
 
 class ListRaces(_Msg, tag="list_races"):
@@ -338,6 +349,11 @@ class BonusMove(_Msg, tag="bonus_move"):
 
 TournamentId = Annotated[str, Meta(min_length=1, max_length=16)]
 AdminToken = Annotated[str, Meta(min_length=1, max_length=128)]
+#: A tournament's invite code (`CreateTournament.entry` "invite"): 4 to 32 letters, digits, "-" or "_".
+InviteCode = Annotated[str, Meta(min_length=4, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+#: Who may enter a tournament: "open" (anyone), "claimed" (claimed players only), "invite" (those
+#: who give its invite code) or "list" (the claimed names of its allow-list).
+Entry = Literal["open", "claimed", "invite", "list"]
 
 
 #: What spectators of a deal race see while it runs: "standings" (the standings only, no board),
@@ -354,10 +370,17 @@ class CreateTournament(_Msg, tag="create_tournament"):
     spectators see while a deal runs (`Spectating`; "delayed" needs ``spectator_delay_s`` at least
     ``deal_time_limit_s``, else ``bad_field``). ``max_entries_per_address``: entries one person
     (today: one address) may hold before further ones wait for the organiser's approval
-    (`ReviewEntry`); 0: no limit."""
+    (`ReviewEntry`); 0: no limit. ``rated``: each deal is a rated race (drawn seeds only:
+    ``bad_field`` with ``seeds``).
+
+    Who may create one: the holder of ``admin_token``, or a claimed player with the organiser
+    role (`GrantOrganiser`) sending none; else ``not_organiser``. ``organiser``: the player id
+    of the organiser who runs it (set by the server to the sender's for an organiser; the admin
+    may name one). ``entry`` (`Entry`): who may register; "invite" takes ``invite_code`` (else
+    the server makes one) and the reply carries it; "list" takes ``allow``, the claimed names
+    that may enter (``bad_field`` for ``allow`` or ``invite_code`` with another ``entry``)."""
 
     req: Req
-    admin_token: AdminToken
     name: Annotated[str, Meta(min_length=1, max_length=64)]
     game: GameName
     deals: Annotated[int, Meta(ge=0, le=20)]
@@ -378,14 +401,21 @@ class CreateTournament(_Msg, tag="create_tournament"):
     undo: bool = False
     spectating: Spectating = "standings"
     max_entries_per_address: Annotated[int, Meta(ge=0, le=10_000)] = 1
+    rated: bool = False
+    admin_token: AdminToken | None = None
+    entry: Entry = "open"
+    allow: Annotated[list[Name], Meta(max_length=100)] = []
+    invite_code: InviteCode | None = None
+    organiser: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
 
 
 class CancelTournament(_Msg, tag="cancel_tournament"):
-    """Cancel a tournament, or a recurring schedule and its next occurrence (organisers only)."""
+    """Cancel a tournament, or a recurring schedule and its next occurrence (the admin, with
+    ``admin_token``, or the tournament's own organiser)."""
 
     req: Req
-    admin_token: AdminToken
     tournament: TournamentId
+    admin_token: AdminToken | None = None
 
 
 class ListTournaments(_Msg, tag="list_tournaments"):
@@ -402,10 +432,12 @@ class FollowTournament(_Msg, tag="follow_tournament"):
 
 
 class RegisterTournament(_Msg, tag="register_tournament"):
-    """Enter a tournament whose registration is open."""
+    """Enter a tournament whose registration is open; ``code``: its invite code, for one whose
+    ``entry`` is "invite" (else ``bad_code``)."""
 
     req: Req
     tournament: TournamentId
+    code: Annotated[str, Meta(max_length=32)] | None = None
 
 
 class WithdrawTournament(_Msg, tag="withdraw_tournament"):
@@ -426,24 +458,44 @@ class OpenDeal(_Msg, tag="open_deal"):
 
 class FairPlayRequest(_Msg, tag="fair_play_report"):
     """Ask for a tournament's fair-play report, one `FairPlayDeal` per deal scored so far
-    (organisers only: ``admin_token``); answered with `FairPlayReport`."""
+    (the admin, with ``admin_token``, or the tournament's own organiser); answered with
+    `FairPlayReport`."""
 
     req: Req
-    admin_token: AdminToken
     tournament: TournamentId
+    admin_token: AdminToken | None = None
 
 
 class ReviewEntry(_Msg, tag="review_entry"):
-    """Organisers only (``admin_token``): approve (``approve`` true) or refuse an entry of
-    ``tournament`` waiting for approval (`TournamentInfo.pending`); ``player``: its name or
-    player id. An approved entry is registered; a refused one never gets a deal. Answered with
-    `TournamentReply`."""
+    """The admin (``admin_token``) or the tournament's own organiser: approve (``approve`` true)
+    or refuse an entry of ``tournament`` waiting for approval (`TournamentInfo.pending`);
+    ``player``: its name or player id. An approved entry is registered; a refused one never gets
+    a deal. Answered with `TournamentReply`."""
 
     req: Req
-    admin_token: AdminToken
     tournament: TournamentId
     player: Annotated[str, Meta(min_length=1, max_length=32)]
     approve: bool = True
+    admin_token: AdminToken | None = None
+
+
+class GrantOrganiser(_Msg, tag="grant_organiser"):
+    """The server's admin (``admin_token``) grants the organiser role to a claimed player, named
+    by its player id (``player``) or claimed name (``name``), or takes it back (``revoke``). An
+    organiser creates tournaments without the admin token and cancels, reviews and reads the
+    fair-play report of its own. Answered with `Organiser`; refused with ``not_organiser``
+    (no or a wrong admin token), ``bad_field`` (neither or both of ``player`` and ``name``),
+    ``unknown_player`` (no claimed player by that id or name)."""
+
+    req: Req
+    admin_token: AdminToken
+    player: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
+    name: Name | None = None
+    revoke: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.player is None) == (self.name is None):
+            raise ValueError("name the player by its id (player) or its claimed name (name)")
 
 
 class Rematch(_Msg, tag="rematch"):
@@ -474,13 +526,50 @@ class History(_Msg, tag="history"):
     ``limit``: lines per page."""
 
     req: Req
-    before: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
+    before: Annotated[str, Meta(min_length=3, max_length=64, pattern=r"^[0-9]{1,19}[.].+$")] | None = None
     limit: Annotated[int, Meta(ge=1, le=100)] = 20
     kind: Literal["races", "tournaments"] = "races"
 
 
 Day = Annotated[str, Meta(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")]
 Month = Annotated[str, Meta(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$")]
+PlayerId = Annotated[str, Meta(min_length=1, max_length=64)]
+
+
+class Leaderboard(_Msg, tag="leaderboard"):
+    """One page of ``game``'s leaderboard; answered with `LeaderboardPage`. ``board`` "rating":
+    players by rating, those whose last rated race of the game is at most ``active_days`` old;
+    ``view`` "top" (from the best, or after the ``after`` cursor of the previous page),
+    "around_me" (centred on you) or "friends" (refused ``not_allowed`` until the server keeps
+    whom you follow). ``board`` "daily": the daily challenge's results of ``day`` (None: today;
+    ``period`` "day" only, else ``not_allowed``). ``limit``: rows per page."""
+
+    req: Req
+    game: GameName
+    board: Literal["rating", "daily"] = "rating"
+    view: Literal["top", "around_me", "friends"] = "top"
+    active_days: Annotated[int, Meta(ge=1, le=3650)] = 30
+    day: Day | None = None
+    period: Literal["day", "week", "all"] = "day"
+    after: Annotated[str, Meta(min_length=3, max_length=96, pattern=r"^[-+0-9a-fx.p]+/.+$")] | None = None
+    limit: Annotated[int, Meta(ge=1, le=100)] = 20
+
+    def __post_init__(self) -> None:
+        if self.after is not None and (self.view != "top" or self.board != "rating"):
+            raise ValueError("after goes with the rating board's top view only")
+
+
+class GetProfile(_Msg, tag="profile"):
+    """A player's profile, by id (``player``) or by claimed ``name`` (neither: your own);
+    answered with `Profile` (``unknown_player`` for nobody the archive keeps)."""
+
+    req: Req
+    player: PlayerId | None = None
+    name: Name | None = None
+
+    def __post_init__(self) -> None:
+        if self.player is not None and self.name is not None:
+            raise ValueError("give player or name, not both")
 
 
 class PlayDaily(_Msg, tag="play_daily"):
@@ -524,6 +613,8 @@ class Rename(_Msg, tag="rename"):
 
 
 Password = Annotated[str, Meta(min_length=1, max_length=256)]
+#: The shortest password a claim accepts, in characters (NIST SP 800-63B: length, no composition rules).
+MIN_PASSWORD_LENGTH = 10
 TransferCodeText = Annotated[str, Meta(min_length=1, max_length=32)]
 
 
@@ -536,6 +627,10 @@ class Claim(_Msg, tag="claim"):
     req: Req
     password: Password
     name: Name | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.password) < MIN_PASSWORD_LENGTH:
+            raise ValueError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
 
 
 class Login(_Msg, tag="login"):
@@ -567,11 +662,81 @@ class Redeem(_Msg, tag="redeem"):
 
 
 class ForgetMe(_Msg, tag="forget_me"):
-    """Delete your identity for good: every device's token, your claim and transfer codes. Your
+    """Delete your identity for good: every device's token, your claim, transfer codes and passkeys. Your
     archived races stay, under the name ``deleted player``. Answered with `Forgotten`, then the
     server closes the connection."""
 
     req: Req
+
+
+class Follow(_Msg, tag="follow"):
+    """Follow a claimed player, by id (``player``) or by claimed name (``name``): exactly one of
+    the two. Answered with `Following`. Refused ``not_allowed`` (a guest, yourself, or past the
+    server's ``max_following``), ``unknown_player`` (no such claimed player, or neither or both
+    fields given), ``unavailable`` (no archive)."""
+
+    req: Req
+    player: PlayerId | None = None
+    name: Name | None = None
+
+
+class Unfollow(_Msg, tag="unfollow"):
+    """Stop following ``player``; answered with `Following`."""
+
+    req: Req
+    player: PlayerId
+
+
+class Friends(_Msg, tag="friends"):
+    """The players you follow, with whether each is online or racing as this node sees them, and
+    the challenges waiting for you; answered with `Following`."""
+
+    req: Req
+
+
+class Challenge(_Msg, tag="challenge"):
+    """Challenge ``player`` to a race of ``game`` (with rule ``options``): the server creates a
+    race for the two of you, not listed in the lobby, enters you in it, answers `RaceReply`, and
+    sends ``player`` an `Invitation`. Refused ``unknown_player``, ``not_allowed`` (yourself),
+    ``rate_limited`` (past the server's ``challenges_per_hour``), and as `create_race`."""
+
+    req: Req
+    player: PlayerId
+    game: GameName
+    options: Annotated[dict[OptionName, bool], Meta(max_length=8)] = {}
+
+
+class Decline(_Msg, tag="decline"):
+    """Decline the challenge to ``race``: it leaves your invitations and its challenger gets
+    `Declined`. Refused ``unknown_race`` (no challenge to that race waits for you)."""
+
+    req: Req
+    race: RaceCode
+
+
+PasskeyCredential = Annotated[str, Meta(min_length=2, max_length=16_384)]
+
+
+class PasskeyBegin(_Msg, tag="passkey_begin"):
+    """Start a passkey ceremony (a server with an HTTPS origin: `server.passkeys`): ``purpose``
+    ``register`` (a claimed player adds a passkey) or ``login`` (become the player a passkey
+    belongs to, before or instead of hello; ``name``: only that claimed player's passkeys are
+    offered, nil: the browser offers those it keeps). Answered with `PasskeyOptions`."""
+
+    req: Req
+    purpose: Literal["register", "login"]
+    name: Name | None = None
+    protocol: int = PROTOCOL_VERSION
+
+
+class PasskeyFinish(_Msg, tag="passkey_finish"):
+    """Finish the ceremony `PasskeyBegin` started with the browser's ``credential`` (its JSON);
+    answered with `Claimed` (register) or `Welcome` (login). Refused ``challenge_expired``,
+    ``bad_passkey``."""
+
+    req: Req
+    credential: PasskeyCredential
+    protocol: int = PROTOCOL_VERSION
 
 
 ClientMessage = (
@@ -582,6 +747,8 @@ ClientMessage = (
     | TransferCodeRequest
     | Redeem
     | ForgetMe
+    | PasskeyBegin
+    | PasskeyFinish
     | PlayDaily
     | GetDaily
     | DailyCalendar
@@ -603,11 +770,19 @@ ClientMessage = (
     | OpenDeal
     | FairPlayRequest
     | ReviewEntry
+    | GrantOrganiser
     | DoubleOrNaught
     | BonusMove
     | Rematch
     | Replay
     | History
+    | Follow
+    | Unfollow
+    | Friends
+    | Challenge
+    | Decline
+    | Leaderboard
+    | GetProfile
 )
 
 # ------------------------------------------------------------------------ server -> client
@@ -720,6 +895,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     undo: bool = False
     spectating: Spectating = "live"
     daily: str | None = None  # a daily challenge's race: its UTC day, YYYY-MM-DD (`server.daily`)
+    rated: bool = False  # the creator's or organiser's choice to rate it (`server.ratings.is_rated`)
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -749,6 +925,16 @@ class TransferCode(_Msg, tag="transfer_code_made"):
 
     req: int
     code: str
+    expires_ms: int
+
+
+class PasskeyOptions(_Msg, tag="passkey_options"):
+    """Reply to passkey_begin: ``options``, the WebAuthn options as JSON (py_webauthn's
+    ``options_to_json``: give them to ``navigator.credentials.create`` or ``.get``), and when
+    their challenge stops working (``expires_ms``, Unix epoch ms)."""
+
+    req: int
+    options: str
     expires_ms: int
 
 
@@ -1027,7 +1213,9 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     entrants may take back moves in its deals; ``spectating``: what spectators of a deal see
     while it runs (`Spectating`); ``max_entries_per_address``: entries one address may hold
     without the organiser's approval (0: no limit); ``pending``: the names of the entries waiting
-    for that approval (`ReviewEntry`)."""
+    for that approval (`ReviewEntry`); ``entry``: who may register (`Entry`; the allow-list and
+    invite code are not shown); ``organiser``: the player id of the organiser who runs it (None:
+    the admin)."""
 
     id: str
     name: str
@@ -1058,16 +1246,30 @@ class TournamentInfo(Struct, forbid_unknown_fields=True):
     spectating: Spectating = "live"
     max_entries_per_address: int = 0
     pending: list[str] = []
+    entry: Entry = "open"
+    organiser: str | None = None
 
 
 class TournamentReply(_Msg, tag="tournament"):
     """Reply to create, cancel, register, withdraw and review_entry: the tournament as it now
     stands. ``pending`` (register only): why your entry waits for the organiser's approval
-    (None: you are registered)."""
+    (None: you are registered). ``invite_code`` (create only, for an ``entry`` of "invite"): the
+    code to share with those who may enter."""
 
     req: int
     tournament: TournamentInfo
     pending: str | None = None
+    invite_code: str | None = None
+
+
+class Organiser(_Msg, tag="organiser"):
+    """Reply to grant_organiser: the claimed ``player`` (id) and its ``name``, and whether it is
+    an ``organiser`` now."""
+
+    req: int
+    player: str
+    name: str
+    organiser: bool
 
 
 class Tournaments(_Msg, tag="tournaments"):
@@ -1322,6 +1524,79 @@ class HistoryPage(_Msg, tag="history_page"):
     tournaments: list[HistoryTournament] = []
 
 
+class LeaderboardRow(Struct, forbid_unknown_fields=True):
+    """One line of a leaderboard: the ``player`` (id), its ``name`` and whether it is
+    ``claimed``; on a rating board its ``rating`` (display points, `server.ratings.display`,
+    rounded), ``provisional`` (shown with "?") and rated ``races``; on a daily board its
+    ``cleared`` cards, ``time_ms`` and ``status`` (``rating`` 0, ``races`` 1)."""
+
+    player: str
+    name: str
+    claimed: bool
+    rating: int
+    provisional: bool
+    races: int
+    cleared: int | None = None
+    time_ms: int | None = None
+    status: str | None = None
+
+
+class LeaderboardPage(_Msg, tag="leaderboard_page"):
+    """Reply to leaderboard: ``rows`` best first; ``cursor``: pass it as ``after`` for the next
+    page (None: this is the last)."""
+
+    req: int
+    game: str
+    board: str
+    rows: list[LeaderboardRow]
+    cursor: str | None = None
+
+
+class GameStats(Struct, forbid_unknown_fields=True):
+    """A player's statistics in one ``game``: races ``played`` and ``won`` (every card
+    cleared), ``win_rate`` (won / played), ``best_win_ms`` and ``mean_win_ms`` (race time of its
+    wins, ms; None without a win), cards ``cleared`` in all, the ``streak`` of wins up to its
+    last race and its ``best_streak``; its ``rating`` (display points, None before a rated race)
+    and whether that is ``provisional``."""
+
+    game: str
+    played: int
+    won: int
+    win_rate: float
+    best_win_ms: int | None
+    mean_win_ms: int | None
+    cleared: int
+    streak: int
+    best_streak: int
+    rating: int | None = None
+    provisional: bool = True
+
+
+class RatingPoint(Struct, forbid_unknown_fields=True):
+    """One point of a rating chart: the rating in ``game`` (display points) after the rated race
+    that finished at ``finished_ms`` (Unix epoch ms)."""
+
+    game: str
+    finished_ms: int
+    rating: int
+
+
+class Profile(_Msg, tag="profile_page"):
+    """Reply to profile: the ``player`` (id), its ``name``, whether it is ``claimed``, when it
+    was first seen (``created_ms``, Unix epoch ms), its statistics per game (``games``), its
+    rating history (``rating_history``: the last 50 changes of each rated game, oldest first)
+    and its 10 most ``recent`` races (as history lines, newest first)."""
+
+    req: int
+    player: str
+    name: str
+    claimed: bool
+    created_ms: int
+    games: list[GameStats]
+    rating_history: list[RatingPoint]
+    recent: list[HistoryRace]
+
+
 class TournamentEvent(_Msg, tag="tournament_event"):
     """Event of a followed (or entered) tournament. ``kind``: registration_open, registered,
     withdrawn, starting, deal_started, deal_ended, standings, finished, cancelled. ``deal`` and
@@ -1335,11 +1610,51 @@ class TournamentEvent(_Msg, tag="tournament_event"):
     race: str | None = None
 
 
+class Friend(Struct, forbid_unknown_fields=True):
+    """A player you follow: its id, its claimed name, whether it is connected to this node
+    (``online``) and the race it is playing there (``racing``: a code, or None)."""
+
+    player: str
+    name: str
+    online: bool
+    racing: str | None = None
+
+
+class Invitation(_Msg, tag="invitation"):
+    """A challenge to a race (``race``, of ``game``) from ``from_player`` (``from_name``): join it
+    to accept (`join_race`), or `decline` it. Sent when you are challenged, and listed in
+    `Following` while it waits."""
+
+    race: str
+    game: str
+    from_player: str
+    from_name: str
+
+
+class Following(_Msg, tag="following"):
+    """Reply to follow, unfollow and friends: the players you follow (the oldest follow first),
+    and the challenges waiting for you (``invitations``, the newest last)."""
+
+    req: int
+    players: list[Friend]
+    invitations: list[Invitation] = []
+
+
+class Declined(_Msg, tag="declined"):
+    """A challenge to ``race`` was declined by ``player``: the reply to your `decline` (with its
+    ``req``), or sent to the challenger (``req`` None)."""
+
+    race: str
+    player: str
+    req: int | None = None
+
+
 ServerMessage = (
     Welcome
     | Claimed
     | TransferCode
     | Forgotten
+    | PasskeyOptions
     | Renamed
     | Error
     | RaceReply
@@ -1356,6 +1671,7 @@ ServerMessage = (
     | RaceRecord
     | Bonus
     | TournamentReply
+    | Organiser
     | Tournaments
     | TournamentSnapshot
     | TournamentEvent
@@ -1366,6 +1682,11 @@ ServerMessage = (
     | FairPlayReport
     | DailyInfo
     | CalendarPage
+    | Following
+    | Invitation
+    | Declined
+    | LeaderboardPage
+    | Profile
 )
 
 # ---------------------------------------------------------------------------- encode/decode

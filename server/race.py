@@ -256,6 +256,7 @@ class Race:
         max_moves: int | None = None,
         on_status: Callable[[Race, str], None] | None = None,
         undo: bool = False,
+        rated: bool = False,
     ) -> None:
         game_cls(seed, **options)  # raises BadNotation("bad_option") before anything is kept
         self.code = code
@@ -290,6 +291,8 @@ class Race:
         self.on_lost: Callable[[Race, StaleRace], None] | None = None
         self.void_reason = ""  # why the race was voided, in words (`void`); "" if it was not
         self.undo = undo  # entrants may take back moves (`server.assists`)
+        self.rated = rated  # the creator's or organiser's choice to rate it (`server.ratings.is_rated`)
+        self.bots: set[str] = set()  # entrants whose hello said they are bots (never rated)
         self.tally = _UNCOUNTED
         self.status = "open"
         self.version = 0
@@ -348,6 +351,7 @@ class Race:
             undo=self.undo,
             spectating=self.spectating,  # type: ignore[arg-type]
             daily=self.daily,
+            rated=self.rated,
         )
 
     @property
@@ -466,10 +470,11 @@ class Race:
 
     # --------------------------------------------------------------------------- changing
 
-    async def join(self, player: str, name: str, listener: Listener | None) -> Entrant:
-        """Enter the race, ending ``player``'s watch of it if it was watching; raises
-        ProtocolError (already_joined, race_full, already_started, name_taken: another entrant's
-        name is the same by `server.names.name_key`)."""
+    async def join(self, player: str, name: str, listener: Listener | None, *, bot: bool = False) -> Entrant:
+        """Enter the race (``bot``: the player said it is a bot, `bots`), ending ``player``'s
+        watch of it if it was watching; raises ProtocolError (already_joined, race_full,
+        already_started, name_taken: another entrant's name is the same by
+        `server.names.name_key`)."""
         async with self.lock:
             if player in self.entrants:
                 raise ProtocolError(ErrorCode.ALREADY_JOINED, f"you are already in race {self.code}")
@@ -485,6 +490,8 @@ class Race:
             entrant = Entrant(player, name, len(self.entrants), listener)
             self.entrants[player] = entrant
             self._names.add(key)
+            if bot:
+                self.bots.add(player)
             if self.on_join is not None:
                 self.on_join(self, player)
             log.info(
@@ -1171,6 +1178,8 @@ class Race:
                 "idle_timeout_s": self.idle_timeout_s,
                 "max_moves": self.max_moves,
                 "undo": self.undo,
+                "rated": self.rated,
+                "bots": ",".join(sorted(self.bots)),
                 "created_ms": self.created_ms,
                 "starts_at_ms": self.starts_at_ms,
                 "started_at_ms": self.started_at_ms,
@@ -1247,6 +1256,8 @@ class Race:
             race.rematch = m["rematch"]
             race.rematch_of = m["rematch_of"]
             race.daily = m.get("daily")  # (older: none)
+            race.rated = bool(m.get("rated", False))  # (older: none)
+            race.bots = {bot for bot in str(m.get("bots") or "").split(",") if bot}
             race.par = msgspec.convert(m["par"], Par) if m.get("par") is not None else None  # (older: none)
             entrants = [
                 (str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"])) for e in msgspec.json.decode(m["entrants"])

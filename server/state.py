@@ -23,11 +23,13 @@ from server.catalog import DealSource
 from server.claims import LoginLimiter, PasswordGate
 from server.config import ServerConfig
 from server.daily import DailyBook
+from server.friends import Invitations
 from server.limits import Budgets, WindowCounter
 from server.lobby import Lobby
 from server.logs import fields
 from server.metrics import Metrics, Tally
 from server.par import ParService
+from server.passkeys import Challenges
 from server.players import Player, token_digest
 from server.protocol import ClientMessage, CreateTournament, ErrorCode, ProtocolError, RaceInfo
 from server.race import Clock, Race, RebuildError
@@ -107,8 +109,10 @@ class ServerState:
         self.pending: dict[str, str] = {}  # schedule id -> its pending tournament's id
         self.schedule_file: str | Path | None = None  # `serve`'s TOML schedule file, loaded by the leader
         self.lobby = Lobby()
+        self.invitations = Invitations(config.open_race_ttl_s)  # challenges waiting (`server.friends`)
         self.replays = Replays()
-        self.daily = DailyBook.of(config.daily_secret, lambda: self.clock.wall_ms(), config.daily_days_kept)
+        self.daily = DailyBook.of(config.daily_secret, clock, config.daily_days_kept)
+        self.daily.spawn = self.spawn
         self.par = ParService(config.par_workers, config.par_nodes, config.par_seconds)
         self.web = WebClient()
         self.public_deals = DealSource(config.catalog_dir, private=False)
@@ -121,6 +125,7 @@ class ServerState:
         self.failed_logins_by_name = LoginLimiter(config.login_failures_per_name, config.login_window_s)
         self.failed_logins_by_address = LoginLimiter(config.login_failures_per_ip, config.login_window_s)
         self.password_gate = PasswordGate(config.password_hashes_at_once, config.password_hashes_waiting)
+        self.passkey_challenges = Challenges(config.passkey_challenge_s)  # passkey ceremonies under way
         self.expiring: deque[tuple[float, str]] = deque()  # (when, race code): open-race time to live
         self.retiring: deque[tuple[float, str, str]] = deque()  # (when, "race"/"tournament", id) to leave memory
         self.leaving: deque[tuple[float, str]] = deque()  # (when, token) of a player who disconnected
@@ -354,6 +359,8 @@ class ServerState:
         race.entrant_channel = FanoutChannel(self.fanout, race.listeners)
         race.spectator_channel = FanoutChannel(self.fanout, race.spectators.keys)
         self.races[race.code] = race
+        if resumed and race.daily is not None:  # its end is recorded, its seed revealed at the day's end
+            self.daily.resumed(race)
         if resumed:
             _races_log.info(
                 "race %s resumed (%s, %d entrants, event %d)",

@@ -121,6 +121,7 @@ class Player(Protocol):
     name: str
     races: set[str]
     tournaments: set[str]
+    bot: bool  # its hello said it is a program: its races are never rated
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver a frame to the player's connection, if it has one (``later``: a broadcast;
@@ -149,6 +150,11 @@ class TournamentPlan:
     undo: bool = False  # entrants may take back moves in its deals
     spectating: str = "standings"  # what spectators see while a deal runs (`server.protocol.Spectating`)
     max_entries_per_address: int = 1  # entries one person may hold without approval (0: no limit)
+    rated: bool = False  # each deal is a rated race (`server.ratings.is_rated`)
+    organiser: str | None = None  # the player id of the organiser who runs it (None: the admin)
+    entry: str = "open"  # who may register (`server.protocol.Entry`; checked by `server.handlers.organisers`)
+    allow: tuple[str, ...] = ()  # entry "list": the claimed names that may register
+    invite_code: str | None = None  # entry "invite": the code a registration gives
 
 
 @dataclass(eq=False)
@@ -220,6 +226,17 @@ class Tournament:
         """The instant registration opens, Unix epoch milliseconds."""
         return self.plan.starts_at_ms - self.plan.registration_opens_s * 1000
 
+    @property
+    def expected_end_ms(self) -> int:
+        """When it should end, Unix epoch milliseconds: an arena tournament when its window
+        closes; a rounds one after every deal played to its time limit, with the breaks between
+        (an upper estimate: deals often end sooner)."""
+        plan = self.plan
+        if plan.format == "arena":
+            return self.ends_at_ms or plan.starts_at_ms + plan.arena_window_s * 1000
+        deals = len(plan.seeds)
+        return plan.starts_at_ms + (deals * plan.deal_time_limit_s + max(deals - 1, 0) * plan.break_s) * 1000
+
     # ---------------------------------------------------------------------------- reading
 
     def info(self) -> TournamentInfo:
@@ -255,6 +272,8 @@ class Tournament:
             undo=plan.undo,
             spectating=plan.spectating,  # type: ignore[arg-type]
             max_entries_per_address=plan.max_entries_per_address,
+            entry=plan.entry,  # type: ignore[arg-type]
+            organiser=plan.organiser,
             pending=[e.player.name for e in self.pending.values()],
         )
 
@@ -542,7 +561,7 @@ class Tournament:
             self._log_deal(len(entrant.deal_races) - 1, race, player.id)
         try:  # (another open_deal of the same entrant may be a step ahead: the deal is the same)
             if player.id not in race.entrants:
-                await race.join(player.id, player.name, player)
+                await race.join(player.id, player.name, player, bot=player.bot)
             if race.status == "open":
                 await race.start(self.id)
         except ProtocolError as exc:
@@ -697,7 +716,7 @@ class Tournament:
             await clock.sleep_until(clock.monotonic() + _RETRY_S)
         for e in self._by_order():
             if e.deal_races.get(deal) is race and e.player.id not in race.entrants:
-                await race.join(e.player.id, e.player.name, e.player)
+                await race.join(e.player.id, e.player.name, e.player, bot=e.player.bot)
         if race.status == "open" and not race.entrants:  # (every entrant withdrew meanwhile)
             await race.expire()
             return None
@@ -727,6 +746,7 @@ class Tournament:
             casual=False,
             spectator_delay_s=plan.spectator_delay_s,
             undo=plan.undo,
+            rated=plan.rated,
         )
         self._attach(race, deal)
         self.races.append(race)
@@ -916,6 +936,11 @@ class Tournament:
             "undo": plan.undo,
             "spectating": plan.spectating,
             "max_entries_per_address": plan.max_entries_per_address,
+            "rated": plan.rated,
+            "organiser": plan.organiser,
+            "entry": plan.entry,
+            "allow": _json(list(plan.allow)),
+            "invite_code": plan.invite_code,
             "pending": _json(
                 [{"p": e.player.id, "n": e.player.name, "k": e.person, "y": e.why} for e in self.pending.values()]
             ),
@@ -978,6 +1003,12 @@ class Tournament:
                 # (saved before spectating and the entry limit existed: live boards, no limit)
                 spectating=str(m.get("spectating", "live")),
                 max_entries_per_address=int(m.get("max_entries_per_address", 0)),
+                rated=bool(m.get("rated", False)),  # (older: none)
+                # (saved before organisers and entry restrictions existed: the admin's, open)
+                organiser=m.get("organiser"),
+                entry=str(m.get("entry", "open")),
+                allow=tuple(str(n) for n in msgspec.json.decode(m.get("allow", "[]"))),
+                invite_code=m.get("invite_code"),
             )
             tournament = cls(host, tournament_id, plan)
             tournament.salts = [str(s) for s in msgspec.json.decode(m["salts"])]

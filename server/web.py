@@ -4,7 +4,8 @@ A request that asks for a websocket upgrade goes on to the handshake; any other 
 answered here, from files read once at start-up (no request touches the disk):
 
 * ``/``, ``/r/CODE`` (a race to join or play), ``/w/CODE`` (a race to watch or replay),
-  ``/t/ID`` (a tournament), ``/me`` (your finished races): the page itself, ``client/web/index.html``;
+  ``/t/ID`` (a tournament), ``/me`` (your finished races), ``/account`` (claim, log in, move to
+  another device, passkeys): the page itself, ``client/web/index.html``;
 * ``/static/NAME``: the page's scripts, style sheet, icons and vendored libraries (``client/web/``);
 * ``/manifest.webmanifest``: the web app manifest (``client/web/manifest.webmanifest``: name,
   colours, icons), which makes the page installable;
@@ -14,6 +15,8 @@ answered here, from files read once at start-up (no request touches the disk):
   worker and a fresh cache (`service_worker`);
 * ``/api/games``: every game as JSON (key, name, one-line summary, rule options, pile layout from
   `engine.layout`, link to its rules page);
+* ``/t/ID.ics``: a tournament's calendar file (`WebClient.calendar`; `server.ops` finds the
+  tournament), one event from its start to its expected end, with its page's address;
 * ``/rules/KEY``: a game's rules page for players, docs/games/KEY.md (installed with the package:
   `server.rules_page.rules_text`) rendered to HTML with its table and worked example
   (`server.rules_page`), once, at its first request.
@@ -27,6 +30,7 @@ the ETag (RFC 9110 §13.1.2: ``*``, or a comma-separated list of entity tags com
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import mimetypes
@@ -34,19 +38,23 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import icalendar
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 from engine.core import Game
 from engine.games import GAMES
 from engine.layout import layout_of
+from server.protocol import TournamentInfo
 from server.rules_page import render_rules, rules_text
 
-__all__ = ["WEB_ROOT", "WebClient", "none_match"]
+__all__ = ["CALENDAR_ROUTE", "WEB_ROOT", "WebClient", "none_match", "tournament_calendar"]
 
 #: Where the page's files are: client/web/ in this source tree.
 WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
-_PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16}|me)?/?")
+_PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16}|me|organise|account)?/?")
+#: A tournament's calendar file: ``/t/ID.ics`` (group 1: the id, any case).
+CALENDAR_ROUTE = re.compile(r"/t/([A-Za-z0-9]{1,16})\.ics")
 _SECURITY = {
     "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "style-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -139,6 +147,24 @@ class WebClient:
         out["Content-Length"] = str(len(found.body))
         return Response(200, "OK", out, found.body)
 
+    @staticmethod
+    def calendar(info: TournamentInfo | None, ends_ms: int, origin: str, now_ms: int) -> Response:
+        """The answer to ``GET /t/ID.ics``: 200 with the tournament ``info`` as an iCalendar
+        file (`tournament_calendar`; ``ends_ms``: its expected end, ``now_ms``: the file's
+        time stamp, Unix epoch ms; ``origin``: the site's ``scheme://host``), not to be cached;
+        404 for None (no such tournament)."""
+        out = Headers(_SECURITY)
+        if info is None:
+            out["Content-Type"] = _TYPES[".txt"]
+            out["Content-Length"] = "10"
+            return Response(404, "Not Found", out, b"not found\n")
+        body = tournament_calendar(info, ends_ms, origin, now_ms)
+        out["Cache-Control"] = "no-store"
+        out["Content-Disposition"] = f'attachment; filename="{info.id}.ics"'
+        out["Content-Type"] = "text/calendar; charset=utf-8"
+        out["Content-Length"] = str(len(body))
+        return Response(200, "OK", out, body)
+
     def _rules_page(self, key: str) -> _File | None:
         if key not in {g.key for g in GAMES}:
             return None
@@ -188,6 +214,36 @@ def service_worker(template: bytes, kept: dict[str, _File]) -> bytes:
     digest = hashlib.sha256("\n".join(f"{path} {kept[path].etag}" for path in files).encode()).hexdigest()[:16]
     build = json.dumps({"version": digest, "files": files})
     return template.replace(_BUILD_LINE.encode(), f"const BUILD = {build};".encode(), 1)
+
+
+def tournament_calendar(info: TournamentInfo, ends_ms: int, origin: str, now_ms: int) -> bytes:
+    """An iCalendar file (RFC 5545, written by the ``icalendar`` package: its line folding and
+    escaping) holding one event: the tournament ``info`` from its start to ``ends_ms`` (Unix
+    epoch ms), its name, game and format, and its page at ``origin`` + ``/t/ID``; stamped
+    ``now_ms``. Its UID is the tournament's id, so a calendar that imports it again updates the
+    same event."""
+
+    def instant(ms: int) -> dt.datetime:
+        return dt.datetime.fromtimestamp(ms // 1000, dt.UTC)
+
+    calendar = icalendar.Calendar()
+    calendar.add("prodid", "-//Patience Arena//tournaments//EN")
+    calendar.add("version", "2.0")
+    event = icalendar.Event()
+    event.add("uid", f"tournament-{info.id}@patience-arena")
+    event.add("dtstamp", instant(now_ms))
+    event.add("dtstart", instant(info.starts_at_ms))
+    event.add("dtend", instant(max(ends_ms, info.starts_at_ms)))
+    event.add("summary", info.name)
+    page = f"{origin.rstrip('/')}/t/{info.id}"
+    event.add(
+        "description",
+        f"{info.deals} {info.game} deals, {info.format} format. Registration opens "
+        f"{instant(info.registration_opens_ms).strftime('%Y-%m-%d %H:%M UTC')}. {page}",
+    )
+    event.add("url", page)
+    calendar.add_component(event)
+    return calendar.to_ical()
 
 
 def games_json() -> list[dict[str, object]]:

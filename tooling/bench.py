@@ -115,7 +115,10 @@ async def _connect_creators(url: str, count: int) -> list[ArenaClient]:
     """``count`` connections, each a new player (``bench-1``, ``bench-2``...)."""
     return list(
         await asyncio.gather(
-            *(ArenaClient.connect(url, f"bench-{n}", timeout_s=_CLIENT_TIMEOUT_S) for n in range(1, count + 1))
+            *(
+                ArenaClient.connect(url, f"bench-{n}", timeout_s=_CLIENT_TIMEOUT_S, bot=True)
+                for n in range(1, count + 1)
+            )
         )
     )
 

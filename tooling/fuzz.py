@@ -81,6 +81,7 @@ from server.protocol import (
     BonusMove,
     CalendarPage,
     CancelTournament,
+    Challenge,
     Claim,
     Claimed,
     ClientMessage,
@@ -88,27 +89,41 @@ from server.protocol import (
     CreateTournament,
     DailyCalendar,
     DailyInfo,
+    Decline,
+    Declined,
     DoubleOrNaught,
     Error,
     ErrorCode,
     FairPlayReport,
     FairPlayRequest,
+    Follow,
+    Following,
     FollowTournament,
     ForgetMe,
     Forgotten,
+    Friends,
     GetDaily,
+    GetProfile,
     GetRecord,
+    GrantOrganiser,
     Hello,
     History,
     HistoryPage,
     JoinRace,
+    Leaderboard,
+    LeaderboardPage,
     ListRaces,
     ListTournaments,
     Login,
     MoveRequest,
     MoveResult,
     OpenDeal,
+    Organiser,
+    PasskeyBegin,
+    PasskeyFinish,
+    PasskeyOptions,
     PlayDaily,
+    Profile,
     ProtocolError,
     RaceRecord,
     RaceReply,
@@ -132,6 +147,7 @@ from server.protocol import (
     TournamentSnapshot,
     TransferCode,
     TransferCodeRequest,
+    Unfollow,
     Watch,
     Welcome,
     WithdrawTournament,
@@ -533,11 +549,50 @@ def _hello(source: Source, pools: _Pools) -> dict[str, object]:
     fields: dict[str, object] = {"name": source.pick(_NAMES)}
     _optional(source, fields, "protocol", lambda: source.pick((1, 1, 2, 0)))
     _optional(source, fields, "token", lambda: source.pick((None, "x", "A" * 32, "A" * 64)))
+    _optional(source, fields, "bot", lambda: bool(source.integer(0, 1)))
     return fields
 
 
 def _rename(source: Source, pools: _Pools) -> dict[str, object]:
     return {"req": _req(source), "name": source.pick(_NAMES)}
+
+
+def _player_id(source: Source) -> str:
+    """A player id: made up (``p`` and twelve hex digits) or malformed; fuzzing players never
+    learn each other's."""
+    return source.pick(("p" + "0" * 12, "nobody", "x" * 64))
+
+
+def _follow(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source)}
+    _optional(source, fields, "player", lambda: _player_id(source))
+    _optional(source, fields, "name", lambda: source.pick(_NAMES))
+    return fields
+
+
+def _challenge(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source), "player": _player_id(source), "game": source.pick(_GAME_NAMES)}
+    _optional(source, fields, "options", lambda: source.pick(_OPTIONS))
+    return fields
+
+
+def _leaderboard(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source), "game": source.pick(_GAME_NAMES)}
+    _optional(source, fields, "board", lambda: source.pick(("rating", "daily", "elo")))
+    _optional(source, fields, "view", lambda: source.pick(("top", "around_me", "friends", "all")))
+    _optional(source, fields, "active_days", lambda: source.pick((1, 30, 3650, 0, 3651)))
+    _optional(source, fields, "day", lambda: source.pick((None, "2026-01-01", "2026-02-30", "today")))
+    _optional(source, fields, "period", lambda: source.pick(("day", "week", "all", "year")))
+    _optional(source, fields, "after", lambda: source.pick((None, "0x1.0p+10/p1", "x", "/", "9" * 96)))
+    _optional(source, fields, "limit", lambda: source.pick((1, 100, 0, 101)))
+    return fields
+
+
+def _profile(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source)}
+    _optional(source, fields, "player", lambda: _player_id(source))
+    _optional(source, fields, "name", lambda: source.pick(_NAMES))
+    return fields
 
 
 def _history(source: Source, pools: _Pools) -> dict[str, object]:
@@ -558,6 +613,17 @@ def _claim(source: Source, pools: _Pools) -> dict[str, object]:
 
 def _login(source: Source, pools: _Pools) -> dict[str, object]:
     return {"req": _req(source), "name": source.pick(_NAMES), "password": source.pick(_PASSWORDS)}
+
+
+def _passkey_begin(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source), "purpose": source.pick(("register", "login"))}
+    _optional(source, fields, "name", lambda: source.pick(_NAMES))
+    return fields
+
+
+def _passkey_finish(source: Source, pools: _Pools) -> dict[str, object]:
+    credential = source.pick(("{}", '{"id": "AAAA", "type": "public-key"}', "not json", "[" * 40))
+    return {"req": _req(source), "credential": credential}
 
 
 def _redeem(source: Source, pools: _Pools) -> dict[str, object]:
@@ -591,6 +657,7 @@ def _create_race(source: Source, pools: _Pools) -> dict[str, object]:
     _optional(source, fields, "winnable", lambda: bool(source.integer(0, 1)))
     _optional(source, fields, "seed_public", lambda: bool(source.integer(0, 1)))
     _optional(source, fields, "spectator_delay_s", lambda: source.integer(0, 600))
+    _optional(source, fields, "rated", lambda: bool(source.integer(0, 1)))
     return fields
 
 
@@ -652,6 +719,17 @@ def _create_tournament(source: Source, pools: _Pools) -> dict[str, object]:
     _optional(source, fields, "spectating", lambda: source.pick(("standings", "delayed", "live", "all")))
     _optional(source, fields, "spectator_delay_s", lambda: source.pick((0, 1, 600, 601, 86_400)))
     _optional(source, fields, "max_entries_per_address", lambda: source.pick((0, 1, 10_000, -1)))
+    _optional(source, fields, "entry", lambda: source.pick(("open", "claimed", "invite", "list", "closed")))
+    _optional(source, fields, "allow", lambda: [source.pick(_NAMES) for _ in range(source.integer(0, 3))])
+    _optional(source, fields, "invite_code", lambda: source.pick(("club-night", "abc", "x" * 33, "bad code")))
+    return fields
+
+
+def _grant_organiser(source: Source, pools: _Pools) -> dict[str, object]:
+    fields: dict[str, object] = {"req": _req(source), "admin_token": source.pick(("secret", "admin"))}
+    _optional(source, fields, "name", lambda: source.pick(_NAMES))
+    _optional(source, fields, "player", lambda: source.pick(("p" + "0" * 8, "nobody")))
+    _optional(source, fields, "revoke", lambda: bool(source.integer(0, 1)))
     return fields
 
 
@@ -693,14 +771,25 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "cancel_tournament": _cancel_tournament,
     "fair_play_report": _cancel_tournament,  # (the same fields: an admin token and a tournament)
     "follow_tournament": _tournament_request,
-    "register_tournament": _tournament_request,
+    "register_tournament": lambda source, pools: {
+        **_tournament_request(source, pools),
+        **({"code": source.pick(("club-night", "WRONG", ""))} if source.integer(0, 1) else {}),
+    },
     "withdraw_tournament": _tournament_request,
     "open_deal": _tournament_request,
     "review_entry": _review_entry,
+    "grant_organiser": _grant_organiser,
     "rematch": _race_request,
     "replay": _replay,
     "rename": _rename,
     "history": _history,
+    "leaderboard": _leaderboard,
+    "profile": _profile,
+    "follow": _follow,
+    "unfollow": lambda source, pools: {"req": _req(source), "player": _player_id(source)},
+    "friends": lambda source, pools: {"req": _req(source)},
+    "challenge": _challenge,
+    "decline": _race_request,
     "play_daily": _daily,
     "daily": _daily,
     "daily_calendar": _daily_calendar,
@@ -709,6 +798,8 @@ _BUILDERS: dict[str, Callable[[Source, _Pools], dict[str, object]]] = {
     "transfer_code": lambda source, pools: {"req": _req(source)},
     "redeem": _redeem,
     "forget_me": lambda source, pools: {"req": _req(source)},
+    "passkey_begin": _passkey_begin,
+    "passkey_finish": _passkey_finish,
 }
 _TAGS = tuple(_BUILDERS)
 
@@ -977,29 +1068,6 @@ def fuzz_frame(
 
 # ============================================================================ the oracle
 
-#: Server frames that answer a request; every other frame (an event) is not an answer.
-ANSWER_TYPES = (
-    Error,
-    MoveResult,
-    Welcome,
-    RaceReply,
-    Races,
-    Snapshot,
-    SyncPage,
-    RaceRecord,
-    Bonus,
-    TournamentReply,
-    Tournaments,
-    TournamentSnapshot,
-    ReplayStep,
-    Renamed,
-    HistoryPage,
-    DailyInfo,
-    CalendarPage,
-    Claimed,
-    TransferCode,
-    Forgotten,
-)
 
 #: The reply each request calls for, besides an `Error`.
 _REPLIES: dict[type, tuple[type, ...]] = {
@@ -1021,6 +1089,7 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     WithdrawTournament: (TournamentReply,),
     OpenDeal: (RaceReply,),
     ReviewEntry: (TournamentReply,),
+    GrantOrganiser: (Organiser,),
     FairPlayRequest: (FairPlayReport,),
     DoubleOrNaught: (Bonus,),
     BonusMove: (Bonus,),
@@ -1028,6 +1097,13 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     Replay: (ReplayStep,),
     Rename: (Renamed,),
     History: (HistoryPage,),
+    Leaderboard: (LeaderboardPage,),
+    GetProfile: (Profile,),
+    Follow: (Following,),
+    Unfollow: (Following,),
+    Friends: (Following,),
+    Challenge: (RaceReply,),
+    Decline: (Declined,),
     PlayDaily: (RaceReply,),
     GetDaily: (DailyInfo,),
     DailyCalendar: (CalendarPage,),
@@ -1036,7 +1112,11 @@ _REPLIES: dict[type, tuple[type, ...]] = {
     TransferCodeRequest: (TransferCode,),
     Redeem: (Welcome,),
     ForgetMe: (Forgotten,),
+    PasskeyBegin: (PasskeyOptions,),
+    PasskeyFinish: (Claimed, Welcome),
 }
+#: Server frames that answer a request; every other frame (an event) is not an answer.
+ANSWER_TYPES: tuple[type, ...] = (Error, *dict.fromkeys(kind for kinds in _REPLIES.values() for kind in kinds))
 _CODES = frozenset(ErrorCode) | frozenset(IllegalCode)
 
 

@@ -8,15 +8,19 @@ rating board's queries on it.
 writes in bulk (one sync connection, executemany in chunks, one transaction per chunk): N
 ``players``, M ``races`` over the last 365 days in three games with 2 to 4 entrants each (random
 players, random places, now and then a tie), their ``race_entrants`` rows, each race's real
-rating update (`server.ratings.rate`) as ``rating_changes`` rows, and the final ``ratings``. The
+rating update (`server.ratings.rate`) as ``rating_changes`` rows, the final ``ratings``, and each
+player's statistics per game (``player_game_stats``, as `Archive.put_race` keeps them). The
 races' ``record`` column holds a placeholder, not a `RaceRecord`: `Archive.get_race` is not what
 this measures.
 
 ``measure`` opens the archive as the server does (async engine) and times, over ``--pages``
 random pages each: the board's first page, a page after a random player's cursor, a page around a
 random player (20 rows, "active" meaning the last 30 days, or ``--active-days``), a player's
-ratings, and a rating history of 20 lines; it prints p50, p99 and max in ms per query (JSON with
-``--json``).
+ratings, a rating history of 20 lines, a player's statistics (``stats``: `Archive.game_stats`)
+and a whole profile's reads (``profile``: what `server.handlers.boards.profile` asks the archive);
+it prints p50, p99 and max in ms per query (JSON with ``--json``). An archive seeded before
+``player_game_stats`` existed gets it, filled from its history lines, by the migration that
+``measure`` runs as it opens it.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from server.archive import encode_board_cursor, open_archive
-from server.archive.schema import players, race_entrants, races, rating_changes, ratings
+from server.archive.schema import player_game_stats, players, race_entrants, races, rating_changes, ratings
 from server.archive.sql import SqlArchive
 from server.ratings import Entrant, Rating, display, new_rating, rate
 
@@ -69,6 +73,7 @@ def seed(url: str, players_count: int, races_count: int, *, rng_seed: int = 1) -
     ids = [f"P{i:07d}" for i in range(players_count)]
     kept: dict[tuple[str, str], tuple[Rating, int]] = {}
     counts = {"players": players_count, "races": 0, "race_entrants": 0, "rating_changes": 0, "ratings": 0}
+    stats: dict[tuple[str, str], list[Any]] = {}  # (player, game) -> the row's values, in column order
     with engine.connect() as connection:
         connection.exec_driver_sql("PRAGMA synchronous=OFF")
         for start in range(0, players_count, CHUNK):
@@ -122,6 +127,7 @@ def seed(url: str, players_count: int, races_count: int, *, rng_seed: int = 1) -
                         "par": None,
                     }
                 )
+                _count(stats, pid, game, entrant_rows[-1])
                 change_rows.append(
                     {
                         "race_code": code,
@@ -162,10 +168,46 @@ def seed(url: str, players_count: int, races_count: int, *, rng_seed: int = 1) -
             connection.execute(ratings.insert(), rows)
             connection.commit()
             counts["ratings"] += len(rows)
+        stat_items = list(stats.items())
+        counts["player_game_stats"] = len(stat_items)
+        columns = ("played", "won", "win_ms_sum", "best_win_ms", "cleared", "streak", "best_streak")
+        for start in range(0, len(stat_items), CHUNK):
+            rows = [
+                {"player_id": pid, "game": game, **dict(zip(columns, values, strict=True))}
+                for (pid, game), values in stat_items[start : start + CHUNK]
+            ]
+            connection.execute(player_game_stats.insert(), rows)
+            connection.commit()
         connection.exec_driver_sql("ANALYZE")
         connection.commit()
     engine.dispose()
     return {**counts, "seconds": round(time.perf_counter() - started, 1)}
+
+
+def _count(stats: dict[tuple[str, str], list[Any]], pid: str, game: str, line: dict[str, Any]) -> None:
+    """Add the history ``line`` to ``pid``'s statistics in ``game`` (played, won, win_ms_sum,
+    best_win_ms, cleared, streak, best_streak), as `Archive.put_race` does."""
+    row = stats.setdefault((pid, game), [0, 0, 0, None, 0, 0, 0])
+    won = line["status"] == "won"
+    row[0] += 1
+    row[4] += line["cleared"]
+    if won:
+        row[1] += 1
+        row[2] += line["time_ms"]
+        row[3] = line["time_ms"] if row[3] is None else min(row[3], line["time_ms"])
+        row[5] += 1
+        row[6] = max(row[6], row[5])
+    else:
+        row[5] = 0
+
+
+async def _profile_reads(archive: SqlArchive, player: str) -> None:
+    """What a profile asks the archive (`server.handlers.boards.profile`), in its order."""
+    await archive.player_card(player)
+    await archive.game_stats(player)
+    for rated in await archive.ratings_of(player):
+        await archive.rating_history(player, rated.game, 50)
+    await archive.races_of(player, before=None, limit=10)
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -201,7 +243,15 @@ async def measure(
         }
     engine.dispose()
     since = int(time.time() * 1000) - active_days * DAY_MS
-    timings: dict[str, list[float]] = {"top": [], "after": [], "around": [], "ratings_of": [], "history": []}
+    timings: dict[str, list[float]] = {
+        "top": [],
+        "after": [],
+        "around": [],
+        "ratings_of": [],
+        "history": [],
+        "stats": [],
+        "profile": [],
+    }
     for i in range(pages):
         player, game, ordinal = sample[rng.randrange(len(sample))]
         calls = {
@@ -212,6 +262,8 @@ async def measure(
             "around": archive.rating_board(game, active_since_ms=since, around=player, limit=limit),
             "ratings_of": archive.ratings_of(player),
             "history": archive.rating_history(player, game, limit),
+            "stats": archive.game_stats(player),
+            "profile": _profile_reads(archive, player),
         }
         for name, call in calls.items():
             begun = time.perf_counter()

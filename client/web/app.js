@@ -3,12 +3,16 @@
 // The page holds no rules of its own: every board the server sends to its entrant lists the
 // legal moves, and the page offers exactly those. Pages: "/" the lobby, "/r/CODE" a race (join,
 // play; a race you are not in is watched), "/w/CODE" a race to watch (or replay, once
-// finished), "/t/ID" a tournament, "/me" your finished races. Each page is a module of its own.
+// finished), "/t/ID" a tournament, "/me" your finished races, "/account" your account (claim,
+// log in, move to another device, passkeys), "/organise" an organiser's tournaments. Each page is
+// a module of its own.
 
 import { setGames } from "./cards.js";
 import { store } from "./net.js";
+import { AccountPage } from "./account.js";
 import { HistoryPage } from "./history.js";
 import { LobbyPage } from "./lobby.js";
+import { OrganisePage } from "./organise.js";
 import { RacePage } from "./race.js";
 import { applySettings, openSettings } from "./settings.js";
 import { conn, connect, navigate, setRouter } from "./shell.js";
@@ -28,6 +32,8 @@ function route() {
   else if ((m = /^\/w\/([A-Za-z0-9]{1,16})\/?$/.exec(path))) page = new RacePage(main, m[1].toUpperCase(), true);
   else if ((m = /^\/t\/([A-Za-z0-9]{1,16})\/?$/.exec(path))) page = new TournamentPage(main, m[1].toUpperCase());
   else if (/^\/me\/?$/.test(path)) page = new HistoryPage(main);
+  else if (/^\/organise\/?$/.test(path)) page = new OrganisePage(main);
+  else if (/^\/account\/?$/.test(path)) page = new AccountPage(main);
   else page = new LobbyPage(main);
   main.focus({ preventScroll: true });
 }
@@ -46,6 +52,8 @@ function askName() {
       el("h2", { id: "name-dialog-title", text: "Your name" }),
       el("label", {}, "The name the others see ", input),
       el("p", { class: "hint", text: "It is kept in this browser. Races you are already in keep the name you entered with." }),
+      el("p", {}, el("a", { href: "/account", "data-link": true, id: "name-account", onclick: () => dialog.close("cancel"),
+        text: "Your account" }), ": claim this name, log in, move to another device"),
       el("div", { class: "actions" },
         el("button", { class: "primary", value: "save", id: "name-save", text: "Save" }),
         el("button", { value: "cancel", formnovalidate: true, text: "Cancel" }))));
@@ -106,7 +114,13 @@ async function boot() {
   rename.append(icon("edit"));
   rename.addEventListener("click", askName);
   connect({
-    onWelcome: (message) => { $("#who").textContent = message.name; rename.setAttribute("aria-label", `Your name: ${message.name}. Change it`); },
+    onWelcome: (message) => {
+      $("#who").textContent = message.name;
+      $("#guest-tag").hidden = conn.claimed; // a guest's name is marked as such
+      rename.classList.toggle("guest", !conn.claimed);
+      const guest = conn.claimed ? "" : " guest (not claimed)";
+      rename.setAttribute("aria-label", `Your name: ${message.name}${guest}. Change it`);
+    },
     onOffline: (offline) => setOffline(offline),
     onNotice: (text) => toast(text),
     onDisplaced: () => displaced(),

@@ -15,10 +15,103 @@ export class LobbyPage {
     this.render();
     this.refresh();
     this.timer = setInterval(() => this.refresh(), 5000);
-    this.off = conn.subscribe(() => {}, () => this.refresh());
+    this.off = conn.subscribe((m) => this.onEvent(m), () => this.refresh());
   }
 
   destroy() { clearInterval(this.timer); this.off(); }
+
+  /** The Friends box: challenges waiting for you, the players you follow, and a field to follow one. */
+  friendsBox() {
+    const input = el("input", { id: "follow-name", maxlength: 32, autocomplete: "off", placeholder: "claimed name" });
+    const follow = async (e) => {
+      e.preventDefault();
+      const name = input.value.trim();
+      if (!name) return;
+      try {
+        this.showFriends(await conn.request({ type: "follow", name }));
+        input.value = "";
+      } catch (err) {
+        toast(err.reason || String(err));
+      }
+    };
+    return el("section", { class: "card-box friends", id: "friends", "aria-labelledby": "friends-title" },
+      el("h2", { id: "friends-title", text: "Friends" }),
+      el("ul", { class: "races", id: "invitations", "aria-label": "Challenges for you", "aria-live": "polite" }),
+      el("ul", { class: "races", id: "friends-list", "aria-label": "Players you follow" }),
+      el("form", { class: "join", id: "follow-form", onsubmit: follow },
+        el("label", {}, "Follow a player ", input), el("button", { type: "submit", text: "Follow" })));
+  }
+
+  /** A pushed event: a challenge for you shows at once; a declined challenge says so. */
+  onEvent(message) {
+    if (message.type === "invitation") this.refreshFriends();
+    if (message.type === "declined") toast(`Your challenge (race ${message.race}) was declined`, "info");
+  }
+
+  async refreshFriends() {
+    try {
+      this.showFriends(await conn.request({ type: "friends" }));
+    } catch (err) {
+      if (err.code !== "offline") toast(err.reason || String(err));
+    }
+  }
+
+  /** Show a `following` reply: each invitation with Accept and Decline, each followed player's
+   * status with Watch (racing) and Challenge. */
+  showFriends(reply) {
+    const game = (key) => gameByKey(key)?.name || key;
+    const invitations = reply.invitations.map((i) => el("li", { class: "invitation", "data-race": i.race },
+      `${i.from_name} challenges you to ${game(i.game)} `,
+      el("button", { type: "button", class: "primary", text: "Accept", "aria-label": `Accept ${i.from_name}'s challenge`, onclick: () => this.accept(i.race) }),
+      " ",
+      el("button", { type: "button", text: "Decline", "aria-label": `Decline ${i.from_name}'s challenge`, onclick: () => this.decline(i.race) })));
+    $("#invitations").replaceChildren(...invitations);
+    const people = reply.players.map((f) => el("li", { class: "friend", "data-player": f.player },
+      `${f.name} · ${f.racing ? "racing" : f.online ? "online" : "offline"} `,
+      ...(f.racing ? [el("a", { href: `/w/${f.racing}`, "data-link": true, class: "button", text: "Watch", "aria-label": `Watch ${f.name}'s race` }), " "] : []),
+      el("button", { type: "button", text: "Challenge", "aria-label": `Challenge ${f.name}`, onclick: () => this.challenge(f.player) }),
+      " ",
+      el("button", { type: "button", text: "Unfollow", "aria-label": `Unfollow ${f.name}`, onclick: () => this.unfollow(f.player) })));
+    $("#friends-list").replaceChildren(...(people.length ? people
+      : [el("li", { class: "muted", text: "Follow players who claimed their name to see when they play." })]));
+  }
+
+  /** Challenge a followed player to a race of the picked game: its race page, to start once they join. */
+  async challenge(player) {
+    try {
+      const reply = await conn.request({ type: "challenge", player, game: $("#game").value });
+      navigate(`/r/${reply.race.code}`);
+    } catch (err) {
+      toast(err.reason || String(err));
+    }
+  }
+
+  async accept(race) {
+    try {
+      await conn.request({ type: "join_race", race });
+      navigate(`/r/${race}`);
+    } catch (err) {
+      toast(err.reason || String(err));
+      this.refreshFriends();
+    }
+  }
+
+  async decline(race) {
+    try {
+      await conn.request({ type: "decline", race });
+    } catch (err) {
+      toast(err.reason || String(err));
+    }
+    this.refreshFriends();
+  }
+
+  async unfollow(player) {
+    try {
+      this.showFriends(await conn.request({ type: "unfollow", player }));
+    } catch (err) {
+      toast(err.reason || String(err));
+    }
+  }
 
   render() {
     const games = allGames();
@@ -64,6 +157,7 @@ export class LobbyPage {
             el("label", {}, "Your name ", nameInput), el("button", { type: "submit", text: "Save" })),
           el("form", { class: "join", onsubmit: (e) => { e.preventDefault(); if (codeInput.value.trim()) navigate(`/r/${codeInput.value.trim().toUpperCase()}`); } },
             el("label", {}, "Join by code ", codeInput), el("button", { type: "submit", text: "Go" }))),
+        this.friendsBox(),
         el("section", { class: "card-box daily", id: "daily", "aria-labelledby": "daily-title" },
           el("h2", { id: "daily-title", text: "Daily challenge" }),
           el("p", { class: "summary", id: "daily-info", text: "Today's deal of the game you picked: the same for everyone, once each." }),
@@ -71,7 +165,8 @@ export class LobbyPage {
           el("ol", { class: "calendar", id: "daily-calendar", "aria-label": "Your daily challenges this month" })),
         el("section", { class: "card-box", "aria-labelledby": "open-title" }, el("h2", { id: "open-title", text: "Open races" }), this.lists.open),
         el("section", { class: "card-box", "aria-labelledby": "live-title" }, el("h2", { id: "live-title", text: "Live races" }), this.lists.live),
-        el("section", { class: "card-box", "aria-labelledby": "tournaments-title" }, el("h2", { id: "tournaments-title", text: "Tournaments" }), this.lists.tournaments)));
+        el("section", { class: "card-box", "aria-labelledby": "tournaments-title" }, el("h2", { id: "tournaments-title", text: "Tournaments" }), this.lists.tournaments,
+          el("a", { href: "/organise", "data-link": true, id: "organise-open", class: "quiet", text: "Organise a tournament" }))));
     showGame();
     this.refreshDaily();
   }
@@ -126,6 +221,7 @@ export class LobbyPage {
   }
 
   async refresh() {
+    this.refreshFriends();
     try {
       const [open, live, tournaments] = await Promise.all([
         conn.request({ type: "list_races", status: "open" }),

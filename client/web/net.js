@@ -18,9 +18,12 @@ const PROTOCOL = 1;
 /** What the browser keeps (store.js): the name, the session token, the settings. */
 export { store };
 
-/** A request the server refused: `code` (docs/protocol.md, Errors) and a `reason` for people. */
+/** A request the server refused: `code` (docs/protocol.md, Errors) and a `reason` for people;
+ * `retryAfter`: for a rate-limited login, the seconds to wait (else null). */
 export class ArenaError extends Error {
-  constructor(code, reason) { super(`${reason} [${code}]`); this.code = code; this.reason = reason; }
+  constructor(code, reason, retryAfter = null) {
+    super(`${reason} [${code}]`); this.code = code; this.reason = reason; this.retryAfter = retryAfter;
+  }
 }
 
 /** Big integers (seeds) arrive as BigInt; everything that fits a double becomes a number. */
@@ -58,6 +61,8 @@ export class Connection {
     this.reconnectHooks = new Set();
     this.player = null;
     this.name = null;
+    this.claimed = false; // the welcome's: whether this player's name is claimed (else a guest)
+    this.becoming = null; // the req of a login, redeem or passkey login, answered by a welcome
     this.serverOffset = 0; // server wall clock minus ours, in milliseconds
     this.delay = 250;
     this.hooks = { onWelcome, onOffline, onNotice, onDisplaced };
@@ -163,7 +168,7 @@ export class Connection {
     if (message.req !== undefined && message.req !== null && this.waiting.has(message.req)) {
       const { resolve, reject } = this.waiting.get(message.req);
       this.waiting.delete(message.req);
-      if (message.type === "error") reject(new ArenaError(message.code, message.reason));
+      if (message.type === "error") reject(new ArenaError(message.code, message.reason, message.retry_after_s ?? null));
       else resolve(message);
       return;
     }
@@ -179,6 +184,7 @@ export class Connection {
     store.token = message.token;
     this.player = message.player;
     this.name = message.name;
+    this.claimed = Boolean(message.claimed);
     store.name = message.name;
     this.serverOffset = message.server_time_ms - Date.now();
     this.delay = 250;
@@ -187,6 +193,66 @@ export class Connection {
     this.isReady = true;
     this.resolveReady();
     for (const hook of [...this.reconnectHooks]) hook(resumed);
+    const becoming = this.becoming;
+    if (becoming !== null && this.waiting.has(becoming)) {
+      this.becoming = null;
+      const { resolve } = this.waiting.get(becoming);
+      this.waiting.delete(becoming);
+      resolve(message);
+    }
+  }
+
+  /** Send `message` (login, redeem, a login's passkey_finish), which the server answers with a
+   * welcome (a new token for this browser, kept) or an error (rejected with an ArenaError). */
+  async become(message) {
+    await this.ready;
+    const req = ++this.req;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(req, { resolve, reject });
+      this.becoming = req;
+      this.send({ ...message, req, protocol: PROTOCOL });
+    });
+  }
+
+  /** Claim this player's name with `password` (docs/protocol.md, claim). */
+  async claim(password) {
+    const reply = await this.request({ type: "claim", password });
+    this.claimed = true;
+    this.name = reply.name;
+    store.name = reply.name;
+    this.hooks.onWelcome({ name: reply.name, claimed: true });
+    return reply;
+  }
+
+  /** Become the player that claimed `name`, if `password` is its password. */
+  login(name, password) { return this.become({ type: "login", name, password }); }
+
+  /** Become the player a transfer `code` was made for. */
+  redeem(code) { return this.become({ type: "redeem", code }); }
+
+  /** Delete this player's identity; the browser then starts afresh as a new guest. */
+  async forgetMe() {
+    const reply = await this.request({ type: "forget_me" });
+    store.token = null;
+    return reply;
+  }
+
+  /** Add a passkey to this claimed player (WebAuthn in this browser). */
+  async addPasskey() {
+    const begun = await this.request({ type: "passkey_begin", purpose: "register" });
+    const options = PublicKeyCredential.parseCreationOptionsFromJSON(JSON.parse(begun.options));
+    const credential = await navigator.credentials.create({ publicKey: options });
+    return this.request({ type: "passkey_finish", credential: JSON.stringify(credential.toJSON()) });
+  }
+
+  /** Log in with a passkey this browser keeps (`name`: only that claimed player's). */
+  async passkeyLogin(name = null) {
+    const message = { type: "passkey_begin", purpose: "login" };
+    if (name) message.name = name;
+    const begun = await this.request(message);
+    const options = PublicKeyCredential.parseRequestOptionsFromJSON(JSON.parse(begun.options));
+    const credential = await navigator.credentials.get({ publicKey: options });
+    return this.become({ type: "passkey_finish", credential: JSON.stringify(credential.toJSON()) });
   }
 
   /** Send a request and wait for its reply (rejected with an ArenaError on an error reply). */

@@ -6,6 +6,7 @@ import { statusText } from "./standings.js";
 import { clockText, el, toast, when } from "./ui.js";
 
 const ADMIN_KEY = "arena.admin"; // the organiser's admin token, for this tab only
+const ENTRY = { open: "", claimed: " · claimed players only", invite: " · by invitation", list: " · listed players only" };
 
 export class TournamentPage {
   constructor(main, id) {
@@ -28,6 +29,7 @@ export class TournamentPage {
       this.standings = snap.standings;
       this.render();
       if (sessionStorage.getItem(ADMIN_KEY) && !this.report) this.fairPlay(sessionStorage.getItem(ADMIN_KEY));
+      else if (this.info.organiser && this.info.organiser === conn.player && !this.report && !this.reportError) this.fairPlay(null);
     } catch (err) {
       if (err.code === "offline") return;
       this.main.replaceChildren(el("section", { class: "card-box" }, el("h1", { text: `Tournament ${this.id}` }),
@@ -36,12 +38,13 @@ export class TournamentPage {
   }
 
   /** Organisers: ask for the fair-play report with the admin token (kept in this tab's
-   * sessionStorage while the server accepts it) and show it in the Organiser panel. */
+   * sessionStorage while the server accepts it), or, `token` null, as the tournament's own
+   * organiser, and show it in the Organiser panel. */
   async fairPlay(token) {
     try {
-      this.report = await conn.request({ type: "fair_play_report", tournament: this.id, admin_token: token });
+      this.report = await conn.request({ type: "fair_play_report", tournament: this.id, ...(token ? { admin_token: token } : {}) });
       this.reportError = "";
-      sessionStorage.setItem(ADMIN_KEY, token);
+      if (token) sessionStorage.setItem(ADMIN_KEY, token);
     } catch (err) {
       if (err.code === "offline") return;
       this.report = null;
@@ -124,7 +127,11 @@ export class TournamentPage {
     const buttons = [];
     if (["scheduled", "registration", "starting", "running"].includes(t.status)) {
       if (!registered && this.waiting) buttons.push(el("button", { id: "withdraw", text: "Withdraw my entry", onclick: () => this.act({ type: "withdraw_tournament" }) }));
-      else if (!registered) buttons.push(el("button", { class: "primary", id: "register", text: "Register", onclick: () => this.act({ type: "register_tournament" }) }));
+      else if (!registered && t.entry === "invite") {
+        const code = el("input", { id: "invite-code", name: "code", maxlength: 32, autocomplete: "off", value: new URLSearchParams(location.search).get("code") || "" });
+        buttons.push(el("form", { class: "organiser-form", id: "invite-form", onsubmit: (e) => { e.preventDefault(); this.act({ type: "register_tournament", code: code.value.trim() }); } },
+          el("label", { for: "invite-code", text: "Invite code" }), code, el("button", { class: "primary", id: "register", type: "submit", text: "Register" })));
+      } else if (!registered) buttons.push(el("button", { class: "primary", id: "register", text: "Register", onclick: () => this.act({ type: "register_tournament" }) }));
       else if (t.status !== "running") buttons.push(el("button", { id: "withdraw", text: "Withdraw", onclick: () => this.act({ type: "withdraw_tournament" }) }));
     }
     if (registered && t.format === "arena" && t.status === "running") {
@@ -133,6 +140,7 @@ export class TournamentPage {
     if (registered && t.format === "rounds" && t.status === "running" && t.races.length) {
       buttons.push(el("a", { class: "button primary", href: `/r/${t.races[t.races.length - 1]}`, "data-link": true, text: `Play deal ${t.races.length}` }));
     }
+    buttons.push(el("a", { class: "button quiet", href: `/t/${t.id}.ics`, download: `${t.id}.ics`, id: "calendar", text: "Add to calendar" }));
     buttons.push(el("a", { class: "button quiet", href: "/", "data-link": true, text: "Lobby" }));
     const deals = [];
     for (let i = 0; i < t.deals; i++) {
@@ -153,7 +161,7 @@ export class TournamentPage {
         el("td", { text: s.status })))));
     this.main.replaceChildren(el("section", { class: "tournament" },
       el("h1", {}, t.name, " ", el("span", { class: "code", text: t.id })),
-      el("p", { class: "summary" }, `${game ? game.name : t.game} · ${t.deals} deals · ${t.format} · `, el("strong", { id: "tournament-status", text: t.status })),
+      el("p", { class: "summary" }, `${game ? game.name : t.game} · ${t.deals} deals · ${t.format}${ENTRY[t.entry] || ""} · `, el("strong", { id: "tournament-status", text: t.status })),
       el("p", { class: "meta" }, `Starts ${when(t.starts_at_ms)}`, t.schedule ? ` · repeats ${t.schedule} (${t.timezone})` : "",
         ` · registration opens ${when(t.registration_opens_ms)} · ${t.registered.length}/${t.max_entrants} registered`,
         registered ? " · you are registered" : "", this.waiting ? el("span", { id: "entry-pending", text: " · your entry waits for the organiser's approval" }) : ""),

@@ -32,13 +32,18 @@ import abc
 
 import msgspec
 
-from server.protocol import RaceRecord, TournamentInfo, TournamentStanding
+from server.protocol import DailyResult, RaceRecord, TournamentInfo, TournamentStanding
 from server.ratings import Rating
 
 __all__ = [
     "Archive",
     "ArchiveError",
     "Claim",
+    "PlayerCard",
+    "PlayerGameStats",
+    "game_stats_deltas",
+    "Followed",
+    "Passkey",
     "RaceRow",
     "RatedPlayer",
     "RatingChange",
@@ -47,6 +52,8 @@ __all__ = [
     "TournamentRow",
     "anonymised",
     "anonymised_standings",
+    "daily_order",
+    "daily_replaces",
     "decode_board_cursor",
     "decode_cursor",
     "encode_board_cursor",
@@ -107,6 +114,43 @@ class RatingChange(msgspec.Struct, frozen=True):
     after: Rating
 
 
+class PlayerGameStats(msgspec.Struct, frozen=True):
+    """A player's statistics in one ``game`` (`Archive.game_stats`): races ``played`` and
+    ``won`` (its status won), ``win_ms_sum`` and ``best_win_ms`` (race time of its wins, ms;
+    ``best_win_ms`` None without a win), cards ``cleared`` in all, and its ``streak`` of wins up
+    to its last race (in the order the archive kept them) and ``best_streak``."""
+
+    game: str
+    played: int
+    won: int
+    win_ms_sum: int
+    best_win_ms: int | None
+    cleared: int
+    streak: int
+    best_streak: int
+
+
+class PlayerCard(msgspec.Struct, frozen=True):
+    """What a profile shows of a player (`Archive.player_card`): its id, ``name`` (its claimed
+    name if it has one, else its name as last seen), whether it is ``claimed``, and when it was
+    first seen (``created_ms``, Unix epoch ms)."""
+
+    player_id: str
+    name: str
+    claimed: bool
+    created_ms: int
+
+
+def game_stats_deltas(record: RaceRecord, finished_ms: int) -> list[tuple[str, str, bool, int, int]]:
+    """What the finished race ``record`` adds to its players' statistics (`PlayerGameStats`):
+    one ``(player id, game, won, time_ms, cleared)`` per player of its history lines
+    (`race_rows`)."""
+    return [
+        (player, row.game, row.status == "won", row.time_ms, row.cleared)
+        for player, row in race_rows(record, finished_ms)
+    ]
+
+
 def encode_board_cursor(ordinal: float, player_id: str) -> str:
     """The cursor that continues a rating board after the row of ``player_id`` at ``ordinal``
     (opaque to clients: the float's exact hexadecimal form, ``/``, the id)."""
@@ -136,6 +180,29 @@ class Claim(msgspec.Struct, frozen=True):
     name_key: str
     password_hash: str
     claimed_ms: int
+
+
+class Followed(msgspec.Struct, frozen=True):
+    """A player someone follows (`Archive.following`): its id, its claimed ``name``, and since
+    when it is followed (``since_ms``, Unix epoch ms)."""
+
+    player_id: str
+    name: str
+    since_ms: int
+
+
+class Passkey(msgspec.Struct, frozen=True):
+    """A claimed player's passkey (`Archive.put_passkey`, `server.handlers.passkeys`): its
+    ``credential_id`` (the authenticator's id, base64url without padding), the ``player_id`` it
+    logs in, its COSE ``public_key`` (bytes), the authenticator's ``sign_count`` as last seen,
+    ``created_ms`` and ``used_ms`` (Unix epoch ms)."""
+
+    credential_id: str
+    player_id: str
+    public_key: bytes
+    sign_count: int
+    created_ms: int
+    used_ms: int
 
 
 class RaceRow(msgspec.Struct, frozen=True):
@@ -266,6 +333,18 @@ def anonymised_standings(standings: list[TournamentStanding], player_id: str, na
     return [msgspec.structs.replace(line, name=name) if line.player == player_id else line for line in standings]
 
 
+def daily_order(result: DailyResult) -> tuple[int, int, str]:
+    """A day's daily leaderboard order: more cards cleared, then less time, then the race code."""
+    return (-result.cleared, result.time_ms, result.race)
+
+
+def daily_replaces(kept: DailyResult, new: DailyResult) -> bool:
+    """Whether ``new`` may replace the daily result ``kept`` of the same day, game and player
+    (`Archive.put_daily_result`): only an attempt still ``playing`` is replaced, by a later word
+    of the same race; a final result stays as it is."""
+    return kept.status == "playing" and new.race == kept.race
+
+
 def encode_cursor(finished_ms: int, code: str) -> str:
     """The cursor that continues a history page after the race ``code`` finished at
     ``finished_ms`` (opaque to clients: ``"<finished_ms>.<code>"``)."""
@@ -380,6 +459,16 @@ class Archive(abc.ABC):
         """Player ``player_id``'s claim, or None (a guest)."""
 
     @abc.abstractmethod
+    async def set_organiser(self, player_id: str, organiser: bool, now_ms: int) -> bool:
+        """Grant (``organiser`` true, at ``now_ms``, Unix epoch ms) or revoke player
+        ``player_id``'s organiser role (`server.handlers.organisers`). True if that changed
+        something, False if the player had that role already (or had none to revoke)."""
+
+    @abc.abstractmethod
+    async def is_organiser(self, player_id: str) -> bool:
+        """Whether player ``player_id`` holds the organiser role."""
+
+    @abc.abstractmethod
     async def put_transfer_code(self, code_digest: str, player_id: str, expires_ms: int) -> None:
         """Keep a transfer code's digest (SHA-256 hex) for ``player_id``, good until
         ``expires_ms`` (Unix epoch ms)."""
@@ -391,11 +480,47 @@ class Archive(abc.ABC):
         once with one code: one gets the id."""
 
     @abc.abstractmethod
+    async def put_passkey(self, passkey: Passkey) -> bool:
+        """Keep ``passkey``; False, and nothing written, when its credential id is kept already."""
+
+    @abc.abstractmethod
+    async def passkey(self, credential_id: str) -> Passkey | None:
+        """The passkey with ``credential_id``, or None."""
+
+    @abc.abstractmethod
+    async def passkeys_of(self, player_id: str) -> list[Passkey]:
+        """Player ``player_id``'s passkeys, oldest first (by creation time, then id)."""
+
+    @abc.abstractmethod
+    async def use_passkey(self, credential_id: str, sign_count: int, used_ms: int) -> None:
+        """Note a login with passkey ``credential_id``: its authenticator's ``sign_count`` now,
+        at ``used_ms`` (Unix epoch ms); an unknown id changes nothing."""
+
+    @abc.abstractmethod
     async def forget_player(self, player_id: str, anonymous_name: str) -> int:
-        """Delete player ``player_id``'s identity: its row, tokens, claim, transfer codes and
-        ratings. Its archived races and tournaments stay, its name in them (history lines, race
-        records, tournament standings) replaced by ``anonymous_name``; returns how many races it
-        was in. Costs O(its races and tournaments)."""
+        """Delete player ``player_id``'s identity: its row, tokens, claim, transfer codes,
+        passkeys, organiser role and ratings. Its archived races, tournaments and daily results
+        stay, its name in them (history lines, race records, tournament standings, daily results)
+        replaced by ``anonymous_name``; returns how many races it was in. Costs O(its races and
+        tournaments)."""
+
+    # Follows (server.handlers.friends): a player follows claimed players, to see when they are
+    # online or racing and to challenge them.
+
+    @abc.abstractmethod
+    async def follow(self, follower_id: str, followee_id: str, since_ms: int) -> bool:
+        """Let ``follower_id`` follow ``followee_id`` from ``since_ms`` (Unix epoch ms). True if
+        kept now; False if it followed that player already (nothing changes)."""
+
+    @abc.abstractmethod
+    async def unfollow(self, follower_id: str, followee_id: str) -> bool:
+        """Stop ``follower_id`` following ``followee_id``. True if it did follow that player."""
+
+    @abc.abstractmethod
+    async def following(self, player_id: str, limit: int) -> list[Followed]:
+        """The claimed players ``player_id`` follows, at most ``limit`` (>= 1), the oldest follow
+        first (then by player id), each with its claimed name. One indexed read. Raises
+        `ArchiveError` for a ``limit`` below 1."""
 
     @abc.abstractmethod
     async def apply_ratings(self, race_code: str, game: str, finished_ms: int, updates: list[RatingUpdate]) -> bool:
@@ -436,6 +561,52 @@ class Archive(abc.ABC):
         ``cursor`` continues below the page, None when nothing follows. Places are not counted (a
         count of everyone above would grow with the board). Raises `ArchiveError` for a cursor it
         did not make, both ``after`` and ``around``, or a ``limit`` below 1."""
+
+    # The daily challenge (server.daily): one result per player, game and UTC day, and the
+    # secret the days' deals derive from.
+
+    @abc.abstractmethod
+    async def put_daily_result(self, result: DailyResult, finished_ms: int) -> bool:
+        """Keep a ranked daily attempt's ``result`` (``playing`` when it starts, final at its
+        end), as of ``finished_ms`` (Unix epoch ms). Idempotent by ``(day, game, player)``: a kept
+        result is replaced only as `daily_replaces` allows. True if something was written."""
+
+    @abc.abstractmethod
+    async def daily_board(self, game: str, day: str, limit: int) -> list[DailyResult]:
+        """The ``limit`` (>= 1) best results of ``game`` on UTC ``day`` (YYYY-MM-DD), in
+        `daily_order`. Raises `ArchiveError` for a ``limit`` below 1."""
+
+    @abc.abstractmethod
+    async def daily_of(self, player_id: str, first_day: str, last_day: str) -> list[DailyResult]:
+        """``player_id``'s daily results from ``first_day`` to ``last_day`` (YYYY-MM-DD, both
+        included), newest day first, then by game."""
+
+    @abc.abstractmethod
+    async def kept_secret(self, name: str, fresh: str) -> str:
+        """The secret kept as ``name``; keeps ``fresh`` and returns it when there is none yet
+        (two nodes asking at once: both get the one kept first)."""
+
+    # Profiles and leaderboard names (server.handlers.boards).
+
+    @abc.abstractmethod
+    async def game_stats(self, player_id: str) -> list[PlayerGameStats]:
+        """``player_id``'s statistics in every game it played, by game name: one range of the
+        ``player_game_stats`` primary key (`put_race` keeps it up, never a scan of its races)."""
+
+    @abc.abstractmethod
+    async def player_card(self, player_id: str) -> PlayerCard | None:
+        """Player ``player_id``'s name, claim and first-seen time (one lookup by primary key), or
+        None for a player the archive does not keep."""
+
+    @abc.abstractmethod
+    async def player_names(self, player_ids: list[str]) -> dict[str, tuple[str, bool]]:
+        """``(name, claimed)`` of each of ``player_ids`` the archive keeps (the claimed name when
+        there is one), by id: one query for the whole list."""
+
+    @abc.abstractmethod
+    async def ratings_among(self, game: str, player_ids: list[str]) -> list[RatedPlayer]:
+        """The ratings in ``game`` of those of ``player_ids`` who have one (a friends' board),
+        best first: one query by primary key."""
 
     @abc.abstractmethod
     async def forget_before(self, ms: int) -> int:

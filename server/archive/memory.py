@@ -23,7 +23,11 @@ from server.archive import (
     record_revision,
     tournament_rows,
 )
+from server.archive.memory_daily import MemoryDaily
+from server.archive.memory_follows import MemoryFollows
+from server.archive.memory_passkeys import MemoryPasskeys
 from server.archive.memory_ratings import MemoryRatings
+from server.archive.memory_stats import MemoryStats
 from server.protocol import RaceRecord, TournamentInfo, TournamentStanding
 
 __all__ = ["MemoryArchive"]
@@ -31,7 +35,7 @@ __all__ = ["MemoryArchive"]
 _TournamentBody = tuple[TournamentInfo, list[TournamentStanding]]
 
 
-class MemoryArchive(MemoryRatings, Archive):
+class MemoryArchive(MemoryDaily, MemoryRatings, MemoryStats, MemoryFollows, MemoryPasskeys, Archive):
     """`Archive` in a few dicts: races by code (encoded record, finished ms), each player's
     races as a sorted list of ``(finished_ms, code)`` (a page is a bisection), tournaments by
     id, each player's tournaments the same way as its races, players by id and by token
@@ -51,6 +55,7 @@ class MemoryArchive(MemoryRatings, Archive):
         self._claims: dict[str, Claim] = {}  # player id -> its claim
         self._claim_keys: dict[str, str] = {}  # name key -> player id
         self._codes: dict[str, tuple[str, int, bool]] = {}  # code digest -> (player id, expires ms, used)
+        self._organisers: dict[str, int] = {}  # player id -> granted ms
 
     async def open(self) -> None:
         """Nothing to connect to."""
@@ -74,6 +79,8 @@ class MemoryArchive(MemoryRatings, Archive):
         for player, row in race_rows(record, finished_ms):
             self._rows.setdefault(player, {})[code] = row
             bisect.insort(self._order.setdefault(player, []), (finished_ms, code))
+        if kept is None:
+            self._count_stats(record, finished_ms)  # (a first copy only, as the SQL archive)
         return True
 
     async def get_race(self, code: str) -> RaceRecord | None:
@@ -151,6 +158,20 @@ class MemoryArchive(MemoryRatings, Archive):
         """See `Archive.claim_of`."""
         return self._claims.get(player_id)
 
+    async def set_organiser(self, player_id: str, organiser: bool, now_ms: int) -> bool:
+        """See `Archive.set_organiser`."""
+        if organiser == (player_id in self._organisers):
+            return False
+        if organiser:
+            self._organisers[player_id] = now_ms
+        else:
+            del self._organisers[player_id]
+        return True
+
+    async def is_organiser(self, player_id: str) -> bool:
+        """See `Archive.is_organiser`."""
+        return player_id in self._organisers
+
     async def put_transfer_code(self, code_digest: str, player_id: str, expires_ms: int) -> None:
         """See `Archive.put_transfer_code`."""
         self._codes[code_digest] = (player_id, expires_ms, False)
@@ -173,12 +194,17 @@ class MemoryArchive(MemoryRatings, Archive):
             del self._claim_keys[claim.name_key]
         for digest in [d for d, kept in self._codes.items() if kept[0] == player_id]:
             del self._codes[digest]
+        self._organisers.pop(player_id, None)
         for tid in self._entries.get(player_id, {}):
             blob, finished = self._tournaments[tid]
             info, standings = msgspec.msgpack.decode(blob, type=_TournamentBody)
             renamed = anonymised_standings(standings, player_id, anonymous_name)
             self._tournaments[tid] = (msgspec.msgpack.encode((info, renamed)), finished)
         self._forget_ratings(player_id)
+        self._forget_stats(player_id)
+        self._forget_daily(player_id, anonymous_name)
+        self._forget_follows(player_id)
+        self._forget_passkeys(player_id)
         codes = list(self._rows.get(player_id, {}))
         for code in codes:
             blob, finished = self._races[code]

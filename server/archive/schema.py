@@ -20,7 +20,9 @@ new revision there.
   player_id)``: ``name``, ``race_code``, ``cleared``, ``total``, ``time_ms``, ``status``,
   ``finished_ms``; a day's leaderboard is one scan of ``ix_daily_results_board`` ``(day, game,
   cleared DESC, time_ms, race_code)``, a player's days one of ``ix_daily_results_player``
-  ``(player_id, day DESC, game)`` (revision 0007).
+  ``(player_id, day DESC, game)``.
+- ``kept_secrets``: ``name`` (primary key), ``value``, ``created_ms``: secrets every node shares,
+  made once (the daily deals' secret, `server.daily`).
 - ``players``: one row per player: ``id`` (primary key), ``name`` (as last seen), ``created_ms``
   and ``seen_ms`` (Unix epoch ms).
 - ``player_tokens``: one row per device a player uses: ``token_digest`` (primary key:
@@ -31,6 +33,9 @@ new revision there.
   (argon2id, PHC string), ``claimed_ms``.
 - ``transfer_codes``: ``code_digest`` (primary key: SHA-256 of the code), ``player_id``
   (indexed), ``expires_ms``, ``used``.
+- ``organisers``: one row per claimed player the server's admin made an organiser (it may create
+  and run its own tournaments without the admin token): ``player_id`` (primary key),
+  ``granted_ms`` (Unix epoch ms).
 - ``ratings``: one row per player and game (primary key ``(player_id, game)``): ``mu``,
   ``sigma``, ``races`` (`server.ratings.Rating`), ``ordinal`` (`server.ratings.display`) and
   ``updated_ms`` (when its last rated race finished, Unix epoch ms). A board page is one range
@@ -38,11 +43,22 @@ new revision there.
   column lets the "active since" filter be checked on the index's entries without reading the
   table, so a page reads about ``limit / share of active players`` entries (an index on ``(game,
   updated_ms)`` instead would find the active players but then sort them all).
+- ``follows``: who follows whom (primary key ``(follower_id, followee_id)``: a player's follows
+  are one range of it), ``since_ms`` (Unix epoch ms); ``ix_follows_followee``: ``(followee_id,
+  follower_id)``, a player's followers (forgetting a player removes its follows both ways).
+- ``passkeys``: a claimed player's passkeys (`server.archive.Passkey`): ``credential_id``
+  (primary key, base64url), ``player_id`` (``ix_passkeys_player``), ``public_key`` (COSE bytes),
+  ``sign_count``, ``created_ms``, ``used_ms`` (Unix epoch ms).
 - ``rating_changes``: one row per rated race and player (primary key ``(race_code, player_id)``:
   a race applied twice is refused by it), the rating before and after (``mu_before``,
   ``sigma_before``, ``mu_after``, ``sigma_after``; ``races``: the count after), ``game`` and
   ``finished_ms``; a player's history is one scan of ``ix_rating_changes_player``: ``(player_id,
   game, finished_ms DESC, race_code DESC)``.
+- ``player_game_stats``: one row per player and game (primary key ``(player_id, game)``: a
+  profile's statistics are one range of it), kept up by `server.archive.Archive.put_race` in the
+  transaction that writes the race's ``race_entrants`` rows (a race's first copy only): races
+  ``played``, ``won`` (status won), ``win_ms_sum`` and ``best_win_ms`` (race time of its wins,
+  ms), cards ``cleared``, the current ``streak`` of wins and ``best_streak``.
 """
 
 from __future__ import annotations
@@ -55,12 +71,17 @@ __all__ = [
     "RATING_HISTORY_INDEX",
     "rating_changes",
     "ratings",
+    "player_game_stats",
     "TOURNAMENT_HISTORY_INDEX",
     "VERSION_TABLE",
     "claims",
     "DAILY_BOARD_INDEX",
     "DAILY_PLAYER_INDEX",
     "daily_results",
+    "kept_secrets",
+    "FOLLOWERS_INDEX",
+    "follows",
+    "passkeys",
     "metadata",
     "player_tokens",
     "players",
@@ -69,6 +90,7 @@ __all__ = [
     "tournament_entrants",
     "tournaments",
     "transfer_codes",
+    "organisers",
 ]
 
 #: The indexes of the daily challenge's results (`daily_results`): a day's leaderboard per game
@@ -192,6 +214,13 @@ transfer_codes = sa.Table(
     sa.Index("ix_transfer_codes_player", "player_id"),
 )
 
+organisers = sa.Table(
+    "organisers",
+    metadata,
+    sa.Column("player_id", sa.String(64), primary_key=True),
+    sa.Column("granted_ms", sa.BigInteger, nullable=False),
+)
+
 ratings = sa.Table(
     "ratings",
     metadata,
@@ -222,6 +251,21 @@ rating_changes = sa.Table(
     sa.Index(RATING_HISTORY_INDEX, "player_id", "game", sa.text("finished_ms DESC"), sa.text("race_code DESC")),
 )
 
+player_game_stats = sa.Table(
+    "player_game_stats",
+    metadata,
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("played", sa.Integer, nullable=False),
+    sa.Column("won", sa.Integer, nullable=False),
+    sa.Column("win_ms_sum", sa.BigInteger, nullable=False),
+    sa.Column("best_win_ms", sa.BigInteger, nullable=True),
+    sa.Column("cleared", sa.BigInteger, nullable=False),
+    sa.Column("streak", sa.Integer, nullable=False),
+    sa.Column("best_streak", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("player_id", "game"),
+)
+
 daily_results = sa.Table(
     "daily_results",
     metadata,
@@ -240,4 +284,37 @@ daily_results = sa.Table(
     sa.Index(DAILY_BOARD_INDEX, "day", "game", sa.text("cleared DESC"), "time_ms", "race_code"),
     # a player's days, newest first: its calendar and streak
     sa.Index(DAILY_PLAYER_INDEX, "player_id", sa.text("day DESC"), "game"),
+)
+
+kept_secrets = sa.Table(
+    "kept_secrets",
+    metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("value", sa.String(256), nullable=False),
+    sa.Column("created_ms", sa.BigInteger, nullable=False),
+)
+
+#: Who follows a player: `follows` by followee.
+FOLLOWERS_INDEX = "ix_follows_followee"
+
+follows = sa.Table(
+    "follows",
+    metadata,
+    sa.Column("follower_id", sa.String(64), nullable=False),
+    sa.Column("followee_id", sa.String(64), nullable=False),
+    sa.Column("since_ms", sa.BigInteger, nullable=False),
+    sa.PrimaryKeyConstraint("follower_id", "followee_id"),
+    sa.Index(FOLLOWERS_INDEX, "followee_id", "follower_id"),
+)
+
+passkeys = sa.Table(
+    "passkeys",
+    metadata,
+    sa.Column("credential_id", sa.String(512), primary_key=True),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("public_key", sa.LargeBinary, nullable=False),
+    sa.Column("sign_count", sa.BigInteger, nullable=False),
+    sa.Column("created_ms", sa.BigInteger, nullable=False),
+    sa.Column("used_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_passkeys_player", "player_id"),
 )

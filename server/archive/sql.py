@@ -51,6 +51,11 @@ from server.archive import (
 from server.archive.schema import (
     VERSION_TABLE,
     claims,
+    daily_results,
+    follows,
+    organisers,
+    passkeys,
+    player_game_stats,
     player_tokens,
     players,
     race_entrants,
@@ -60,7 +65,11 @@ from server.archive.schema import (
     tournaments,
     transfer_codes,
 )
+from server.archive.sql_daily import SqlDaily
+from server.archive.sql_follows import SqlFollows
+from server.archive.sql_passkeys import SqlPasskeys
 from server.archive.sql_ratings import SqlRatings
+from server.archive.sql_stats import SqlStats, count_stats
 from server.protocol import RaceRecord, TournamentInfo, TournamentStanding
 
 __all__ = ["MIGRATIONS", "SqlArchive", "async_url", "history_query", "tournament_history_query"]
@@ -202,7 +211,7 @@ def _pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-class SqlArchive(SqlRatings, Archive):
+class SqlArchive(SqlDaily, SqlRatings, SqlStats, SqlFollows, SqlPasskeys, Archive):
     """`Archive` over SQLAlchemy's async engine (SQLite or PostgreSQL, picked by ``url``; see
     `async_url`). After `open`: ``revision``, the schema's revision; ``upgraded_from``, the
     revision it had before (None: the database was empty)."""
@@ -304,6 +313,7 @@ class SqlArchive(SqlRatings, Archive):
                     written = await self._replace_race(connection, record, blob, entrants)
                 elif entrants:
                     await connection.execute(race_entrants.insert(), entrants)
+                    await count_stats(connection, self._insert, record, finished_ms)  # (a first copy only)
         except SQLAlchemyError as exc:
             raise ArchiveError(f"cannot archive race {race.code}: {exc}") from exc
         return written
@@ -524,6 +534,24 @@ class SqlArchive(SqlRatings, Archive):
         row = await self._first(sa.select(*claims.c).where(claims.c.player_id == player_id), "a claim")
         return None if row is None else Claim(**row._asdict())
 
+    async def set_organiser(self, player_id: str, organiser: bool, now_ms: int) -> bool:
+        """See `Archive.set_organiser`: an insert that does nothing on the primary key, or a delete."""
+        engine = await self._ready()
+        if organiser:
+            change = self._insert(organisers).values(player_id=player_id, granted_ms=now_ms).on_conflict_do_nothing()
+        else:
+            change = sa.delete(organisers).where(organisers.c.player_id == player_id)
+        try:
+            async with engine.begin() as connection:
+                return bool((await connection.execute(change)).rowcount)
+        except SQLAlchemyError as exc:
+            raise ArchiveError(f"cannot change the organiser role of {player_id}: {exc}") from exc
+
+    async def is_organiser(self, player_id: str) -> bool:
+        """See `Archive.is_organiser` (by primary key)."""
+        query = sa.select(organisers.c.player_id).where(organisers.c.player_id == player_id)
+        return await self._first(query, "an organiser role") is not None
+
     async def put_transfer_code(self, code_digest: str, player_id: str, expires_ms: int) -> None:
         """See `Archive.put_transfer_code`."""
         engine = await self._ready()
@@ -567,7 +595,12 @@ class SqlArchive(SqlRatings, Archive):
                     (player_tokens, player_tokens.c.player_id),
                     (claims, claims.c.player_id),
                     (transfer_codes, transfer_codes.c.player_id),
+                    (organisers, organisers.c.player_id),
                     (players, players.c.id),
+                    (follows, follows.c.follower_id),
+                    (follows, follows.c.followee_id),
+                    (player_game_stats, player_game_stats.c.player_id),
+                    (passkeys, passkeys.c.player_id),
                 ):
                     await connection.execute(sa.delete(table).where(column == player_id))
                 found = (
@@ -603,6 +636,9 @@ class SqlArchive(SqlRatings, Archive):
                     .values(name=anonymous_name)
                 )
                 await connection.execute(sa.delete(ratings).where(ratings.c.player_id == player_id))
+                await connection.execute(
+                    sa.update(daily_results).where(daily_results.c.player_id == player_id).values(name=anonymous_name)
+                )
         except SQLAlchemyError as exc:
             raise ArchiveError(f"cannot forget player {player_id}: {exc}") from exc
         return len(found)

@@ -4,9 +4,12 @@ streaks: `server.daily`."""
 
 from __future__ import annotations
 
+import logging
+
 from engine.deal import commitment_of
 from engine.games import GAMES, UnknownGame, find_game
 from server.addresses import address_key
+from server.archive import ArchiveError
 from server.daily import day_end_ms, day_start_ms
 from server.players import Player
 from server.protocol import (
@@ -26,6 +29,8 @@ from server.state import ServerState
 from server.transport.session import Session
 
 __all__ = ["check_spoiler_lock", "daily_calendar", "get_daily", "play_daily"]
+
+log = logging.getLogger("arena.daily")
 
 #: A ranked attempt is refused when the day has fewer seconds left than this.
 _LAST_SECONDS = 10
@@ -53,33 +58,12 @@ def check_spoiler_lock(state: ServerState, info: RaceInfo) -> None:
         )
     race = state.races.get(info.code)
     if info.daily is not None and race is not None and race.status == "finished" and race.hold_seed:
-        _reveal(state, race)
+        state.daily.reveal(race)
 
 
-def _reveal(state: ServerState, race: Race) -> None:
-    """A daily's ranked race whose day is over: its seed may be published; archive it."""
-    race.reveal()
-    if state.archiver is not None:
-        state.archiver.race_finished(race)
-
-
-def _finished(state: ServerState, race: Race) -> None:
-    """A ranked daily race ended: its result is final; past its day's end, its seed is revealed."""
-    state.daily.finished(race)
-    if race.daily is not None and state.clock.wall_ms() >= day_end_ms(race.daily):
-        _reveal(state, race)
-
-
-async def _reveal_at_day_end(state: ServerState, day: str) -> None:
-    """At the end of ``day``, reveal (and archive) that day's finished ranked races in memory;
-    one still running reveals itself as it finishes (`_finished`)."""
-    try:
-        await state.clock.sleep_until_wall(day_end_ms(day))
-        for race in list(state.races.values()):
-            if race.daily == day and race.status == "finished" and race.hold_seed:
-                _reveal(state, race)
-    finally:
-        state.daily.revealing.discard(day)
+def _unavailable(exc: ArchiveError) -> ProtocolError:
+    log.warning("a daily request could not read the archive: %s", exc)
+    return ProtocolError(ErrorCode.UNAVAILABLE, "the archive cannot be reached now: try again in a moment")
 
 
 def _game_key(name: str) -> str:
@@ -103,7 +87,8 @@ async def play_daily(state: ServerState, session: Session, player: Player, msg: 
     """Start (or resume) ``player``'s ranked attempt at today's deal of ``msg.game``, or a past
     day's deal as practice (unranked: not in the day's results). Raises ProtocolError
     (unknown_game, already_played, no_deal: a day not over yet or that does not exist, or today's
-    ending; too_many_races: over the races a player or address may create an hour)."""
+    ending; too_many_races: over the races a player or address may create an hour; unavailable:
+    the archive, where earlier attempts are kept, cannot be read)."""
     game_cls = find_game(_game_key(msg.game))
     book = state.daily
     today = book.today()
@@ -113,7 +98,10 @@ async def play_daily(state: ServerState, session: Session, player: Player, msg: 
     seed, salt = book.deal(game_cls.key, day)
     ranked = day == today
     if ranked:
-        mine = book.attempt(player.id, game_cls.key, day)
+        try:
+            mine = await book.attempt(player.id, game_cls.key, day)
+        except ArchiveError as exc:
+            raise _unavailable(exc) from None
         if mine is not None:
             race = state.races.get(mine.race)
             if race is not None and race.status != "finished" and player.id in race.entrants:
@@ -149,16 +137,12 @@ async def play_daily(state: ServerState, session: Session, player: Player, msg: 
     )
     if ranked:
         race.daily = day
-        race.on_finish = lambda r: _finished(state, r)
-        if day not in book.revealing:
-            book.revealing.add(day)
-            state.spawn(_reveal_at_day_end(state, day))
     state.add_race(race)
     await race._save()
     await race.join(player.id, player.name, player)
     player.races.add(race.code)
     if ranked:
-        book.started(race, player.id, player.name, day)
+        book.track(race, player.id, player.name, day)
     await race.start(player.id)
     session.reply(RaceReply(req=msg.req, race=race.info()))
 
@@ -180,9 +164,18 @@ def _count_creation(state: ServerState, session: Session, player: Player) -> Non
 
 
 async def get_daily(state: ServerState, session: Session, player: Player, msg: GetDaily) -> None:
-    """Today's deals (with ``player``'s attempts), its streak, and one game's results of a day."""
+    """Today's deals (with ``player``'s attempts), its streak, and one game's results of a day.
+    Raises ProtocolError (unknown_game; unavailable: the archive cannot be read)."""
     book = state.daily
     today = book.today()
+    day = _day_of(msg.day, today)
+    game = _game_key(msg.game) if msg.game is not None else None
+    try:
+        mine = await book.attempts(player.id, today)
+        streak = await book.streak(player.id)
+        results = await book.results(game, day, msg.limit) if game is not None else []
+    except ArchiveError as exc:
+        raise _unavailable(exc) from None
     closes = day_end_ms(today)
     deals = []
     for game_cls in GAMES:
@@ -193,24 +186,22 @@ async def get_daily(state: ServerState, session: Session, player: Player, msg: G
                 day=today,
                 commitment=commitment_of(seed, salt),
                 closes_at_ms=closes,
-                mine=book.attempt(player.id, game_cls.key, today),
+                mine=mine.get(game_cls.key),
             )
         )
-    day = _day_of(msg.day, today)
-    results = book.results(_game_key(msg.game), day, msg.limit) if msg.game is not None else []
-    session.reply(
-        DailyInfo(req=msg.req, day=today, deals=deals, streak=book.streak(player.id), results_day=day, results=results)
-    )
+    session.reply(DailyInfo(req=msg.req, day=today, deals=deals, streak=streak, results_day=day, results=results))
 
 
 async def daily_calendar(state: ServerState, session: Session, player: Player, msg: DailyCalendar) -> None:
     """``player``'s daily challenges of one month, day by day, and its streak. Raises
-    ProtocolError (unknown_game; no_deal: a month that does not exist)."""
+    ProtocolError (unknown_game; no_deal: a month that does not exist; unavailable: the archive
+    cannot be read)."""
     game = _game_key(msg.game) if msg.game is not None else None
     try:
-        days = state.daily.calendar(player.id, msg.month, game)
+        days = await state.daily.calendar(player.id, msg.month, game)
+        streak = await state.daily.streak(player.id)
     except ValueError:
         raise ProtocolError(ErrorCode.NO_DEAL, f"there is no month {msg.month}") from None
-    session.reply(
-        CalendarPage(req=msg.req, month=msg.month, game=game, days=days, streak=state.daily.streak(player.id))
-    )
+    except ArchiveError as exc:
+        raise _unavailable(exc) from None
+    session.reply(CalendarPage(req=msg.req, month=msg.month, game=game, days=days, streak=streak))

@@ -106,6 +106,7 @@ async def hello(state: ServerState, session: Session, msg: Hello) -> None:
             extra=fields("player_hello", player=player.id, player_name=player.name, remote=session.address),
         )
     player.session = session
+    player.bot = msg.bot
     session.player = player
     state.listen(player, player)
     archive_player(state, player)

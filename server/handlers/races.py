@@ -67,13 +67,18 @@ log = logging.getLogger("arena.server")
 async def create(state: ServerState, session: Session, player: Player, msg: CreateRace) -> None:
     """Create a casual race, with a winnable deal if asked (public or secret), and join it if
     asked. Raises ProtocolError (unknown_game, bad_option, too_many_races, no_catalog,
-    no_private_catalog)."""
+    no_private_catalog; bad_field: rated with a given or public seed)."""
     try:
         game_cls = find_game(msg.game)
     except UnknownGame as exc:
         raise ProtocolError(ErrorCode.UNKNOWN_GAME, exc.reason) from None
     _check_creation(state, session, player)
     public = msg.seed is not None or msg.seed_public
+    if msg.rated and public:
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            "a rated race needs a secret seed the server draws: leave seed out and seed_public false, or rated false",
+        )
     seed = msg.seed
     try:
         if seed is None and msg.winnable:
@@ -99,9 +104,10 @@ async def create(state: ServerState, session: Session, player: Player, msg: Crea
         time_limit_s=msg.time_limit_s,
         spectator_delay_s=msg.spectator_delay_s,
         undo=msg.undo,
+        rated=msg.rated,
     )
     if msg.join:
-        await race.join(player.id, player.name, player)
+        await race.join(player.id, player.name, player, bot=player.bot)
         player.races.add(race.code)
     session.reply(RaceReply(req=msg.req, race=race.info()))
 
@@ -263,7 +269,7 @@ async def join(state: ServerState, session: Session, player: Player, msg: JoinRa
             ErrorCode.NOT_ALLOWED,
             f"race {race.code} is the rematch of race {race.rematch_of}: only that race's entrants may join it",
         )
-    await race.join(player.id, player.name, player)
+    await race.join(player.id, player.name, player, bot=player.bot)
     session.watching.discard(race.code)  # joining ended the watch
     player.races.add(race.code)
     if state.link is not None and race.status == "open" and race.rematch_of is None:
@@ -442,13 +448,14 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
             time_limit_s=old.time_limit_s,
             spectator_delay_s=old.spectator_delay_s,
             undo=old.undo,
+            rated=old.rated,
         )
         race.rematch_of = old.code
         state.lobby.move(race.code, None)  # for the old race's entrants only: not listed
         if state.link is not None:
             state.link.listed(race, None)
     if player.id not in race.entrants:
-        await race.join(player.id, player.name, player)
+        await race.join(player.id, player.name, player, bot=player.bot)
         player.races.add(race.code)
     await old.offer_rematch(race)  # (publishes only if who has accepted changed)
     session.reply(RaceReply(req=msg.req, race=race.info()))

@@ -1,7 +1,8 @@
 """Tournaments' requests, and the schedules behind recurring ones.
 
-Organisers (holding the admin token) create and cancel tournaments, one-off or recurring (a cron
-schedule: each occurrence is scheduled when the one before starts); players list, follow,
+Organisers (the admin token's holder, or claimed players with the organiser role, each running
+its own: `server.handlers.organisers`) create and cancel tournaments, one-off or recurring (a
+cron schedule: each occurrence is scheduled when the one before starts); players list, follow,
 register for and withdraw from them, and open their next deal of an arena tournament. A TOML
 schedule file (`server.schedule`) declares recurring ones at start (`load_schedule`). Over a
 durable store a restarted server (or a new leader among several nodes) goes on with every
@@ -12,7 +13,6 @@ tournament and schedule (`resume_tournaments`). Tournaments run on one node: the
 from __future__ import annotations
 
 import hashlib
-import hmac
 import itertools
 import logging
 import secrets
@@ -26,6 +26,7 @@ from engine.deal import random_seed
 from engine.games import UnknownGame, find_game
 from server import fair_play_reports
 from server.archive import ArchiveError
+from server.handlers.organisers import check_entry, may_run, new_invite_code, organiser_of
 from server.handlers.races import draw_winnable, winnable_secret_seeds
 from server.logs import fields, iso_time
 from server.names import BadName, normal_name
@@ -78,21 +79,31 @@ _tournaments_log = logging.getLogger("arena.tournaments")
 
 
 async def create(state: ServerState, session: Session, player: Player, msg: CreateTournament) -> None:
-    """An organiser's request: check it, then, for winnable deals with no seeds given, let the
-    solver find fresh secret ones (the private catalog makes up the rest), and schedule the
-    tournament. Raises ProtocolError and creates nothing if any part is wrong."""
-    _check_admin(state, msg.admin_token)
+    """An organiser's request (the admin token, or a claimed player with the organiser role:
+    `server.handlers.organisers.organiser_of`, which then runs it): check it, then, for
+    winnable deals with no seeds given, let the solver find fresh secret ones (the private
+    catalog makes up the rest), and schedule the tournament; the reply carries the invite code
+    of an "invite" one. Raises ProtocolError and creates nothing if any part is wrong."""
+    who = await organiser_of(state, player, msg.admin_token)
+    if who is not None:
+        msg = msgspec.structs.replace(msg, organiser=who)
+    if msg.entry == "invite" and msg.invite_code is None:
+        msg = msgspec.structs.replace(msg, invite_code=new_invite_code())
     game_cls, starts_at = _check(state, msg)
     seeds = None
     if msg.winnable and msg.seeds is None:
         seeds = await winnable_secret_seeds(state, game_cls.key, msg.deals, dict(msg.options))
     tournament = _create_checked(state, msg, game_cls, starts_at, seeds)
-    session.reply(TournamentReply(req=msg.req, tournament=tournament.info()))
+    session.reply(TournamentReply(req=msg.req, tournament=tournament.info(), invite_code=tournament.plan.invite_code))
 
 
 async def cancel(state: ServerState, session: Session, player: Player, msg: CancelTournament) -> None:
-    """Cancel a tournament, or a schedule (its pending occurrence, and the series); organisers only."""
-    _check_admin(state, msg.admin_token)
+    """Cancel a tournament, or a schedule (its pending occurrence, and the series): the admin,
+    or the organiser that runs it."""
+    target = msg.tournament.upper()
+    series = state.schedules.get(target)
+    organiser = series.organiser if series is not None else state.tournament(target).plan.organiser
+    await may_run(state, player, msg.admin_token, organiser)
     session.reply(TournamentReply(req=msg.req, tournament=await _cancel(state, msg.tournament)))
 
 
@@ -121,8 +132,11 @@ async def follow(state: ServerState, session: Session, player: Player, msg: Foll
 
 async def register(state: ServerState, session: Session, player: Player, msg: RegisterTournament) -> None:
     """Enter a tournament whose registration is open; an entry beyond the person's allowance
-    (`Tournament.register`) waits for the organiser's approval, and the reply says why."""
+    (`Tournament.register`) waits for the organiser's approval, and the reply says why. One
+    restricted to claimed players, an allow-list or an invite code refuses others first
+    (`server.handlers.organisers.check_entry`)."""
     tournament = state.tournament(msg.tournament)
+    await check_entry(state, player, tournament.plan, msg.code)
     why = await tournament.register(player, person_key(player.id, session.address))
     if why is None:
         player.tournaments.add(tournament.id)
@@ -130,9 +144,10 @@ async def register(state: ServerState, session: Session, player: Player, msg: Re
 
 
 async def review_entry(state: ServerState, session: Session, player: Player, msg: ReviewEntry) -> None:
-    """Organisers: approve or refuse an entry waiting for approval (`Tournament.review`)."""
-    _check_admin(state, msg.admin_token)
+    """The admin or the tournament's organiser: approve or refuse an entry waiting for approval
+    (`Tournament.review`)."""
     tournament = state.tournament(msg.tournament)
+    await may_run(state, player, msg.admin_token, tournament.plan.organiser)
     await tournament.review(msg.player, msg.approve)
     session.reply(TournamentReply(req=msg.req, tournament=tournament.info()))
 
@@ -153,16 +168,10 @@ async def open_deal(state: ServerState, session: Session, player: Player, msg: O
 async def fair_play_report(state: ServerState, session: Session, player: Player, msg: FairPlayRequest) -> None:
     """An organiser's request: the tournament's fair-play report, one entry per deal worked out
     so far (`server.fair_play_reports`; docs/tournaments.md, "Fair play")."""
-    _check_admin(state, msg.admin_token)
     tournament = state.tournament(msg.tournament)
+    await may_run(state, player, msg.admin_token, tournament.plan.organiser)
     fair_play_reports.ensure(tournament)
     session.reply(fair_play_reports.report(tournament, msg.req))
-
-
-def _check_admin(state: ServerState, token: str) -> None:
-    expected = state.config.admin_token
-    if expected is None or not hmac.compare_digest(token.encode(), expected.encode()):
-        raise ProtocolError(ErrorCode.NOT_ORGANISER, "only an organiser holding the admin token may do that")
 
 
 # ----------------------------------------------------------------------------- creating
@@ -195,7 +204,13 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type[Game], int]:
         raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least one deal")
     if msg.seeds is not None and len(msg.seeds) != msg.deals:
         raise ProtocolError(ErrorCode.BAD_TOURNAMENT, f"{len(msg.seeds)} seeds given for {msg.deals} deals")
+    if msg.rated and msg.seeds is not None:
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            "a rated tournament's deals need secret seeds the server draws: leave seeds out, or rated false",
+        )
     _check_spectating(msg)
+    _check_entry_fields(msg)
     if (msg.starts_at is None) == (msg.cron is None):
         raise ProtocolError(ErrorCode.BAD_SCHEDULE, "give either starts_at (one-off) or cron (recurring)")
     now = state.clock.wall_ms()
@@ -208,6 +223,24 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type[Game], int]:
     except ScheduleError as exc:
         raise ProtocolError(ErrorCode.BAD_SCHEDULE, str(exc)) from None
     return game_cls, starts_at
+
+
+def _check_entry_fields(msg: CreateTournament) -> None:
+    """Refuse (bad_field, bad_name) an ``allow`` list with an ``entry`` other than "list" (or an
+    empty one with it), an ``invite_code`` with an ``entry`` other than "invite", and a name of
+    the list that no player could hold."""
+    if (msg.entry == "list") != bool(msg.allow):
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD,
+            "entry 'list' takes the allow-list of claimed names that may enter (allow), and only it does",
+        )
+    if msg.invite_code is not None and msg.entry != "invite":
+        raise ProtocolError(ErrorCode.BAD_FIELD, "an invite_code goes with entry 'invite'")
+    for name in msg.allow:
+        try:
+            normal_name(name)
+        except BadName as exc:
+            raise ProtocolError(ErrorCode.BAD_NAME, f"allow-list name {name!r}: {exc.reason}") from None
 
 
 #: The longest spectator delay of "live" spectating, seconds: the delayed boards wait in memory.
@@ -320,6 +353,11 @@ def _schedule(
         undo=msg.undo,
         spectating=msg.spectating,
         max_entries_per_address=msg.max_entries_per_address,
+        organiser=msg.organiser,
+        entry=msg.entry,
+        allow=tuple(normal_name(name) for name in msg.allow),
+        invite_code=msg.invite_code,
+        rated=msg.rated,
     )
     tournament = Tournament(state, tournament_id or "T" + secrets.token_hex(3).upper(), plan)
     if schedule_id is not None:

@@ -14,9 +14,9 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from server.archive import Archive, Claim, RatingUpdate, open_archive
+from server.archive import Archive, Claim, Passkey, RatingUpdate, open_archive
 from server.archive.sql import SqlArchive, _alembic_config, async_url
-from server.protocol import RaceRecord
+from server.protocol import DailyResult, RaceRecord
 from server.ratings import Entrant, new_rating, rate
 from tests.server.test_archive import archive, archive_url, every_backend, record, sql_backends, tournament
 
@@ -64,6 +64,26 @@ async def test_a_transfer_code_is_spent_once_and_never_after_it_expires(archive:
     assert await archive.use_transfer_code("1" * 64, 5_000) is None  # replayed
 
 
+def passkey(credential_id: str, player_id: str, created_ms: int = 1_000) -> Passkey:
+    return Passkey(credential_id, player_id, b"\xa5\x01\x02" + credential_id.encode(), 0, created_ms, created_ms)
+
+
+@every_backend
+async def test_passkeys_are_kept_per_player_and_note_their_use(archive: Archive):
+    assert await archive.passkey("K1") is None
+    assert await archive.put_passkey(passkey("K2", "p1", 2_000)) is True
+    assert await archive.put_passkey(passkey("K1", "p1", 1_000)) is True
+    assert await archive.put_passkey(passkey("K1", "p2", 3_000)) is False  # an id kept already
+    assert await archive.put_passkey(passkey("K3", "p2")) is True
+    assert await archive.passkey("K1") == passkey("K1", "p1")
+    assert [key.credential_id for key in await archive.passkeys_of("p1")] == ["K1", "K2"]  # oldest first
+    await archive.use_passkey("K1", 7, 9_000)
+    await archive.use_passkey("nothing", 7, 9_000)  # unknown: nothing changes
+    used = await archive.passkey("K1")
+    assert used is not None and (used.sign_count, used.used_ms, used.created_ms) == (7, 9_000, 1_000)
+    assert used.public_key == b"\xa5\x01\x02K1"
+
+
 def named(kept: RaceRecord) -> RaceRecord:
     """``kept`` with its description listing entrants by name, as a server writes it."""
     names = [entrant.name for entrant in kept.entrants]
@@ -76,12 +96,19 @@ async def test_forgetting_a_player_deletes_its_identity_and_anonymises_its_races
     await archive.add_token("p1", "alice", LAPTOP, 2_000)
     assert await archive.put_claim(claim("p1", "alice", "alice")) is True
     await archive.put_transfer_code("1" * 64, "p1", 10_000)
+    assert await archive.put_passkey(passkey("K1", "p1")) is True
     assert await archive.put_player("p2", "bob", OTHER, 1_000) is True
+    assert await archive.put_passkey(passkey("K2", "p2")) is True
+    assert await archive.put_claim(claim("p2", "bob", "bob")) is True
+    assert await archive.follow("p1", "p2", 1_000) is True and await archive.follow("p2", "p1", 1_000) is True
     for code, players, finished_ms in (("R1", ["p1", "p2"], 1_000), ("R2", ["p2", "p1"], 2_000), ("R3", ["p2"], 3_000)):
         assert await archive.put_race(named(record(code, players)), finished_ms) is True
 
     info, standings = tournament("T1", ("p1", "p2"))
     assert await archive.put_tournament("T1", info, standings, 4_000) is True
+    for player, name in (("p1", "alice"), ("p2", "bob")):
+        daily = DailyResult(player, name, "golf", "2026-03-10", 52, 52, 1_000, "won", f"D{player}")
+        assert await archive.put_daily_result(daily, 5_000) is True
     fresh = new_rating()
     after = rate([Entrant("p1", 1, fresh), Entrant("p2", 2, fresh)])
     updates = [RatingUpdate(player, fresh, after[player]) for player in ("p1", "p2")]
@@ -98,6 +125,10 @@ async def test_forgetting_a_player_deletes_its_identity_and_anonymises_its_races
         assert await archive.player_by_token(digest) is None
     assert await archive.claim_of("p1") is None and await archive.claim_by_key("alice") is None
     assert await archive.use_transfer_code("1" * 64, 5_000) is None
+    assert await archive.passkey("K1") is None and await archive.passkeys_of("p1") == []
+    assert await archive.passkeys_of("p2") == [passkey("K2", "p2")]  # the other player's are kept
+    assert await archive.following("p2", 10) == []  # its follows went both ways: kept again as new ones
+    assert await archive.follow("p2", "p1", 9_000) is True and await archive.follow("p1", "p2", 9_000) is True
     for code in ("R1", "R2"):
         kept = await archive.get_race(code)
         assert kept is not None
@@ -107,6 +138,9 @@ async def test_forgetting_a_player_deletes_its_identity_and_anonymises_its_races
     rows, _ = await archive.races_of("p2", before=None, limit=10)
     assert [row.code for row in rows] == ["R3", "R2", "R1"]  # the other player's history is whole
     assert await archive.player_by_token(OTHER) == ("p2", "bob")
+    board = await archive.daily_board("golf", "2026-03-10", 5)
+    assert {line.player: line.name for line in board} == {"p1": "deleted player", "p2": "bob"}  # its daily too
+    assert [line.name for line in await archive.daily_of("p1", "2026-03-01", "2026-03-31")] == ["deleted player"]
     assert await archive.forget_player("p1", "deleted player") == 2  # again: nothing more to delete
 
 

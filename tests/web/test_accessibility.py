@@ -51,6 +51,9 @@ async def test_axe_finds_nothing_on_any_page(web: Web, phone: bool) -> None:
     await page.click("#register")
     await expect(page.locator("#tournament-standings tbody tr")).to_have_count(1)
     found["tournament"] = await axe(page)
+    await page.goto(f"{web.base}/organise")
+    await expect(page.locator("#organise-form")).to_be_visible()
+    found["organise"] = await axe(page)
     for game in ("klondike", "pyramid"):
         await page.goto(f"{web.base}/rules/{game}")
         await expect(page.locator(".rules-board .card").first).to_be_visible()
@@ -66,7 +69,7 @@ async def test_every_page_has_one_main_heading(web: Web) -> None:
     await page.click("#play-now")
     await expect(page.locator(".board-box.mine .card").first).to_be_visible()
     await expect(page.locator("h1")).to_have_count(1)
-    for path in ("/t/NOSUCH", "/r/NOSUCH", "/rules/golf"):
+    for path in ("/t/NOSUCH", "/r/NOSUCH", "/rules/golf", "/organise"):
         await page.goto(web.base + path)
         await expect(page.locator("h1")).to_have_count(1)
 
