@@ -504,15 +504,25 @@ class ArenaClient:
         after: str | None = None,
         limit: int = 20,
         active_days: int = 30,
+        period: Literal["day", "week", "all"] = "day",
     ) -> LeaderboardPage:
         """One page of ``game``'s leaderboard from the server's archive: by rating (``board``
         rating; ``view`` top, around_me or friends; players active in the last ``active_days``)
-        or the daily challenge's results of ``day`` (``board`` daily; None: today). The reply's
+        or the daily challenge's results of ``day`` (``board`` daily; None: today; ``period`` week
+        or all: the sums of that day's ISO week or of all time, in any ``view``). The reply's
         ``cursor``, passed as ``after``, gives the next page. Raises `ArenaError`
         (``unknown_game``, ``not_allowed``, ``bad_field``, ``unavailable``)."""
         req = self._new_req()
         message = Leaderboard(
-            req=req, game=game, board=board, view=view, day=day, after=after, limit=limit, active_days=active_days
+            req=req,
+            game=game,
+            board=board,
+            view=view,
+            day=day,
+            period=period,
+            after=after,
+            limit=limit,
+            active_days=active_days,
         )
         return await self._request(req, message, LeaderboardPage)
 

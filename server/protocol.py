@@ -541,8 +541,11 @@ class Leaderboard(_Msg, tag="leaderboard"):
     players by rating, those whose last rated race of the game is at most ``active_days`` old;
     ``view`` "top" (from the best, or after the ``after`` cursor of the previous page),
     "around_me" (centred on you) or "friends" (refused ``not_allowed`` until the server keeps
-    whom you follow). ``board`` "daily": the daily challenge's results of ``day`` (None: today;
-    ``period`` "day" only, else ``not_allowed``). ``limit``: rows per page."""
+    whom you follow). ``board`` "daily": the daily challenge's board; ``period`` "day": the
+    results of ``day`` (None: today), one page, top view only (else ``not_allowed``); "week" (the
+    ISO week of ``day`` or today) and "all": each player's cards cleared then time, summed over the
+    period's ranked results, in any view, the top view paged by ``after``. ``limit``: rows per
+    page."""
 
     req: Req
     game: GameName
@@ -555,8 +558,8 @@ class Leaderboard(_Msg, tag="leaderboard"):
     limit: Annotated[int, Meta(ge=1, le=100)] = 20
 
     def __post_init__(self) -> None:
-        if self.after is not None and (self.view != "top" or self.board != "rating"):
-            raise ValueError("after goes with the rating board's top view only")
+        if self.after is not None and (self.view != "top" or (self.board == "daily" and self.period == "day")):
+            raise ValueError("after goes with the top view of a rating board or a week's or all time's daily board")
 
 
 class GetProfile(_Msg, tag="profile"):
@@ -834,7 +837,11 @@ class Standing(Struct, forbid_unknown_fields=True):
     """One entrant's line in the standings. ``time_ms``: race time of the move that brought
     ``cleared`` to its current value (0 while nothing is cleared); ``order``: join order from 0;
     ``points``: what the race gave (its cards cleared), doubled or lost by Double or Naught;
-    ``undos``: the moves it took back."""
+    ``undos``: the moves it took back; ``claimed``: its name was claimed when it joined (a
+    guest's is not: clients mark guests' names); in a rated race, a claimed entrant's
+    ``rating`` in the game (display points, `server.ratings.display`, rounded; read once as the
+    race starts: None before, and for guests, bots and unrated races) and whether it is
+    ``provisional`` (shown with "?")."""
 
     place: int
     player: str
@@ -847,6 +854,9 @@ class Standing(Struct, forbid_unknown_fields=True):
     order: int
     points: int = 0
     undos: int = 0
+    claimed: bool = False
+    rating: int | None = None
+    provisional: bool = False
 
 
 class Par(Struct, forbid_unknown_fields=True):
@@ -896,6 +906,7 @@ class RaceInfo(Struct, forbid_unknown_fields=True):
     spectating: Spectating = "live"
     daily: str | None = None  # a daily challenge's race: its UTC day, YYYY-MM-DD (`server.daily`)
     rated: bool = False  # the creator's or organiser's choice to rate it (`server.ratings.is_rated`)
+    claimed: list[bool] = []  # per entrant, in join order: its name was claimed when it joined
 
 
 class Welcome(_Msg, tag="welcome"):
@@ -1011,13 +1022,14 @@ class MoveResult(_Msg, tag="move_result"):
 
 
 class EntrantJoined(_Msg, tag="entrant_joined"):
-    """Event: someone entered the race."""
+    """Event: someone entered the race; ``claimed``: its name is claimed (a guest's is not)."""
 
     race: str
     version: int
     player: str
     name: str
     order: int
+    claimed: bool = False
 
 
 class RaceStarting(_Msg, tag="race_starting"):
@@ -1200,6 +1212,7 @@ class TournamentStanding(Struct, forbid_unknown_fields=True):
     deals: list[DealScore]
     status: str
     order: int
+    claimed: bool = False  # its name was claimed when it registered or last renamed (guests' are marked)
 
 
 TournamentStatus = Literal["scheduled", "registration", "starting", "running", "finished", "cancelled"]

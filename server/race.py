@@ -204,6 +204,9 @@ class Entrant:
     resumed_seq: int = 0  # the last seq when the race was rebuilt (`Race.rebuild`): earlier answers come from the log
     points: int | None = None  # set at the finish (cards cleared), then Double or Naught's
     bonus: list[BonusRound] = field(default_factory=list)
+    claimed: bool = False  # its name was claimed when it joined (guests' names are marked)
+    rating: int | None = None  # a rated race: its rating as the race started (display points)
+    provisional: bool = False  # that rating is provisional (shown with "?")
 
     @property
     def done(self) -> bool:
@@ -352,6 +355,7 @@ class Race:
             spectating=self.spectating,  # type: ignore[arg-type]
             daily=self.daily,
             rated=self.rated,
+            claimed=[e.claimed for e in self._by_order()],
         )
 
     @property
@@ -376,7 +380,8 @@ class Race:
         ranked = sorted(self.entrants.values(), key=_rank)
         total = self.game_cls.total
         # (positional, in `Standing`'s field order: place, player, name, cleared, total, time_ms,
-        # moves, status, order, points, undos; once a move, so the quicker form)
+        # moves, status, order, points, undos, claimed, rating, provisional; once a move, so the
+        # quicker form)
         return [
             Standing(
                 i,
@@ -390,6 +395,9 @@ class Race:
                 e.order,
                 e.cleared if e.points is None else e.points,
                 e.undos,
+                e.claimed,
+                e.rating,
+                e.provisional,
             )
             for i, e in enumerate(ranked, 1)
         ]
@@ -470,8 +478,11 @@ class Race:
 
     # --------------------------------------------------------------------------- changing
 
-    async def join(self, player: str, name: str, listener: Listener | None, *, bot: bool = False) -> Entrant:
-        """Enter the race (``bot``: the player said it is a bot, `bots`), ending ``player``'s
+    async def join(
+        self, player: str, name: str, listener: Listener | None, *, bot: bool = False, claimed: bool = False
+    ) -> Entrant:
+        """Enter the race (``bot``: the player said it is a bot, `bots`; ``claimed``: its name is
+        claimed now, shown in the standings for the whole race), ending ``player``'s
         watch of it if it was watching; raises ProtocolError (already_joined, race_full,
         already_started, name_taken: another entrant's name is the same by
         `server.names.name_key`)."""
@@ -487,7 +498,7 @@ class Race:
                 raise ProtocolError(ErrorCode.NAME_TAKEN, f"an entrant of race {self.code} is already called {name!r}")
             for watcher in [w for w, p in self.spectators.items() if p == player]:
                 del self.spectators[watcher]  # an entrant is never also a spectator of its race
-            entrant = Entrant(player, name, len(self.entrants), listener)
+            entrant = Entrant(player, name, len(self.entrants), listener, claimed=claimed)
             self.entrants[player] = entrant
             self._names.add(key)
             if bot:
@@ -503,7 +514,12 @@ class Race:
             await self._save()
             await self._publish(
                 EntrantJoined(
-                    race=self.code, version=self._next_version(), player=player, name=name, order=entrant.order
+                    race=self.code,
+                    version=self._next_version(),
+                    player=player,
+                    name=name,
+                    order=entrant.order,
+                    claimed=claimed,
                 )
             )
             return entrant
@@ -1012,6 +1028,18 @@ class Race:
             await self._save()  # a restarted server keeps it (`rebuild`), and its record with it
             await self._publish(RacePar(race=self.code, version=self._next_version(), par=par))
 
+    async def set_ratings(self, ratings: dict[str, tuple[int, bool]]) -> None:
+        """Keep each entrant's rating as the race starts, by player id: ``(display points,
+        provisional)``; its standings carry them from the next one built on (no event of its
+        own), and its saved description keeps them (`rebuild`). Players not entrants are left out."""
+        async with self.lock:
+            for player, (rating, provisional) in ratings.items():
+                entrant = self.entrants.get(player)
+                if entrant is not None:
+                    entrant.rating, entrant.provisional = rating, provisional
+            self._snapshot = None  # (the spectators' snapshot carries the standings)
+            await self._save()
+
     async def offer_rematch(self, rematch: Race) -> None:
         """Tell this race's entrants and spectators that ``rematch`` is its rematch, and who has
         joined it so far (called whenever that may have changed): published only when the
@@ -1196,9 +1224,21 @@ class Race:
                         if e.bonus
                     }
                 ).decode(),
-                # one JSON string, to keep the description flat: [{"p": id, "n": name, "o": order, "s": status}]
+                # one JSON string, to keep the description flat: [{"p": id, "n": name, "o": order,
+                # "s": status, "c": claimed, "r": rating or null, "v": provisional}]
                 "entrants": msgspec.json.encode(
-                    [{"p": e.player, "n": e.name, "o": e.order, "s": e.status} for e in self._by_order()]
+                    [
+                        {
+                            "p": e.player,
+                            "n": e.name,
+                            "o": e.order,
+                            "s": e.status,
+                            "c": e.claimed,
+                            "r": e.rating,
+                            "v": e.provisional,
+                        }
+                        for e in self._by_order()
+                    ]
                 ).decode(),
             },
         )
@@ -1260,7 +1300,16 @@ class Race:
             race.bots = {bot for bot in str(m.get("bots") or "").split(",") if bot}
             race.par = msgspec.convert(m["par"], Par) if m.get("par") is not None else None  # (older: none)
             entrants = [
-                (str(e["p"]), str(e["n"]), int(e["o"]), str(e["s"])) for e in msgspec.json.decode(m["entrants"])
+                (
+                    str(e["p"]),
+                    str(e["n"]),
+                    int(e["o"]),
+                    str(e["s"]),
+                    bool(e.get("c", False)),  # (older: none)
+                    None if e.get("r") is None else int(e["r"]),
+                    bool(e.get("v", False)),
+                )
+                for e in msgspec.json.decode(m["entrants"])
             ]
             version = int(m["version"])
         except RebuildError:
@@ -1275,8 +1324,17 @@ class Race:
         if race.started_at_ms is not None:
             race.started_at = now - (clock.wall_ms() - race.started_at_ms) / 1000
         cutoff_ms = race.elapsed_ms() - race.spectator_delay_s * 1000  # what delayed spectators have seen
-        for player, name, order, status in entrants:
-            entrant = Entrant(player, name, order, status=status, active_at=now)
+        for player, name, order, status, claimed, rating, provisional in entrants:
+            entrant = Entrant(
+                player,
+                name,
+                order,
+                status=status,
+                active_at=now,
+                claimed=claimed,
+                rating=rating,
+                provisional=provisional,
+            )
             race.entrants[entrant.player] = entrant
             race._names.add(name_key(entrant.name))
             if race.started_at is not None:

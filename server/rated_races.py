@@ -17,9 +17,9 @@ from collections.abc import Collection
 
 from server.archive import Archive, RatedPlayer, RatingConflict, RatingUpdate
 from server.protocol import RaceRecord, Standing
-from server.ratings import Entrant, is_rated, new_rating, rate
+from server.ratings import Entrant, display, is_rated, new_rating, provisional, rate
 
-__all__ = ["ATTEMPTS", "apply_race_ratings", "places"]
+__all__ = ["ATTEMPTS", "apply_race_ratings", "places", "ratings_at_start"]
 
 log = logging.getLogger("arena.archive")
 
@@ -79,3 +79,16 @@ async def apply_race_ratings(
 async def _ratings(archive: Archive, game: str, players: list[str]) -> dict[str, RatedPlayer]:
     """The kept ratings in ``game`` of those of ``players`` who have one, by player id."""
     return {row.player_id: row for row in await archive.ratings_among(game, players)}
+
+
+async def ratings_at_start(archive: Archive, game: str, players: list[str]) -> dict[str, tuple[int, bool]]:
+    """What a rated race's standings show of each of ``players`` (its claimed, non-bot
+    entrants) in ``game`` as it starts, by player id: ``(display points rounded, provisional)``,
+    a player without a kept rating showing a new one's (1000, provisional). One query
+    (`Archive.ratings_among`); raises `server.archive.ArchiveError` if the archive cannot be read."""
+    kept = await _ratings(archive, game, players) if players else {}
+    shown = {}
+    for player in players:
+        rating = kept[player].rating if player in kept else new_rating()
+        shown[player] = (round(display(rating)), provisional(rating))
+    return shown

@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
+from server.archive import Archive, ArchiveError
 from server.archiving import Archiver
 from server.catalog import DealSource
 from server.claims import LoginLimiter, PasswordGate
@@ -33,6 +34,7 @@ from server.passkeys import Challenges
 from server.players import Player, token_digest
 from server.protocol import ClientMessage, CreateTournament, ErrorCode, ProtocolError, RaceInfo
 from server.race import Clock, Race, RebuildError
+from server.rated_races import ratings_at_start
 from server.replay import Replays
 from server.store import DataLoss, StaleRace, Store, StoreUnavailable
 from server.tournament import Tournament
@@ -132,6 +134,9 @@ class ServerState:
         self.resumed: dict[str, set[str]] = {}  # player id -> rebuilt races it entered or created, until its hello
         self.freed = 0  # races and players that left memory since it was last given back (`server.upkeep`)
         self.tasks: set[asyncio.Task[object]] = set()
+        #: Archive writes of a player under way, by player id (`spawn`'s ``player``): a deleted
+        #: identity waits for them, so that none brings it back after the deletion.
+        self.player_writes: dict[str, set[asyncio.Task[object]]] = {}
         self.tally = Tally()
         self.fanout = Fanout(config.fanout_tick_ms, config.fanout_busy_share, config.standings_tick_ms, self.tally)
         self.metrics = Metrics(self.tally, self.counts)
@@ -145,11 +150,28 @@ class ServerState:
         self.archiver: Archiver | None = None  # where finished races go for good (`server.archiving`)
         self.node_id = ""
 
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
-        """Run ``coro`` in a task kept until it is done (cancelled at `server.app.ArenaServer.close`)."""
+    def spawn(self, coro: Coroutine[Any, Any, object], *, player: str | None = None) -> None:
+        """Run ``coro`` in a task kept until it is done (cancelled at `server.app.ArenaServer.close`);
+        ``player``: the task writes that player id to the archive (`player_writes`)."""
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        if player is not None:
+            writes = self.player_writes.setdefault(player, set())
+            writes.add(task)
+
+            def done(task: asyncio.Task[object]) -> None:
+                writes.discard(task)
+                if not writes and self.player_writes.get(player) is writes:
+                    del self.player_writes[player]
+
+            task.add_done_callback(done)
+
+    async def player_written(self, player: str) -> None:
+        """Wait until the archive writes of ``player`` under way now are done (or failed)."""
+        writes = list(self.player_writes.get(player, ()))
+        if writes:
+            await asyncio.gather(*writes, return_exceptions=True)
 
     def counts(self) -> dict[str, object]:
         """The counts `server.metrics.Metrics` reads at each scrape (tournaments: a count by
@@ -531,6 +553,8 @@ class ServerState:
             if race.casual and race.status == "starting":  # its entrants are friends now (the lobby's order)
                 entrants = list(race.entrants)
                 self.lobby.raced([p for e in entrants if (p := self.players_by_id.get(e)) is not None], entrants)
+            if race.rated and self.archiver is not None:  # its standings show ratings: read once, here
+                self.spawn(self._ratings_at_start(race, self.archiver.archive))
         if race.status == "finished":
             self.retiring.append((self.clock.monotonic() + self.config.race_retention_s, "race", race.code))
             par = bool(self.par.workers and race.revealed and race.entrants and not self.draining)
@@ -538,6 +562,23 @@ class ServerState:
                 self.archiver.race_finished(race, hold=par)
             if par:
                 self.spawn(self._work_out_par(race))
+
+    async def _ratings_at_start(self, race: Race, archive: Archive) -> None:
+        """Give a rated race that is starting its claimed, non-bot entrants' ratings (one archive
+        query, in a task: never on a move's path); an archive that cannot be read leaves them
+        out (logged)."""
+        players = [e.player for e in race.entrants.values() if e.claimed and e.player not in race.bots]
+        if not players:
+            return
+        try:
+            shown = await ratings_at_start(archive, race.game_cls.key, players)
+        except ArchiveError as exc:
+            log.warning("race %s: ratings not shown: %s", race.code, exc.reason)
+            return
+        try:
+            await race.set_ratings(shown)
+        except StaleRace:  # another node serves it now
+            return
 
     async def _work_out_par(self, race: Race) -> None:
         """Ask the solver, in a worker process, what the finished race's deal allowed; then

@@ -122,6 +122,7 @@ class Player(Protocol):
     races: set[str]
     tournaments: set[str]
     bot: bool  # its hello said it is a program: its races are never rated
+    claimed: bool  # its name is claimed (`server.handlers.claims`); guests' names are marked
 
     def send(self, frame: bytes, *, later: bool = False, standings: bool = False) -> None:
         """Deliver a frame to the player's connection, if it has one (``later``: a broadcast;
@@ -173,6 +174,7 @@ class TournamentEntrant:
     withdrawn: bool = False
     current: Race | None = None
     deal_races: dict[int, Race | ArchivedRace] = field(default_factory=dict)
+    claimed: bool = False  # its name was claimed when it registered or last renamed
 
 
 class ArchivedRace:
@@ -307,6 +309,7 @@ class Tournament:
                 deals=scores,
                 status=self._status_of(e),
                 order=e.order,
+                claimed=e.claimed,
             )
             for i, (cleared, time_ms, e, scores) in enumerate(lines)
         ]
@@ -371,10 +374,12 @@ class Tournament:
             why = self._held_because(person)
             self._names[key] = player.id
             if why:
-                self.pending[player.id] = TournamentEntrant(player, -1, person=person, why=why)
+                self.pending[player.id] = TournamentEntrant(player, -1, person=person, why=why, claimed=player.claimed)
                 await self._announce("pending", also=player)
             else:
-                self.entrants[player.id] = TournamentEntrant(player, len(self.entrants), person=person)
+                self.entrants[player.id] = TournamentEntrant(
+                    player, len(self.entrants), person=person, claimed=player.claimed
+                )
                 await self._announce("registered")
             events.info(
                 "%s %s for tournament %s%s",
@@ -404,7 +409,11 @@ class Tournament:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"an entrant of {self.id} is already called {name!r}")
 
     def renamed(self, player: Player, old: str) -> None:
-        """Move ``player``'s name key from ``old`` to its name now (after `check_rename`)."""
+        """Move ``player``'s name key from ``old`` to its name now (after `check_rename`), and
+        mark its entry claimed or not as its name is now."""
+        for entry in (self.entrants.get(player.id), self.pending.get(player.id)):
+            if entry is not None:
+                entry.claimed = player.claimed
         if old != player.name and self._names.get(name_key(old)) == player.id:
             del self._names[name_key(old)]
             self._names[name_key(player.name)] = player.id
@@ -451,7 +460,9 @@ class Tournament:
                     )
                 self._check_room()
                 del self.pending[player.id]
-                self.entrants[player.id] = TournamentEntrant(player, len(self.entrants), person=entry.person)
+                self.entrants[player.id] = TournamentEntrant(
+                    player, len(self.entrants), person=entry.person, claimed=entry.claimed
+                )
                 player.tournaments.add(self.id)
                 await self._announce("registered")
             else:
@@ -561,7 +572,7 @@ class Tournament:
             self._log_deal(len(entrant.deal_races) - 1, race, player.id)
         try:  # (another open_deal of the same entrant may be a step ahead: the deal is the same)
             if player.id not in race.entrants:
-                await race.join(player.id, player.name, player, bot=player.bot)
+                await race.join(player.id, player.name, player, bot=player.bot, claimed=entrant.claimed)
             if race.status == "open":
                 await race.start(self.id)
         except ProtocolError as exc:
@@ -716,7 +727,7 @@ class Tournament:
             await clock.sleep_until(clock.monotonic() + _RETRY_S)
         for e in self._by_order():
             if e.deal_races.get(deal) is race and e.player.id not in race.entrants:
-                await race.join(e.player.id, e.player.name, e.player, bot=e.player.bot)
+                await race.join(e.player.id, e.player.name, e.player, bot=e.player.bot, claimed=e.claimed)
         if race.status == "open" and not race.entrants:  # (every entrant withdrew meanwhile)
             await race.expire()
             return None
@@ -898,9 +909,10 @@ class Tournament:
         deal races (``races``: codes, rounds deal i at index i), ``current_deal``, ``ends_at_ms``,
         ``next_deal_ms``, the entrants: ``[{"p": id, "n": name, "o": order, "k": person,
         "w": withdrawn, "m": moved, "r": {deal: race code}, "s": {deal: [race code, cleared,
-        time_ms, status]}}]`` (deal indexes as strings, JSON's keys), the entries waiting for
-        approval (``pending``: ``[{"p": id, "n": name, "k": person, "y": why}]``), the refused
-        player ids (``refused``), and who has seen an arena deal (``looked``, ``looked_persons``)."""
+        time_ms, status]}, "c": claimed}]`` (deal indexes as strings, JSON's keys), the entries
+        waiting for approval (``pending``: ``[{"p": id, "n": name, "k": person, "y": why, "c":
+        claimed}]``), the refused player ids (``refused``), and who has seen an arena deal
+        (``looked``, ``looked_persons``)."""
         plan = self.plan
         entrants = [
             {
@@ -912,6 +924,7 @@ class Tournament:
                 "m": e.moved,
                 "r": {str(d): r.code for d, r in sorted(e.deal_races.items())},
                 "s": {str(d): [s.race, s.cleared, s.time_ms, s.status] for d, s in sorted(e.scores.items())},
+                "c": e.claimed,
             }
             for e in self._by_order()
         ]
@@ -942,7 +955,10 @@ class Tournament:
             "allow": _json(list(plan.allow)),
             "invite_code": plan.invite_code,
             "pending": _json(
-                [{"p": e.player.id, "n": e.player.name, "k": e.person, "y": e.why} for e in self.pending.values()]
+                [
+                    {"p": e.player.id, "n": e.player.name, "k": e.person, "y": e.why, "c": e.claimed}
+                    for e in self.pending.values()
+                ]
             ),
             "refused": _json(sorted(self.refused)),
             "looked": _json(sorted(self.looked)),
@@ -1026,7 +1042,7 @@ class Tournament:
             tournament.next_deal_ms = m["next_deal_ms"]
             codes = [str(c) for c in msgspec.json.decode(m["races"])]
             pending = [
-                (str(e["p"]), str(e["n"]), str(e["k"]), str(e["y"]))
+                (str(e["p"]), str(e["n"]), str(e["k"]), str(e["y"]), bool(e.get("c", False)))
                 for e in msgspec.json.decode(m.get("pending", "[]"))
             ]
             tournament.refused = {str(p) for p in msgspec.json.decode(m.get("refused", "[]"))}
@@ -1045,6 +1061,7 @@ class Tournament:
                         int(d): DealScore(race=str(s[0]), cleared=int(s[1]), time_ms=int(s[2]), status=str(s[3]))
                         for d, s in e["s"].items()
                     },
+                    bool(e.get("c", False)),  # (older: none)
                 )
                 for e in msgspec.json.decode(m["entrants"])
             ]
@@ -1070,12 +1087,16 @@ class Tournament:
             else:  # named, then the server stopped before the race was stored: never dealt
                 log.warning("tournament %s: race %s was never dealt; its deal is dealt again", tournament_id, code)
         tournament.races = [races[c] for c in codes if c in races]
-        for player_id, name, person, why in pending:
-            tournament.pending[player_id] = TournamentEntrant(host.player_by_id(player_id, name), -1, person, why)
+        for player_id, name, person, why, claimed in pending:
+            tournament.pending[player_id] = TournamentEntrant(
+                host.player_by_id(player_id, name), -1, person, why, claimed=claimed
+            )
             tournament._names[name_key(name)] = player_id
-        for player_id, name, order, person, withdrawn, moved, deal_races, scores in saved:
+        for player_id, name, order, person, withdrawn, moved, deal_races, scores, claimed in saved:
             player = host.player_by_id(player_id, name)
-            entrant = TournamentEntrant(player, order, person, scores=scores, moved=moved, withdrawn=withdrawn)
+            entrant = TournamentEntrant(
+                player, order, person, scores=scores, moved=moved, withdrawn=withdrawn, claimed=claimed
+            )
             for deal, code in sorted(deal_races.items()):
                 race = races.get(code)
                 if race is None:

@@ -5,7 +5,8 @@ answered here, from files read once at start-up (no request touches the disk):
 
 * ``/``, ``/r/CODE`` (a race to join or play), ``/w/CODE`` (a race to watch or replay),
   ``/t/ID`` (a tournament), ``/me`` (your finished races), ``/account`` (claim, log in, move to
-  another device, passkeys): the page itself, ``client/web/index.html``;
+  another device, passkeys), ``/p/NAME`` or ``/p/ID`` (a player's profile), ``/leaderboard`` and
+  ``/leaderboard/GAME`` (a game's boards): the page itself, ``client/web/index.html``;
 * ``/static/NAME``: the page's scripts, style sheet, icons and vendored libraries (``client/web/``);
 * ``/manifest.webmanifest``: the web app manifest (``client/web/manifest.webmanifest``: name,
   colours, icons), which makes the page installable;
@@ -52,7 +53,9 @@ __all__ = ["CALENDAR_ROUTE", "WEB_ROOT", "WebClient", "none_match", "tournament_
 
 #: Where the page's files are: client/web/ in this source tree.
 WEB_ROOT = Path(__file__).resolve().parents[1] / "client" / "web"
-_PAGE_ROUTE = re.compile(r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16}|me|organise|account)?/?")
+_PAGE_ROUTE = re.compile(
+    r"/(?:(?:r|w|t)/[A-Za-z0-9]{1,16}|me|organise|account|leaderboard(?:/[A-Za-z0-9_-]{1,32})?|p/[^/?#]{1,200})?/?"
+)
 #: A tournament's calendar file: ``/t/ID.ics`` (group 1: the id, any case).
 CALENDAR_ROUTE = re.compile(r"/t/([A-Za-z0-9]{1,16})\.ics")
 _SECURITY = {

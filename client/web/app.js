@@ -4,15 +4,18 @@
 // legal moves, and the page offers exactly those. Pages: "/" the lobby, "/r/CODE" a race (join,
 // play; a race you are not in is watched), "/w/CODE" a race to watch (or replay, once
 // finished), "/t/ID" a tournament, "/me" your finished races, "/account" your account (claim,
-// log in, move to another device, passkeys), "/organise" an organiser's tournaments. Each page is
-// a module of its own.
+// log in, move to another device, passkeys), "/organise" an organiser's tournaments, "/p/NAME" or
+// "/p/ID" a player's profile, "/leaderboard" and "/leaderboard/GAME" the leaderboards. Each page
+// is a module of its own.
 
 import { setGames } from "./cards.js";
 import { store } from "./net.js";
 import { AccountPage } from "./account.js";
 import { HistoryPage } from "./history.js";
+import { LeaderboardPage, LeaderboardPicker } from "./leaderboard.js";
 import { LobbyPage } from "./lobby.js";
 import { OrganisePage } from "./organise.js";
+import { ProfilePage, profileTarget } from "./profile.js";
 import { RacePage } from "./race.js";
 import { applySettings, openSettings } from "./settings.js";
 import { conn, connect, navigate, setRouter } from "./shell.js";
@@ -34,6 +37,9 @@ function route() {
   else if (/^\/me\/?$/.test(path)) page = new HistoryPage(main);
   else if (/^\/organise\/?$/.test(path)) page = new OrganisePage(main);
   else if (/^\/account\/?$/.test(path)) page = new AccountPage(main);
+  else if ((m = /^\/p\/([^/]{1,200})\/?$/.exec(path))) page = new ProfilePage(main, profileTarget(m[1]));
+  else if (/^\/leaderboard\/?$/.test(path)) page = new LeaderboardPicker(main);
+  else if ((m = /^\/leaderboard\/([A-Za-z0-9_-]{1,32})\/?$/.exec(path))) page = new LeaderboardPage(main, m[1]);
   else page = new LobbyPage(main);
   main.focus({ preventScroll: true });
 }

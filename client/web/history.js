@@ -86,7 +86,9 @@ export class HistoryPage {
   }
 }
 
-function raceRow(race) {
+/** One finished race (a HistoryRace map) as a list line linking to its race page (/w/CODE),
+ * which shows the final standings and replays it. */
+export function raceRow(race) {
   const game = gameByKey(race.game);
   const parts = [
     `${ordinal(race.place)} of ${race.entrants}`,

@@ -4,7 +4,16 @@
 import { allGames, gameByKey } from "./cards.js";
 import { store } from "./net.js";
 import { conn, navigate } from "./shell.js";
+import { guestTag } from "./standings.js";
 import { $, el, toast, when } from "./ui.js";
+
+/** A listed race's entrants, each guest's name marked "guest" (`RaceInfo.claimed`). */
+function entrantNames(race) {
+  if (!race.entrants.length) return "nobody yet";
+  const claimed = race.claimed || [];
+  return el("span", { class: "entrants" }, race.entrants.flatMap((name, i) =>
+    [i ? ", " : "", el("span", { class: "entrant", text: name }), ...(claimed[i] === false ? [" ", guestTag(false)] : [])]));
+}
 
 /** How long a solo game may last, in seconds. */
 const SOLO_LIMIT_S = 60 * 60;
@@ -15,7 +24,7 @@ export class LobbyPage {
     this.render();
     this.refresh();
     this.timer = setInterval(() => this.refresh(), 5000);
-    this.off = conn.subscribe((m) => this.onEvent(m), () => this.refresh());
+    this.off = conn.subscribe((m) => this.onEvent(m), () => { this.refresh(); this.showRated(); });
   }
 
   destroy() { clearInterval(this.timer); this.off(); }
@@ -119,10 +128,13 @@ export class LobbyPage {
     const gameSelect = el("select", { id: "game" },
       games.map((g) => el("option", { value: g.key, text: g.name, selected: g.key === last })));
     const summary = el("p", { class: "summary", id: "game-summary" });
+    const board = el("a", { href: "/leaderboard", "data-link": true, id: "leaderboard-open", text: "Leaderboards" });
     const showGame = () => {
       const g = gameByKey(gameSelect.value);
       localStorage.setItem("arena.game", g.key);
       summary.replaceChildren(g.summary + " ", el("a", { href: g.rules, text: `How to play ${g.name}` }));
+      board.setAttribute("href", `/leaderboard/${g.key}`);
+      board.textContent = `${g.name} leaderboard`;
     };
     gameSelect.addEventListener("change", showGame);
     gameSelect.addEventListener("change", () => this.refreshDaily());
@@ -134,6 +146,8 @@ export class LobbyPage {
         el("label", {}, "Minutes ", el("input", { name: "minutes", type: "number", min: 1, max: 1440, value: 15 })),
         el("label", {}, "Countdown (s) ", el("input", { name: "countdown", type: "number", min: 0, max: 60, value: 3 }))),
       el("label", { class: "check" }, el("input", { name: "winnable", type: "checkbox" }), " a deal known to be winnable"),
+      el("label", { class: "check" }, el("input", { name: "rated", id: "rated", type: "checkbox", "aria-describedby": "rated-hint" }), " Rated"),
+      el("p", { class: "hint", id: "rated-hint" }),
       el("button", { type: "submit", class: "primary", text: "Create race" }));
     const nameInput = el("input", { id: "name", value: conn.name || store.name || "", maxlength: 32, autocomplete: "nickname" });
     const codeInput = el("input", { id: "join-code", placeholder: "race code", maxlength: 16, autocapitalize: "characters" });
@@ -149,6 +163,7 @@ export class LobbyPage {
           el("h2", { id: "play-title", text: "Play" }),
           el("label", { class: "game-pick" }, "Game ", gameSelect),
           summary,
+          el("p", { class: "summary" }, board),
           el("button", { type: "button", class: "primary big", id: "play-now", text: "Play now", onclick: () => this.playNow() }),
           el("details", { id: "friend" }, el("summary", { text: "Race a friend" }), form)),
         el("section", { class: "card-box you", "aria-labelledby": "you-title" },
@@ -162,18 +177,32 @@ export class LobbyPage {
           el("h2", { id: "daily-title", text: "Daily challenge" }),
           el("p", { class: "summary", id: "daily-info", text: "Today's deal of the game you picked: the same for everyone, once each." }),
           el("button", { type: "button", class: "primary", id: "play-daily", text: "Play", onclick: () => this.playDaily() }),
-          el("ol", { class: "calendar", id: "daily-calendar", "aria-label": "Your daily challenges this month" })),
+          el("ol", { class: "calendar", id: "daily-calendar", "aria-label": "Your daily challenges this month" }),
+          el("a", { href: `/leaderboard/${gameSelect.value}?board=daily`, "data-link": true, id: "daily-boards", class: "quiet", text: "Daily boards" })),
         el("section", { class: "card-box", "aria-labelledby": "open-title" }, el("h2", { id: "open-title", text: "Open races" }), this.lists.open),
         el("section", { class: "card-box", "aria-labelledby": "live-title" }, el("h2", { id: "live-title", text: "Live races" }), this.lists.live),
         el("section", { class: "card-box", "aria-labelledby": "tournaments-title" }, el("h2", { id: "tournaments-title", text: "Tournaments" }), this.lists.tournaments,
           el("a", { href: "/organise", "data-link": true, id: "organise-open", class: "quiet", text: "Organise a tournament" }))));
     showGame();
+    this.showRated();
     this.refreshDaily();
+  }
+
+  /** A rated race is for claimed players: a guest sees the box disabled and why. */
+  showRated() {
+    const box = $("#rated");
+    if (!box) return;
+    box.disabled = !conn.claimed;
+    if (!conn.claimed) box.checked = false;
+    $("#rated-hint").textContent = conn.claimed
+      ? "Moves the ratings of the claimed entrants (two or more, on a secret deal)."
+      : "Rated races are for claimed names: claim yours on the Account page.";
   }
 
   /** Today's daily challenge of the picked game: your attempt, your streak, and this month's days. */
   async refreshDaily() {
     const game = $("#game").value;
+    $("#daily-boards").setAttribute("href", `/leaderboard/${game}?board=daily`);
     try {
       const info = await conn.request({ type: "daily", game, limit: 3 });
       const deal = info.deals.find((d) => d.game === game);
@@ -230,7 +259,7 @@ export class LobbyPage {
       ]);
       const raceItem = (r, path, verb) => el("li", {},
         el("a", { href: `${path}/${r.code}`, "data-link": true, text: `${gameByKey(r.game)?.name || r.game}` }),
-        ` ${r.code} · ${r.entrants.length}/${r.max_entrants} · ${r.entrants.join(", ") || "nobody yet"} `,
+        ` ${r.code} · ${r.entrants.length}/${r.max_entrants} · `, entrantNames(r), " ",
         el("a", { href: `${path}/${r.code}`, "data-link": true, class: "button", text: verb, "aria-label": `${verb} race ${r.code}` }));
       this.lists.open.replaceChildren(...(open.races.length ? open.races.map((r) => raceItem(r, "/r", "Join")) : [el("li", { class: "muted", text: "None yet: race a friend to make one." })]));
       this.lists.live.replaceChildren(...(live.races.length ? live.races.map((r) => raceItem(r, "/w", "Watch")) : [el("li", { class: "muted", text: "Nothing running." })]));
@@ -273,7 +302,10 @@ export class LobbyPage {
       winnable: data.get("winnable") === "on",
       join: true,
     };
+    const rated = data.get("rated") === "on";
+    if (rated) message.rated = true;
     if (seedText) {
+      if (rated) { toast("a rated race is dealt a secret deal: leave the seed empty"); return; }
       if (!/^\d{1,19}$/.test(seedText)) { toast("a seed is a whole number"); return; }
       message.seed = BigInt(seedText) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seedText) : BigInt(seedText);
     }
@@ -284,7 +316,7 @@ export class LobbyPage {
       } catch (err) {
         // A secret winnable deal needs the server's private catalog; without one, a practice
         // deal from the public catalog (its seed public from the start) is the next best thing.
-        if (err.code !== "no_private_catalog" || seedText) throw err;
+        if (err.code !== "no_private_catalog" || seedText || rated) throw err;
         reply = await conn.request({ ...message, seed_public: true });
         toast("no secret winnable deals on this server: a public practice deal instead", "info");
       }

@@ -19,10 +19,11 @@ const PROTOCOL = 1;
 export { store };
 
 /** A request the server refused: `code` (docs/protocol.md, Errors) and a `reason` for people;
- * `retryAfter`: for a rate-limited login, the seconds to wait (else null). */
+ * `retryAfter`: for a rate-limited login, the seconds to wait (else null); `opensAt`: for
+ * spoiler_locked, when the lock opens (Unix epoch ms; else null). */
 export class ArenaError extends Error {
-  constructor(code, reason, retryAfter = null) {
-    super(`${reason} [${code}]`); this.code = code; this.reason = reason; this.retryAfter = retryAfter;
+  constructor(code, reason, retryAfter = null, opensAt = null) {
+    super(`${reason} [${code}]`); this.code = code; this.reason = reason; this.retryAfter = retryAfter; this.opensAt = opensAt;
   }
 }
 
@@ -168,7 +169,7 @@ export class Connection {
     if (message.req !== undefined && message.req !== null && this.waiting.has(message.req)) {
       const { resolve, reject } = this.waiting.get(message.req);
       this.waiting.delete(message.req);
-      if (message.type === "error") reject(new ArenaError(message.code, message.reason, message.retry_after_s ?? null));
+      if (message.type === "error") reject(new ArenaError(message.code, message.reason, message.retry_after_s ?? null, message.opens_at_ms ?? null));
       else resolve(message);
       return;
     }

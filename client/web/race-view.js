@@ -97,6 +97,7 @@ function renderHead(page) {
     el("div", { class: "head-row" },
       el("h1", {}, `${game.name} `, el("span", { class: "code", id: "race-code", text: race.code })),
       deal,
+      race.rated ? el("span", { class: "chip rated", id: "rated-badge", title: "This race moves its claimed entrants' ratings", text: "Rated" }) : null,
       el("div", { class: "clock", id: "clock" }),
       badge,
       el("a", { class: "rules-link", href: game.rules, target: "_blank", rel: "noopener", text: "Rules" })),
@@ -207,10 +208,16 @@ function renderBoards(page) {
   for (const view of page.boards.values()) view.draw();
 }
 
+/** Whether the standings show ratings: not while I play the race with "Hide ratings while
+ * playing" on (settings.js); again once it is over. */
+function ratingsShown(page) {
+  return !(store.hideRatings && page.mode === "entrant" && page.race.status !== "finished");
+}
+
 function renderSide(page) {
   const race = page.race;
   const parts = [el("h2", { text: race.status === "finished" ? "Result" : "Standings" }),
-    standingsTable(page.standings, page.me, { points: race.status === "finished", game: race.game, flash: page.flashing })];
+    standingsTable(page.standings, page.me, { points: race.status === "finished", game: race.game, flash: page.flashing, ratings: ratingsShown(page) })];
   if (race.status === "finished" && race.par) {
     const par = race.par;
     const said = { won: `a win was possible (${par.total}/${par.total})`, lost: `no win was possible: at most ${par.best_cleared}/${par.total}`,

@@ -136,8 +136,11 @@ export class RacePage {
     } catch (err) {
       if (err.code === "offline") return;
       if (err.code === "not_allowed" && this.watchOnly) { navigate(`/r/${this.code}`, true); return; }
+      const locked = err.code === "spoiler_locked" && err.opensAt
+        ? `Locked while its deal may still be played: it cannot be watched, replayed or read until it opens at ${new Date(err.opensAt).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}.`
+        : null;
       this.main.replaceChildren(el("section", { class: "card-box" }, el("h1", { text: `Race ${this.code}` }),
-        el("p", { class: "error", text: err.reason || String(err) }), el("a", { href: "/", "data-link": true, text: "Back to the lobby" })));
+        el("p", { class: "error", id: "race-error", text: locked || err.reason || String(err) }), el("a", { href: "/", "data-link": true, text: "Back to the lobby" })));
     }
   }
 
@@ -235,10 +238,13 @@ export class RacePage {
     }
     switch (m.type) {
       case "entrant_joined":
-        if (!this.race.entrants.includes(m.name)) this.race.entrants.push(m.name);
+        if (!this.race.entrants.includes(m.name)) {
+          this.race.entrants.push(m.name);
+          if (this.race.claimed) this.race.claimed.push(m.claimed);
+        }
         if (!this.standings.some((s) => s.player === m.player)) {
           this.standings.push({ place: this.standings.length + 1, player: m.player, name: m.name, cleared: 0, total: this.game.total,
-            time_ms: 0, moves: 0, status: "waiting", order: m.order, points: 0 });
+            time_ms: 0, moves: 0, status: "waiting", order: m.order, points: 0, claimed: m.claimed });
         }
         if (m.player !== this.me) announce(`${m.name} joined the race`);
         break;

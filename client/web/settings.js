@@ -1,6 +1,7 @@
-// The player's settings: four-colour suits, the card back, animations, sounds, auto-collect and
-// tap to move. Kept in localStorage (`store` in net.js); the header's gear opens the dialog, and
-// every change applies at once: the page's classes here, and whoever listens (`onSettings`).
+// The player's settings: four-colour suits, the card back, animations, sounds, auto-collect, tap
+// to move and hiding ratings while playing. Kept in localStorage (`store` in net.js); the
+// header's gear opens the dialog, and every change applies at once: the page's classes here, and
+// whoever listens (`onSettings`).
 
 import { startAudio } from "./sound.js";
 import { store } from "./store.js";
@@ -49,6 +50,7 @@ const SWITCHES = [
   { key: "autoCollect", id: "set-collect", label: "Auto-collect", hint: "After each move, cards that nothing can need go to the foundations by themselves." },
   { key: "animations", id: "set-animations", label: "Animations", hint: "Cards travel and turn over. Always off while your system asks for reduced motion." },
   { key: "sounds", id: "set-sounds", label: "Sounds", hint: "Short sounds for a move, a deal, a refused move and a win." },
+  { key: "hideRatings", id: "set-hide-ratings", label: "Hide ratings while playing", hint: "Rated races show players' ratings beside their names; on: not while you play, only once the race is over." },
 ];
 
 /** Open the settings dialog (modal, labelled by its title; Escape or Done closes it). */
@@ -76,7 +78,7 @@ export function openSettings() {
       el("h2", { id: "settings-title", text: "Settings" }),
       el("fieldset", {}, el("legend", { text: "Cards" }), check(byKey.fourColour),
         el("fieldset", { class: "backs" }, el("legend", { text: "Card back" }), backs)),
-      el("fieldset", {}, el("legend", { text: "Play" }), check(byKey.tapToMove), check(byKey.autoCollect)),
+      el("fieldset", {}, el("legend", { text: "Play" }), check(byKey.tapToMove), check(byKey.autoCollect), check(byKey.hideRatings)),
       el("fieldset", {}, el("legend", { text: "Motion and sound" }), check(byKey.animations), check(byKey.sounds)),
       el("p", { class: "hint", text: "Kept in this browser." }),
       el("div", { class: "actions" }, el("button", { class: "primary", value: "done", id: "settings-done", text: "Done" }))));

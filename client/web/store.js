@@ -32,4 +32,7 @@ export const store = {
   set autoCollect(v) { localStorage.setItem("arena.autoCollect", v ? "1" : "0"); },
   get tapToMove() { return localStorage.getItem("arena.tapToMove") !== "0"; },
   set tapToMove(v) { localStorage.setItem("arena.tapToMove", v ? "1" : "0"); },
+  // Off by default: ratings beside names are hidden while you play a race (race-view.js).
+  get hideRatings() { return localStorage.getItem("arena.hideRatings") === "1"; },
+  set hideRatings(v) { localStorage.setItem("arena.hideRatings", v ? "1" : "0"); },
 };

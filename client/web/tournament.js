@@ -2,7 +2,7 @@
 
 import { cardName, gameByKey } from "./cards.js";
 import { conn, navigate } from "./shell.js";
-import { statusText } from "./standings.js";
+import { guestTag, statusText } from "./standings.js";
 import { clockText, el, toast, when } from "./ui.js";
 
 const ADMIN_KEY = "arena.admin"; // the organiser's admin token, for this tab only
@@ -155,7 +155,7 @@ export class TournamentPage {
         el("th", { scope: "col", text: "Cards" }), el("th", { scope: "col", text: "Time" }),
         [...Array(t.deals).keys()].map((i) => el("th", { scope: "col", text: `Deal ${i + 1}` })), el("th", { scope: "col", text: "Status" }))),
       el("tbody", {}, this.standings.map((s) => el("tr", { class: s.player === conn.player ? "me" : "" },
-        el("td", { text: s.place }), el("td", { class: "player", title: s.name }, el("span", { text: s.name })), el("td", { text: s.cleared }),
+        el("td", { text: s.place }), el("td", { class: "player", title: s.name }, el("div", { class: "marked" }, el("span", { text: s.name }), guestTag(s.claimed))), el("td", { text: s.cleared }),
         el("td", { text: clockText(s.time_ms) }),
         [...Array(t.deals).keys()].map((i) => el("td", { text: s.deals[i] ? `${s.deals[i].cleared} · ${statusText(s.deals[i].status)}` : "" })),
         el("td", { text: s.status })))));

@@ -32,6 +32,7 @@ import abc
 
 import msgspec
 
+from server.archive.daily_totals import DailyTotal
 from server.protocol import DailyResult, RaceRecord, TournamentInfo, TournamentStanding
 from server.ratings import Rating
 
@@ -41,6 +42,7 @@ __all__ = [
     "Claim",
     "PlayerCard",
     "PlayerGameStats",
+    "ProfileReads",
     "game_stats_deltas",
     "Followed",
     "Passkey",
@@ -223,6 +225,19 @@ class RaceRow(msgspec.Struct, frozen=True):
     time_ms: int
     status: str
     par: str | None = None
+
+
+class ProfileReads(msgspec.Struct, frozen=True):
+    """Everything a profile shows of a player (`Archive.profile_reads`): its ``card``, its
+    ``stats`` per game (by game name), its ``ratings`` (by game name), each rated game's latest
+    rating changes (``history``: game -> changes, newest first) and its latest races
+    (``recent``, newest first)."""
+
+    card: PlayerCard
+    stats: list[PlayerGameStats]
+    ratings: list[RatedPlayer]
+    history: dict[str, list[RatingChange]]
+    recent: list[RaceRow]
 
 
 def race_rows(record: RaceRecord, finished_ms: int) -> list[tuple[str, RaceRow]]:
@@ -586,6 +601,24 @@ class Archive(abc.ABC):
         """The secret kept as ``name``; keeps ``fresh`` and returns it when there is none yet
         (two nodes asking at once: both get the one kept first)."""
 
+    @abc.abstractmethod
+    async def daily_totals_board(
+        self, game: str, period: str, *, after: str | None = None, around: str | None = None, limit: int
+    ) -> tuple[list[DailyTotal], str | None]:
+        """One page of ``game``'s daily board of ``period`` (a week key such as ``"2026-W48"``, or
+        ``"all"``; `server.archive.daily_totals`), best first (`totals_order`): from the top,
+        after the cursor ``after``, or (``around``: a player id) up to ``limit // 2`` rows above
+        that player, then its row and those below (a player with no total: an empty page). At
+        most ``limit`` (>= 1) rows; returns ``(rows, cursor)``, ``cursor`` None when nothing
+        follows. Each page reads ranges of the totals' board index, never the whole period.
+        Raises `ArchiveError` for a cursor it did not make, both ``after`` and ``around``, or a
+        ``limit`` below 1."""
+
+    @abc.abstractmethod
+    async def daily_totals_among(self, game: str, period: str, player_ids: list[str]) -> list[DailyTotal]:
+        """The totals of ``game`` in ``period`` of those of ``player_ids`` who have one (a
+        friends' board), best first: one query by primary key."""
+
     # Profiles and leaderboard names (server.handlers.boards).
 
     @abc.abstractmethod
@@ -597,6 +630,22 @@ class Archive(abc.ABC):
     async def player_card(self, player_id: str) -> PlayerCard | None:
         """Player ``player_id``'s name, claim and first-seen time (one lookup by primary key), or
         None for a player the archive does not keep."""
+
+    async def profile_reads(self, player_id: str, history_points: int, recent: int) -> ProfileReads | None:
+        """What a profile shows of ``player_id`` (`ProfileReads`; None for a player the archive
+        does not keep): its card, statistics, ratings, the latest ``history_points`` (>= 1)
+        rating changes of each rated game and its latest ``recent`` (>= 1) races. This default
+        asks `player_card`, `game_stats`, `ratings_of`, `rating_history` and `races_of` in turn;
+        an SQL archive reads it all on one connection in a few statements. Raises `ArchiveError`
+        for a limit below 1."""
+        card = await self.player_card(player_id)
+        if card is None:
+            return None
+        stats = await self.game_stats(player_id)
+        rated = await self.ratings_of(player_id)
+        history = {row.game: await self.rating_history(player_id, row.game, history_points) for row in rated}
+        races, _ = await self.races_of(player_id, before=None, limit=recent)
+        return ProfileReads(card, stats, rated, history, races)
 
     @abc.abstractmethod
     async def player_names(self, player_ids: list[str]) -> dict[str, tuple[str, bool]]:

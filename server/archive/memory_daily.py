@@ -3,9 +3,18 @@ daily part of `server.archive.Archive` that `server.archive.memory.MemoryArchive
 
 from __future__ import annotations
 
+import bisect
+
 import msgspec
 
 from server.archive import Archive, ArchiveError, daily_order, daily_replaces
+from server.archive.daily_totals import (
+    DailyTotal,
+    decode_totals_cursor,
+    encode_totals_cursor,
+    periods_of_day,
+    totals_order,
+)
 from server.protocol import DailyResult
 
 __all__ = ["MemoryDaily"]
@@ -16,11 +25,35 @@ class _State:
         self.results: dict[tuple[str, str, str], DailyResult] = {}  # (day, game, player) -> its result
         self.by_player: dict[str, set[tuple[str, str]]] = {}  # player -> its (day, game) keys
         self.secrets: dict[str, str] = {}
+        self.totals: dict[tuple[str, str, str], DailyTotal] = {}  # (game, period, player) -> its sums
+        self.boards: dict[tuple[str, str], list[tuple[int, int, str]]] = {}  # (game, period) -> sorted keys
+
+    def count(self, result: DailyResult) -> None:
+        """Add a final ``result`` to its week's and all time's totals."""
+        for period in periods_of_day(result.day):
+            key = (result.game, period, result.player)
+            kept = self.totals.get(key)
+            board = self.boards.setdefault((result.game, period), [])
+            if kept is None:
+                kept = DailyTotal(result.player, result.game, period, 0, 0, 0)
+            else:
+                del board[bisect.bisect_left(board, totals_order(kept))]
+            total = DailyTotal(
+                result.player,
+                result.game,
+                period,
+                kept.cleared + result.cleared,
+                kept.time_ms + result.time_ms,
+                kept.days + 1,
+            )
+            self.totals[key] = total
+            bisect.insort(board, totals_order(total))
 
 
 class MemoryDaily(Archive):
-    """Daily results by ``(day, game, player)`` with each player's keys beside them, and the
-    secrets by name."""
+    """Daily results by ``(day, game, player)`` with each player's keys beside them, the running
+    totals of each game and period with a sorted list of their board keys, and the secrets by
+    name."""
 
     @property
     def _daily_state(self) -> _State:
@@ -38,6 +71,8 @@ class MemoryDaily(Archive):
             return False
         state.results[key] = result
         state.by_player.setdefault(result.player, set()).add((result.day, result.game))
+        if result.status != "playing":
+            state.count(result)
         return True
 
     async def daily_board(self, game: str, day: str, limit: int) -> list[DailyResult]:
@@ -55,6 +90,39 @@ class MemoryDaily(Archive):
         keys.sort(key=lambda key: key[0], reverse=True)  # (stable: newest day first, then by game)
         return [state.results[(day, game, player_id)] for day, game in keys]
 
+    async def daily_totals_board(
+        self, game: str, period: str, *, after: str | None = None, around: str | None = None, limit: int
+    ) -> tuple[list[DailyTotal], str | None]:
+        """See `Archive.daily_totals_board`."""
+        if limit < 1:
+            raise ArchiveError(f"a daily board page holds at least one player (limit {limit})")
+        if after is not None and around is not None:
+            raise ArchiveError("a daily board page starts after a cursor or around a player, not both")
+        state = self._daily_state
+        board = state.boards.get((game, period), [])
+        start = 0
+        if after is not None:
+            try:
+                cleared, time_ms, player = decode_totals_cursor(after)
+            except ValueError as exc:
+                raise ArchiveError(str(exc)) from None
+            start = bisect.bisect_right(board, (-cleared, time_ms, player))
+        elif around is not None:
+            mine = state.totals.get((game, period, around))
+            if mine is None:
+                return [], None
+            start = max(0, bisect.bisect_left(board, totals_order(mine)) - limit // 2)
+        keys = board[start : start + limit]
+        page = [state.totals[game, period, player] for _, _, player in keys]
+        more = start + limit < len(board)
+        return page, (encode_totals_cursor(page[-1]) if more and page else None)
+
+    async def daily_totals_among(self, game: str, period: str, player_ids: list[str]) -> list[DailyTotal]:
+        """See `Archive.daily_totals_among`."""
+        totals = self._daily_state.totals
+        found = {p: totals[game, period, p] for p in player_ids if (game, period, p) in totals}
+        return sorted(found.values(), key=totals_order)
+
     async def kept_secret(self, name: str, fresh: str) -> str:
         """See `Archive.kept_secret`."""
         return self._daily_state.secrets.setdefault(name, fresh)
@@ -65,3 +133,9 @@ class MemoryDaily(Archive):
         for day, game in state.by_player.get(player_id, ()):
             key = (day, game, player_id)
             state.results[key] = msgspec.structs.replace(state.results[key], name=anonymous_name)
+        days = state.by_player.get(player_id, ())
+        for game, period in {(game, period) for day, game in days for period in periods_of_day(day)}:
+            total = state.totals.pop((game, period, player_id), None)  # (its totals go: no board shows it)
+            if total is not None:
+                board = state.boards[game, period]
+                del board[bisect.bisect_left(board, totals_order(total))]

@@ -21,6 +21,11 @@ new revision there.
   ``finished_ms``; a day's leaderboard is one scan of ``ix_daily_results_board`` ``(day, game,
   cleared DESC, time_ms, race_code)``, a player's days one of ``ix_daily_results_player``
   ``(player_id, day DESC, game)``.
+- ``daily_totals``: running sums of the final ``daily_results`` per game, period (an ISO week
+  such as ``"2026-W48"``, or ``"all"``) and player (primary key ``(game, period, player_id)``):
+  ``cards``, ``time_ms``, ``days``; kept up in the transaction that writes a final result, so
+  that a week's or all time's board is one range of ``ix_daily_totals_board`` ``(game, period,
+  cards DESC, time_ms, player_id)``, not a sum over the period's results.
 - ``kept_secrets``: ``name`` (primary key), ``value``, ``created_ms``: secrets every node shares,
   made once (the daily deals' secret, `server.daily`).
 - ``players``: one row per player: ``id`` (primary key), ``name`` (as last seen), ``created_ms``
@@ -77,7 +82,9 @@ __all__ = [
     "claims",
     "DAILY_BOARD_INDEX",
     "DAILY_PLAYER_INDEX",
+    "DAILY_TOTALS_INDEX",
     "daily_results",
+    "daily_totals",
     "kept_secrets",
     "FOLLOWERS_INDEX",
     "follows",
@@ -284,6 +291,23 @@ daily_results = sa.Table(
     sa.Index(DAILY_BOARD_INDEX, "day", "game", sa.text("cleared DESC"), "time_ms", "race_code"),
     # a player's days, newest first: its calendar and streak
     sa.Index(DAILY_PLAYER_INDEX, "player_id", sa.text("day DESC"), "game"),
+)
+
+#: The board index of the daily challenge's running totals (`daily_totals`): a week's or all
+#: time's board per game (cards desc, then time asc, then player id).
+DAILY_TOTALS_INDEX = "ix_daily_totals_board"
+
+daily_totals = sa.Table(
+    "daily_totals",
+    metadata,
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("period", sa.String(10), nullable=False),
+    sa.Column("player_id", sa.String(64), nullable=False),
+    sa.Column("cards", sa.BigInteger, nullable=False),
+    sa.Column("time_ms", sa.BigInteger, nullable=False),
+    sa.Column("days", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("game", "period", "player_id"),
+    sa.Index(DAILY_TOTALS_INDEX, "game", "period", sa.text("cards DESC"), "time_ms", "player_id"),
 )
 
 kept_secrets = sa.Table(

@@ -65,7 +65,7 @@ from server.archive.schema import (
     tournaments,
     transfer_codes,
 )
-from server.archive.sql_daily import SqlDaily
+from server.archive.sql_daily import SqlDaily, forget_daily_totals
 from server.archive.sql_follows import SqlFollows
 from server.archive.sql_passkeys import SqlPasskeys
 from server.archive.sql_ratings import SqlRatings
@@ -636,6 +636,7 @@ class SqlArchive(SqlDaily, SqlRatings, SqlStats, SqlFollows, SqlPasskeys, Archiv
                     .values(name=anonymous_name)
                 )
                 await connection.execute(sa.delete(ratings).where(ratings.c.player_id == player_id))
+                await forget_daily_totals(connection, player_id)
                 await connection.execute(
                     sa.update(daily_results).where(daily_results.c.player_id == player_id).values(name=anonymous_name)
                 )

@@ -17,8 +17,17 @@ import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from server.archive import Archive, ArchiveError, PlayerCard, PlayerGameStats, RatedPlayer, game_stats_deltas
+from server.archive import (
+    Archive,
+    ArchiveError,
+    PlayerCard,
+    PlayerGameStats,
+    ProfileReads,
+    RatedPlayer,
+    game_stats_deltas,
+)
 from server.archive.schema import claims, player_game_stats, players, ratings
+from server.archive.sql_profile import histories_from_rows, histories_query, profile_from_rows, profile_query
 from server.protocol import RaceRecord
 from server.ratings import Rating
 
@@ -91,6 +100,29 @@ class SqlStats(Archive):
         """See `Archive.game_stats` (`stats_query`)."""
         rows = await self._stats_rows(stats_query(player_id), f"the statistics of {player_id}")
         return [PlayerGameStats(*row) for row in rows]
+
+    async def profile_reads(self, player_id: str, history_points: int, recent: int) -> ProfileReads | None:
+        """See `Archive.profile_reads`: on one connection, `server.archive.sql_profile.profile_query`,
+        then (for a rated player) `~.histories_query`: two statements whatever the games."""
+        if history_points < 1 or recent < 1:
+            raise ArchiveError(f"a profile reads at least one change and race ({history_points}, {recent})")
+        engine = await self._ready()
+        try:
+            async with engine.connect() as connection:
+                found = profile_from_rows(
+                    player_id, list((await connection.execute(profile_query(player_id, recent))).all())
+                )
+                if found is None:
+                    return None
+                card, stats, rated, races = found
+                games = [row.game for row in rated]
+                history: dict[str, Any] = {}
+                if games:
+                    query = histories_query(player_id, games, history_points)
+                    history = histories_from_rows(games, list((await connection.execute(query)).all()))
+        except SQLAlchemyError as exc:
+            raise ArchiveError(f"cannot read the profile of {player_id}: {exc}") from exc
+        return ProfileReads(card, stats, rated, history, races)
 
     async def player_card(self, player_id: str) -> PlayerCard | None:
         """See `Archive.player_card`: the player's row and its claim, by primary keys."""

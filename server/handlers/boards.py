@@ -2,8 +2,9 @@
 daily challenge's results) and `profile` (a player's statistics per game, ratings and their
 history, recent races). Each is a few indexed queries whose cost does not grow with the number of
 players: a board page is one range of the board index (`server.archive.Archive.rating_board`) and
-one lookup of the page's names (`server.archive.Archive.player_names`); a profile's statistics
-one range of ``player_game_stats`` (`server.archive.Archive.game_stats`)."""
+one lookup of the page's names (`server.archive.Archive.player_names`); a profile one call
+(`server.archive.Archive.profile_reads`: two SQL statements, its statistics one range of
+``player_game_stats``). docs/design.md §7 names each request's indexes."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import logging
 
 from engine.games import UnknownGame, find_game
 from server.archive import Archive, ArchiveError, RatedPlayer, decode_board_cursor
+from server.archive.daily_totals import decode_totals_cursor, period_key
 from server.daily import DAY_MS, day_of
 from server.names import BadName, name_key, normal_name
 from server.players import Player
@@ -53,16 +55,16 @@ def _archive(state: ServerState) -> Archive:
 
 async def leaderboard(state: ServerState, session: Session, player: Player, msg: Leaderboard) -> None:
     """Answer one page of ``msg.game``'s leaderboard (`server.protocol.Leaderboard`). Raises
-    ProtocolError (unknown_game; bad_field: a cursor the server did not give, or one on a daily
-    board; not_allowed: a daily board of a week or all time, or not of the top view;
-    unavailable: no archive, or it cannot be read now)."""
+    ProtocolError (unknown_game; bad_field: a cursor the server did not give, or one on a day's
+    daily board; not_allowed: a day's daily board not of the top view; unavailable: no archive,
+    or it cannot be read now)."""
     archive = _archive(state)
     try:
         game = find_game(msg.game).key
     except UnknownGame as exc:
         raise ProtocolError(ErrorCode.UNKNOWN_GAME, exc.reason) from None
     if msg.board == "daily":
-        await _daily_board(state, archive, session, msg, game)
+        await _daily_board(state, archive, session, player, msg, game)
         return
     if msg.after is not None:
         try:
@@ -103,16 +105,22 @@ def _rating_row(row: RatedPlayer, names: dict[str, tuple[str, bool]]) -> Leaderb
     )
 
 
-async def _daily_board(state: ServerState, archive: Archive, session: Session, msg: Leaderboard, game: str) -> None:
-    """`leaderboard` of board daily: the day's results (`server.archive.Archive.daily_board`),
-    best first. Raises ProtocolError (not_allowed, bad_field, unavailable)."""
-    if msg.period != "day" or msg.view != "top":
+async def _daily_board(
+    state: ServerState, archive: Archive, session: Session, player: Player, msg: Leaderboard, game: str
+) -> None:
+    """`leaderboard` of board daily: the day's results (`server.archive.Archive.daily_board`,
+    one page, top view only), or a week's or all time's totals (`_daily_totals_board`). Raises
+    ProtocolError (not_allowed, bad_field, unavailable)."""
+    if msg.period != "day":
+        await _daily_totals_board(state, archive, session, player, msg, game)
+        return
+    if msg.view != "top":
         raise ProtocolError(
             ErrorCode.NOT_ALLOWED,
-            "the server keeps each day's daily results only: ask for period 'day' and view 'top'",
+            "a day's daily board has the top view only: ask for period 'week' or 'all' to see yourself or friends",
         )
     if msg.after is not None:
-        raise ProtocolError(ErrorCode.BAD_FIELD, "bad leaderboard message: a daily board is one page (no after)")
+        raise ProtocolError(ErrorCode.BAD_FIELD, "bad leaderboard message: a day's daily board is one page (no after)")
     day = msg.day or day_of(state.clock.wall_ms())
     try:
         results = await archive.daily_board(game, day, msg.limit)
@@ -137,6 +145,53 @@ async def _daily_board(state: ServerState, archive: Archive, session: Session, m
     session.reply(LeaderboardPage(req=msg.req, game=game, board="daily", rows=rows, cursor=None))
 
 
+async def _daily_totals_board(
+    state: ServerState, archive: Archive, session: Session, player: Player, msg: Leaderboard, game: str
+) -> None:
+    """`leaderboard` of board daily, period week (the ISO week of ``msg.day``, or today's) or
+    all: the running totals (`server.archive.Archive.daily_totals_board`), cards then time, in
+    the top (paged by ``after``), around_me or friends view. Raises ProtocolError (bad_field: a
+    cursor the server did not give; unavailable)."""
+    day = msg.day or day_of(state.clock.wall_ms())
+    try:
+        period = period_key(msg.period, day)
+        if msg.after is not None:
+            decode_totals_cursor(msg.after)
+    except ValueError as exc:
+        raise ProtocolError(ErrorCode.BAD_FIELD, f"bad leaderboard message: {exc}") from None
+    cursor: str | None = None
+    try:
+        if msg.view == "friends":
+            followed = [row.player_id for row in await archive.following(player.id, FRIENDS_KEPT)]
+            totals = await archive.daily_totals_among(game, period, [player.id, *followed])
+            totals = totals[: msg.limit]
+        else:
+            around = player.id if msg.view == "around_me" else None
+            totals, cursor = await archive.daily_totals_board(
+                game, period, after=msg.after, around=around, limit=msg.limit
+            )
+        names = await archive.player_names([total.player_id for total in totals])
+    except ArchiveError as exc:
+        log.warning("daily board %s %s not read: %s", game, period, exc.reason)
+        raise ProtocolError(ErrorCode.UNAVAILABLE, _UNREADABLE) from None
+    rows = []
+    for total in totals:
+        name, claimed = names.get(total.player_id, (total.player_id, False))
+        rows.append(
+            LeaderboardRow(
+                player=total.player_id,
+                name=name,
+                claimed=claimed,
+                rating=0,
+                provisional=False,
+                races=total.days,
+                cleared=total.cleared,
+                time_ms=total.time_ms,
+            )
+        )
+    session.reply(LeaderboardPage(req=msg.req, game=game, board="daily", rows=rows, cursor=cursor))
+
+
 async def profile(state: ServerState, session: Session, player: Player, msg: GetProfile) -> None:
     """Answer the profile of the player ``msg`` names (by id or claimed name; neither: the
     asker's own). Raises ProtocolError (unknown_player; bad_name: a name that no name can be;
@@ -155,16 +210,16 @@ async def profile(state: ServerState, session: Session, player: Player, msg: Get
             if claim is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"nobody has claimed the name {msg.name!r}")
             target = claim.player_id
-        card = await archive.player_card(target)
-        if card is None:
+        reads = await archive.profile_reads(target, HISTORY_POINTS, RECENT_RACES)
+        if reads is None:
             raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"the archive keeps no player {target!r}")
-        stats = {row.game: row for row in await archive.game_stats(target)}
-        ratings = {row.game: row for row in await archive.ratings_of(target)}
+        card, recent = reads.card, reads.recent
+        stats = {row.game: row for row in reads.stats}
+        ratings = {row.game: row for row in reads.ratings}
         points: list[RatingPoint] = []
         for game in sorted(ratings):
-            changes = await archive.rating_history(target, game, HISTORY_POINTS)
+            changes = reads.history.get(game, [])
             points += [RatingPoint(game, c.finished_ms, round(display(c.after))) for c in reversed(changes)]
-        recent, _ = await archive.races_of(target, before=None, limit=RECENT_RACES)
     except ArchiveError as exc:
         log.warning("profile of %s not read: %s", msg.player or msg.name or player.id, exc.reason)
         raise ProtocolError(ErrorCode.UNAVAILABLE, _UNREADABLE) from None

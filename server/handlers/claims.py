@@ -247,6 +247,7 @@ async def forget_me(state: ServerState, session: Session, player: Player, msg: F
     if state.store.durable:
         for token in (player.token, *player.devices):
             await state.store.forget_player(token_digest(token))
+    await state.player_written(player.id)  # (a write under way must not bring the player back)
     try:
         races = await archive.forget_player(player.id, ANONYMOUS_NAME)
     except ArchiveError as exc:

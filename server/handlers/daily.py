@@ -139,7 +139,7 @@ async def play_daily(state: ServerState, session: Session, player: Player, msg: 
         race.daily = day
     state.add_race(race)
     await race._save()
-    await race.join(player.id, player.name, player)
+    await race.join(player.id, player.name, player, claimed=player.claimed)
     player.races.add(race.code)
     if ranked:
         book.track(race, player.id, player.name, day)

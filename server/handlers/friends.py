@@ -194,7 +194,7 @@ async def challenge(state: ServerState, session: Session, player: Player, msg: C
     if state.link is not None:
         state.link.listed(race, None)
     state.invitations.sent.add(player.id, now)
-    await race.join(player.id, player.name, player)
+    await race.join(player.id, player.name, player, claimed=player.claimed)
     player.races.add(race.code)
     invitation = Invitation(race=race.code, game=game_cls.key, from_player=player.id, from_name=player.name)
     state.invitations.add(msg.player, invitation, now=now)

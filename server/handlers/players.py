@@ -189,7 +189,9 @@ def archive_player(state: ServerState, player: Player) -> None:
     logged; the next hello or rename writes the player again."""
     if state.archiver is None or not player.token:
         return
-    state.spawn(_put_player(state.archiver.archive, player, player.name, player.token, state.clock.wall_ms()))
+    state.spawn(
+        _put_player(state.archiver.archive, player, player.name, player.token, state.clock.wall_ms()), player=player.id
+    )
 
 
 async def _put_player(archive: Archive, player: Player, name: str, token: str, seen_ms: int) -> None:

@@ -107,7 +107,7 @@ async def create(state: ServerState, session: Session, player: Player, msg: Crea
         rated=msg.rated,
     )
     if msg.join:
-        await race.join(player.id, player.name, player, bot=player.bot)
+        await race.join(player.id, player.name, player, bot=player.bot, claimed=player.claimed)
         player.races.add(race.code)
     session.reply(RaceReply(req=msg.req, race=race.info()))
 
@@ -269,7 +269,7 @@ async def join(state: ServerState, session: Session, player: Player, msg: JoinRa
             ErrorCode.NOT_ALLOWED,
             f"race {race.code} is the rematch of race {race.rematch_of}: only that race's entrants may join it",
         )
-    await race.join(player.id, player.name, player, bot=player.bot)
+    await race.join(player.id, player.name, player, bot=player.bot, claimed=player.claimed)
     session.watching.discard(race.code)  # joining ended the watch
     player.races.add(race.code)
     if state.link is not None and race.status == "open" and race.rematch_of is None:
@@ -455,7 +455,7 @@ async def rematch(state: ServerState, session: Session, player: Player, msg: Rem
         if state.link is not None:
             state.link.listed(race, None)
     if player.id not in race.entrants:
-        await race.join(player.id, player.name, player, bot=player.bot)
+        await race.join(player.id, player.name, player, bot=player.bot, claimed=player.claimed)
         player.races.add(race.code)
     await old.offer_rematch(race)  # (publishes only if who has accepted changed)
     session.reply(RaceReply(req=msg.req, race=race.info()))

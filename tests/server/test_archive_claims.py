@@ -141,6 +141,9 @@ async def test_forgetting_a_player_deletes_its_identity_and_anonymises_its_races
     board = await archive.daily_board("golf", "2026-03-10", 5)
     assert {line.player: line.name for line in board} == {"p1": "deleted player", "p2": "bob"}  # its daily too
     assert [line.name for line in await archive.daily_of("p1", "2026-03-01", "2026-03-31")] == ["deleted player"]
+    for period in ("2026-W11", "all"):  # its week's and all time's totals go (p2's stay)
+        totals, _ = await archive.daily_totals_board("golf", period, limit=5)
+        assert [total.player_id for total in totals] == ["p2"]
     assert await archive.forget_player("p1", "deleted player") == 2  # again: nothing more to delete
 
 

@@ -13,9 +13,11 @@ from websockets.asyncio.client import connect
 
 from client.connection import ArenaClient
 from server.app import ArenaServer
+from server.archive.memory import MemoryArchive
 from server.catalog import load_catalog, public_catalogs
 from server.claims import GateFull, PasswordGate, hash_password
 from server.config import ServerConfig
+from server.players import token_digest
 from server.protocol import (
     Claim,
     ForgetMe,
@@ -154,6 +156,36 @@ async def test_argon2id_hash_time(capsys):
     assert hashed.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
     with capsys.disabled():
         print(f"\nargon2id m=64MiB t=3 p=4: {elapsed * 1000:.0f} ms")
+
+
+class SlowPlayerWrites(MemoryArchive):
+    """A memory archive whose player writes wait for ``go`` (a database slow under load)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+
+    async def put_player(self, player_id, name, digest, seen_ms):  # type: ignore[no-untyped-def]
+        await self.go.wait()
+        return await super().put_player(player_id, name, digest, seen_ms)
+
+
+async def test_a_player_write_under_way_does_not_bring_a_forgotten_player_back():
+    """A hello's archive write is still under way when the player deletes its identity: the
+    deletion waits for it, and the player's token resumes nobody afterwards."""
+    archive = SlowPlayerWrites()
+    async with ArenaServer(ServerConfig(ping_interval_s=None), archive=archive) as server:
+        async with connect(server.url) as ws:
+            me = await ask(ws, Hello(name="ivy"))
+            await ws.send(encode(ForgetMe(req=1)))
+            await asyncio.sleep(0.2)
+            assert await archive.player_by_token(token_digest(me["token"])) is None  # (the write waits)
+            archive.go.set()
+            assert (_decoder.decode(await ws.recv()))["type"] == "forgotten"
+        assert await archive.player_by_token(token_digest(me["token"])) is None
+        async with connect(server.url) as ws:
+            again = await ask(ws, Hello(name="ivy", token=me["token"]))
+            assert (again["type"], again["code"]) == ("error", "bad_token")
 
 
 async def test_a_forgotten_players_archived_races_show_deleted_player(tmp_path):

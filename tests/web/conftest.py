@@ -23,6 +23,7 @@ from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
 from server.app import ArenaServer
 from server.config import ServerConfig
+from server.race import Clock
 
 SCREENSHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
 #: Chromium flags for a sandboxed machine with no network beyond loopback.
@@ -133,9 +134,10 @@ async def web() -> AsyncIterator[Web]:
 
 
 @contextlib.asynccontextmanager
-async def web_over(config: ServerConfig) -> AsyncIterator[Web]:
-    """As the `web` fixture, over a server with ``config``; at the end, no page had a problem."""
-    async with ArenaServer(config) as server, async_playwright() as playwright:
+async def web_over(config: ServerConfig, *, clock: Clock | None = None) -> AsyncIterator[Web]:
+    """As the `web` fixture, over a server with ``config`` (and ``clock``, one the test moves,
+    instead of the real one); at the end, no page had a problem."""
+    async with ArenaServer(config, clock=clock) as server, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         web = Web(server, browser, server.url.replace("ws://", "http://"))
         try:

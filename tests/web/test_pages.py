@@ -36,7 +36,7 @@ LONG = ["Alexandra the Great of Macedon", "Bartholomew Fitzwilliam-Smythe", "Cas
 async def clipped(page: Page, selector: str) -> list[str]:
     """The cells of the table at ``selector`` whose text does not fit them, and any cell that
     sticks out of its box or the screen. A player's name may end in an ellipsis, and then its
-    cell's title holds the whole name."""
+    cell's title holds the whole name (the guest tag or a rating beside it is not the name)."""
     return await page.evaluate(
         """(selector) => {
       const table = document.querySelector(selector);
@@ -48,7 +48,8 @@ async def clipped(page: Page, selector: str) -> list[str]:
         const r = cell.getBoundingClientRect();
         if (r.right > box.right + 0.5 || r.right > width + 0.5) out.push(`${cell.textContent}: past the edge`);
         if (cell.classList.contains("player")) {
-          if (cell.title !== cell.textContent) out.push(`${cell.textContent}: title ${cell.title}`);
+          const name = cell.querySelector(".marked > span") || cell; // (beside it: the guest tag, a rating)
+          if (cell.title !== name.textContent) out.push(`${name.textContent}: title ${cell.title}`);
         } else if (cell.scrollWidth > cell.clientWidth + 1) {
           out.push(`${cell.textContent}: cut (${cell.scrollWidth} > ${cell.clientWidth})`);
         }
