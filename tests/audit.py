@@ -22,8 +22,8 @@ then:
   (`Progress`, `DelayedBoard`, a snapshot's ``boards``) or a card of the deal (`RaceStarted`),
   except, under "delayed", a delayed board at least ``spectator_delay_s`` old.
 * **A spoiler-locked deal stays unseen.** While a race is spoiler-locked (a daily challenge's
-  race before its UTC day ends; an arena tournament's deal, not ``live``, before the tournament
-  ends: `server.handlers.daily.check_spoiler_lock`), nobody receives its record or a replay step,
+  race before its UTC day ends; an arena tournament's deal, whatever its ``spectating``, before
+  the tournament ends: `server.handlers.daily.check_spoiler_lock`), nobody receives its record or a replay step,
   its seed, or, but for its entrants, a frame with its boards (`Progress`, `DelayedBoard`,
   `Snapshot`).
 
@@ -100,12 +100,7 @@ def _spoiler_locked(server: object, race: object) -> bool:
     if getattr(race, "casual", True):
         return False
     found = server.tournaments.get(race.creator)  # type: ignore[attr-defined]
-    return (
-        found is not None
-        and found.plan.format == "arena"
-        and found.plan.spectating != "live"
-        and found.status not in ("finished", "cancelled")
-    )
+    return found is not None and found.plan.format == "arena" and found.status not in ("finished", "cancelled")
 
 
 def _deal(race: object) -> tuple[object, ...]:

@@ -39,15 +39,15 @@ _LAST_SECONDS = 10
 def check_spoiler_lock(state: ServerState, info: RaceInfo) -> None:
     """Refuse (``spoiler_locked``, with ``opens_at_ms``) to show anyone but its entrant's own
     view of a race whose deal others may still play: a daily challenge's race until its UTC day
-    ends, an arena tournament's deal until the tournament's window closes (unless its organiser
-    made it a casual one, spectating ``live``: then its own watch policy applies). Once a daily's day is
-    over, a race in memory that held its seed reveals it (and is archived)."""
+    ends, an arena tournament's deal until the tournament's window closes, whatever its
+    ``spectating`` (its entrants play the same deal hours apart: a watcher could be one of them
+    under a second name). Once a daily's day is over, a race in memory that held its seed
+    reveals it (and is archived)."""
     opens = state.daily.lock_opens_ms(info)
     what = f"the daily {info.game} deal of {info.daily}"
     if opens is None and info.tournament is not None:
         found = state.tournaments.get(info.tournament)
-        arena = found is not None and found.plan.format == "arena" and found.plan.spectating != "live"
-        if found is not None and arena and found.status not in ("finished", "cancelled"):
+        if found is not None and found.plan.format == "arena" and found.status not in ("finished", "cancelled"):
             opens = found.ends_at_ms or found.plan.starts_at_ms + found.plan.arena_window_s * 1000
             what = f"a deal of arena tournament {found.id}"
     if opens is not None:

@@ -141,7 +141,7 @@ async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
             countdown_s=5,
             spectator_delay_s=0,
             max_entries_per_address=0,  # (every client here shares one address)
-            spectating="live",  # (a spectator watches bot6's deal in play)
+            spectating="live",  # (even so: the spoiler lock holds every deal until the window closes)
         )
         tid = info.id
         await sue.follow_tournament(tid)
@@ -151,18 +151,20 @@ async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
         await bots[6].wait_for(lambda: bots[6].tournaments[tid].status == "running", timeout_s=10)
         first = await bots[6].open_deal(tid)
         assert (await bots[6].open_deal(tid)).code == first.code, "opening again returns the deal in play"
-        with pytest.raises(ArenaError) as caught:
+        with pytest.raises(ArenaError) as caught:  # (an entrant plays its deal; it does not watch it)
             await bots[6].watch(first.code)
-        assert caught.value.code == "not_allowed"
+        assert caught.value.code == "spoiler_locked"
         await bots[0].register_tournament(tid)  # its bot below plays on from there
         bot0_race = (await bots[0].open_deal(tid)).code
         with pytest.raises(ArenaError) as caught:  # bot6 has not finished that deal: no watching it
             await bots[6].watch(bot0_race)
-        assert caught.value.code == "not_allowed"
+        assert caught.value.code == "spoiler_locked"
         results = await asyncio.gather(*(run_tournament_bot(bot, tid) for bot in bots[:6]))
         assert all(len(r) == 2 for r in results)
-        # bot0 has finished both deals: it may watch bot6's deal 1 now.
-        assert (await bots[0].watch(first.code)).race.code == first.code
+        # bot0 has finished both deals, but the window is open: nobody may watch a deal of it
+        with pytest.raises(ArenaError) as caught:
+            await bots[0].watch(first.code)
+        assert caught.value.code == "spoiler_locked"
         finished_races = list(bots[0].finished.values())
         assert len(finished_races) == 2 and all(e.seed is None and e.salt is None for e in finished_races)
         await bots[6].wait_for(lambda: first.code in bots[6].started, timeout_s=5)
@@ -170,8 +172,9 @@ async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
             assert (await bots[6].move(first.code, "deal")).ok
         snapshots = await bots[6].reconnect()  # a dropped connection mid-deal
         assert snapshots[first.code].board.moves == 2 and snapshots[first.code].next_seq == 3
-        watched = await sue.watch(first.code)
-        assert watched.boards[bots[6].player].moves == 2
+        with pytest.raises(ArenaError) as caught:  # a spectator of a "live" arena tournament too
+            await sue.watch(first.code)
+        assert caught.value.code == "spoiler_locked" and caught.value.opens_at_ms is not None
         await run_bot(bots[6], first.code)
         second = await bots[6].open_deal(tid)
         await bots[6].resign(second.code)
