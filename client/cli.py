@@ -235,6 +235,7 @@ async def _cmd_create(args: argparse.Namespace, console: Console) -> int:
             seed_public=args.public_seed,
             spectator_delay_s=args.spectator_delay,
             undo=args.undo,
+            rated=args.rated,
         )
         token = client.token
     # The kept player is the creator: `arena start` and `arena play` run as it; without a kept
@@ -979,6 +980,11 @@ def _create_arguments(sub: argparse.ArgumentParser) -> None:
     )
     sub.add_argument(
         "--public-seed", action="store_true", help="the drawn seed is public from the start (a practice deal)"
+    )
+    sub.add_argument(
+        "--rated",
+        action="store_true",
+        help="its end moves the ratings of its claimed entrants (at least two, no bots; a secret seed only)",
     )
     sub.add_argument(
         "--spectator-delay",

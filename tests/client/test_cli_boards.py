@@ -40,3 +40,14 @@ async def test_arena_leaderboard_and_profile_json(tmp_path):
         assert [p.rating for p in points] == [rows[0].rating] and len(recent) == 1
         _, out = await _arena(config_dir, "leaderboard", "golf", "--server", server.url)  # piped: tab-separated
         assert out.splitlines()[0].split("\t") == ["name", "rating", "races"] and "alice" in out
+
+
+async def test_arena_create_rated_makes_a_rated_race(tmp_path):
+    """`arena create --rated` asks for a rated race on a secret deal; the server says so."""
+    config = ServerConfig(data_dir=tmp_path / "data", ping_interval_s=None)
+    async with ArenaServer(config) as server:
+        _, out = await _arena(tmp_path / "config", "create", "--game", "golf", "--rated", "--server", server.url)
+        code = out.split()[1]
+        assert server.races[code].info().rated is True
+        _, out = await _arena(tmp_path / "config", "create", "--game", "golf", "--server", server.url)
+        assert server.races[out.split()[1]].info().rated is False

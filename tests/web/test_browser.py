@@ -116,6 +116,9 @@ async def test_two_players_race_by_link_while_a_third_watches(web: Web) -> None:
 
     # Both resign: the end table, the seed checked in the browser, a rematch both accept.
     await resign(alice)
+    # (bob's page redraws its controls as alice's resignation arrives: a tap then may land on a
+    # button being replaced, so bob resigns once his page shows it)
+    await expect(bob.locator(".side .standings td.status.resigned")).to_have_count(1)
     await resign(bob)
     await until(lambda: race.status == "finished")
     for page in (alice, bob, carol):
