@@ -156,7 +156,14 @@ class ArenaServer(ServerState):
         if archive is not None:
             self.archiver = Archiver(archive, self.clock, retention_days=cfg.archive_retention_days)
             self.spawn(self.archiver.run())
-            log.info("keeping finished races in %s", archive.url, extra=fields("archive_opened", archive=archive.url))
+            before, now = getattr(archive, "upgraded_from", None), getattr(archive, "revision", None)
+            upgraded = f" (its schema upgraded from {before or 'nothing'} to {now})" if now and before != now else ""
+            log.info(
+                "keeping finished races in %s%s",
+                archive.url,
+                upgraded,
+                extra=fields("archive_opened", archive=archive.url, revision=now, upgraded_from=before),
+            )
         try:
             await self.daily.open(archive, self.archiver)  # results kept there, and its secret
         except ArchiveError:

@@ -144,7 +144,8 @@ def configure_logging(level: str = "info", log_format: str = "text", stream: IO[
     standard error) in ``log_format`` (``text`` or ``json``), replacing earlier handlers. The
     websockets library writes only warnings and errors (its informational lines, one per
     connection, repeat the server's own ``connection_opened``/``connection_closed``) and, at
-    ``debug``, informational lines too, never its debug lines (one per frame). Raises
+    ``debug``, informational lines too, never its debug lines (one per frame); so does Alembic
+    (its lines, one per migration step, are summed up by the server's ``archive_opened``). Raises
     ValueError for an unknown level or format."""
     if level not in LOG_LEVELS:
         raise ValueError(f"unknown log level {level!r} (one of {', '.join(LOG_LEVELS)})")
@@ -158,9 +159,8 @@ def configure_logging(level: str = "info", log_format: str = "text", stream: IO[
     root.addHandler(handler)
     numeric = getattr(logging, level.upper())
     root.setLevel(numeric)
-    logging.getLogger("websockets").setLevel(
-        logging.INFO if numeric <= logging.DEBUG else max(numeric, logging.WARNING)
-    )
+    for library in ("websockets", "alembic"):
+        logging.getLogger(library).setLevel(logging.INFO if numeric <= logging.DEBUG else max(numeric, logging.WARNING))
 
 
 class RepeatFilter(logging.Filter):
