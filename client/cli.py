@@ -121,6 +121,16 @@ def _cmd_serve(args: argparse.Namespace, console: Console) -> int:
                 loop.add_signal_handler(signum, on_signal, signum)
         with contextlib.suppress(asyncio.CancelledError):
             await serve(args.host, args.port, config, tournaments=args.tournaments, stop=stop)
+        # The server is closed (what finished is archived, the store and archive let go). A
+        # database driver's task that never ends (aiosqlite closing a connection cut off
+        # mid-query) would hold the loop's shutdown forever: give such tasks a moment, then go.
+        left = [other for other in asyncio.all_tasks() if other is not task]
+        for other in left:
+            other.cancel()
+        if left and (await asyncio.wait(left, timeout=2.0))[1]:
+            log.warning("%d tasks did not end after the server closed: exiting without them", len(left))
+            logging.shutdown()
+            os._exit(0)
 
     log.info("starting on ws://%s:%d (event loop: %s)", args.host, args.port, loop_name)
     try:

@@ -160,6 +160,19 @@ _T = TypeVar("_T")
 MAX_SERVER_FRAME_BYTES = 4 * 1024 * 1024
 
 
+_M = TypeVar("_M", bound=msgspec.Struct)
+
+
+def _message(kind: type[_M], **fields: Any) -> _M:
+    """``kind(**fields)``, a request; a rule of the protocol it breaks (checked as it is built, as
+    the server checks it when decoding) raises `ArenaError` ``bad_field`` as the server would."""
+    try:
+        return kind(**fields)
+    except ValueError as exc:
+        tag = getattr(kind.__struct_config__, "tag", kind.__name__)
+        raise ArenaError("bad_field", f"bad {tag} message: {exc}", fields.get("req")) from None
+
+
 class ArenaError(Exception):
     """The server refused a request: ``code`` (an `server.protocol.ErrorCode` string) and
     ``reason`` (a sentence for people); ``req`` is the refused request's number, if any."""
@@ -452,7 +465,8 @@ class ArenaClient:
         req = self._new_req()
         reply = await self._request(
             req,
-            CreateRace(
+            _message(
+                CreateRace,
                 req=req,
                 game=game,
                 seed=seed,
@@ -566,10 +580,7 @@ class ArenaClient:
         characters); returns the claimed name. Raises `ArenaError` (``bad_field``: too short;
         ``bad_name``; ``name_taken``: claimed by another player, or a look-alike; ``unavailable``)."""
         req = self._new_req()
-        try:
-            message = Claim(req=req, password=password, name=name)
-        except ValueError as exc:  # (the protocol's own rule, checked here as the server would)
-            raise ArenaError("bad_field", f"bad claim message: {exc}", req) from None
+        message = _message(Claim, req=req, password=password, name=name)
         self.name = (await self._request(req, message, Claimed)).name
         self.claimed = True
         return self.name
@@ -711,7 +722,9 @@ class ArenaClient:
         kept in `invite_codes`. Raises `ArenaError` (``not_organiser``, ``bad_schedule``,
         ``bad_tournament``, ``unknown_game``, ``no_catalog``, ``bad_field``)."""
         req = self._new_req()
-        message = CreateTournament(req=req, admin_token=admin_token, name=name, game=game, deals=deals, **fields)
+        message = _message(
+            CreateTournament, req=req, admin_token=admin_token, name=name, game=game, deals=deals, **fields
+        )
         reply = await self._request(req, message, TournamentReply)
         if reply.invite_code is not None:
             self.invite_codes[reply.tournament.id] = reply.invite_code

@@ -66,6 +66,8 @@ _CLOSE_S = 2.0
 _HAND_OVER_WAIT_S = 0.5
 #: Seconds `ArenaServer.close` waits for the finished races and tournaments not archived yet.
 #: Seconds the server's own tasks have to end once cancelled, at close.
+#: Seconds the server's tasks get to end on their own at close, before they are cancelled.
+_TASKS_SETTLE_S = 1.0
 _TASKS_END_S = 5.0
 _ARCHIVE_FLUSH_S = 5.0
 #: The close reason every client gets (code 1001) when the server shuts down.
@@ -405,7 +407,11 @@ class ArenaServer(ServerState):
                 tournament.task.cancel()
         for race in list(self.races.values()):
             await race.close()
-        tasks = list(self.tasks)
+        settling = [*self.requests, *(task for writes in self.player_writes.values() for task in writes)]
+        if settling:  # requests and player writes under way end on their own first (one cut off
+            # mid-query leaves the database driver a connection it may never close)
+            await asyncio.wait(settling, timeout=_TASKS_SETTLE_S)
+        tasks = [*self.tasks, *self.requests]
         for task in tasks:
             task.cancel()
         if tasks:  # let them end before the store and the archive they may be using go

@@ -264,6 +264,13 @@ class CreateRace(_Msg, tag="create_race"):
     undo: bool = True
     rated: bool = False
 
+    def __post_init__(self) -> None:
+        if self.rated and (self.seed is not None or self.seed_public):
+            raise ValueError(
+                "a rated race needs a secret seed the server draws: leave seed out and seed_public false,"
+                " or rated false"
+            )
+
 
 class ListRaces(_Msg, tag="list_races"):
     """Ask for one page of races in the lobby's order (`server.lobby`): ``status`` "open" (open
@@ -407,6 +414,12 @@ class CreateTournament(_Msg, tag="create_tournament"):
     allow: Annotated[list[Name], Meta(max_length=100)] = []
     invite_code: InviteCode | None = None
     organiser: Annotated[str, Meta(min_length=1, max_length=64)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.rated and self.seeds is not None:
+            raise ValueError(
+                "a rated tournament's deals need secret seeds the server draws: leave seeds out, or rated false"
+            )
 
 
 class CancelTournament(_Msg, tag="cancel_tournament"):

@@ -134,6 +134,8 @@ class ServerState:
         self.resumed: dict[str, set[str]] = {}  # player id -> rebuilt races it entered or created, until its hello
         self.freed = 0  # races and players that left memory since it was last given back (`server.upkeep`)
         self.tasks: set[asyncio.Task[object]] = set()
+        #: Requests that had to wait (`server.transport.session.Session.running`), while they do.
+        self.requests: set[asyncio.Task[None]] = set()
         #: Archive writes of a player under way, by player id (`spawn`'s ``player``): a deleted
         #: identity waits for them, so that none brings it back after the deletion.
         self.player_writes: dict[str, set[asyncio.Task[object]]] = {}

@@ -73,12 +73,7 @@ async def create(state: ServerState, session: Session, player: Player, msg: Crea
     except UnknownGame as exc:
         raise ProtocolError(ErrorCode.UNKNOWN_GAME, exc.reason) from None
     _check_creation(state, session, player)
-    public = msg.seed is not None or msg.seed_public
-    if msg.rated and public:
-        raise ProtocolError(
-            ErrorCode.BAD_FIELD,
-            "a rated race needs a secret seed the server draws: leave seed out and seed_public false, or rated false",
-        )
+    public = msg.seed is not None or msg.seed_public  # (rated goes with neither: `CreateRace`)
     seed = msg.seed
     try:
         if seed is None and msg.winnable:

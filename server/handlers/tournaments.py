@@ -204,11 +204,6 @@ def _check(state: ServerState, msg: CreateTournament) -> tuple[type[Game], int]:
         raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least one deal")
     if msg.seeds is not None and len(msg.seeds) != msg.deals:
         raise ProtocolError(ErrorCode.BAD_TOURNAMENT, f"{len(msg.seeds)} seeds given for {msg.deals} deals")
-    if msg.rated and msg.seeds is not None:
-        raise ProtocolError(
-            ErrorCode.BAD_FIELD,
-            "a rated tournament's deals need secret seeds the server draws: leave seeds out, or rated false",
-        )
     _check_spectating(msg)
     _check_entry_fields(msg)
     if (msg.starts_at is None) == (msg.cron is None):

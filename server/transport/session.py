@@ -75,6 +75,9 @@ class Host(Protocol):
 
     config: ServerConfig
     tally: Tally
+    #: Requests carried out in a task of their own (`Session.running`) while they last: at its
+    #: close the server lets them end, then cancels the rest, before its store and archive go.
+    requests: set[asyncio.Task[None]]
 
     @property
     def fanout(self) -> Scheduler:
@@ -222,7 +225,7 @@ class Session:
             return
         if not self.server.takes_at_once:
             self.backlog = deque((frame,))
-            self.running = self._loop.create_task(self._work(None, None))
+            self.running = self._kept(self._loop.create_task(self._work(None, None)))
             return
         take = self.server.carry_out(self, frame)
         try:
@@ -232,7 +235,15 @@ class Session:
         except BaseException as exc:
             self.failed(exc)
             return
-        self.running = self._loop.create_task(self._work(take, waiting))
+        self.running = self._kept(self._loop.create_task(self._work(take, waiting)))
+
+    def _kept(self, task: asyncio.Task[None]) -> asyncio.Task[None]:
+        """``task`` among the server's tasks while it runs (a request still waiting on the archive
+        when the server closes is cancelled and awaited before the archive goes)."""
+        requests = self.server.requests
+        requests.add(task)
+        task.add_done_callback(requests.discard)
+        return task
 
     async def _work(self, take: Coroutine[Any, Any, None] | None, waiting: object) -> None:
         """Go on with the request begun in `take` (if any), then carry out the frames that came

@@ -196,6 +196,21 @@ async def test_arena_serve_restarted_keeps_finished_races(tmp_path, signum):
         node.stop()
 
 
+async def test_arena_serve_stops_on_sigterm_just_after_many_hellos(tmp_path):
+    """50 players say hello at once (each hello reads the archive's claims; more than its pool of
+    connections) and drop; a SIGTERM right after stops `arena serve` with exit 0 (a request cut
+    off mid-query used to leave the database driver a task that held the exit forever)."""
+    for _ in range(3):  # (the timing it needs is not every run's)
+        node = Node({"ping_interval_s": "none", "rate_per_s": 10_000, "burst": 10_000}, data_dir=tmp_path / "data")
+        try:
+            await node.start()
+            clients = await asyncio.gather(*(ArenaClient.connect(node.url, f"p{i}") for i in range(50)))
+            await asyncio.gather(*(client.close() for client in clients))
+            assert await node.halt(signal.SIGTERM) == 0, node.log_text()[-2000:]
+        finally:
+            node.stop()
+
+
 async def test_arena_serve_refuses_an_archive_it_cannot_open(tmp_path):
     """A data directory that cannot be made stops `arena serve` before it listens, with the reason."""
     blocker = tmp_path / "file"
