@@ -199,7 +199,8 @@ async def test_arena_serve_restarted_keeps_finished_races(tmp_path, signum):
 async def test_arena_serve_stops_on_sigterm_just_after_many_hellos(tmp_path):
     """50 players say hello at once (each hello reads the archive's claims; more than its pool of
     connections) and drop; a SIGTERM right after stops `arena serve` with exit 0 (a request cut
-    off mid-query used to leave the database driver a task that held the exit forever)."""
+    off mid-query can leave the database driver a task that never ends: the exit does not wait
+    for it)."""
     for _ in range(3):  # (the timing it needs is not every run's)
         node = Node({"ping_interval_s": "none", "rate_per_s": 10_000, "burst": 10_000}, data_dir=tmp_path / "data")
         try:
