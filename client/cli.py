@@ -1088,8 +1088,12 @@ def _catalog_arguments(sub: argparse.ArgumentParser) -> None:
         action="store_true",
         help="find the deals with the solver (full knowledge of the deal) instead of the bot",
     )
-    sub.add_argument("--nodes", type=int, default=4000, help="with --solver: moves tried per deal (default 4000)")
-    sub.add_argument("--seconds", type=float, default=10.0, help="with --solver: seconds per deal (default 10)")
+    sub.add_argument(
+        "--nodes", type=int, default=100_000_000, help="with --solver: moves tried per deal (default 100,000,000)"
+    )
+    sub.add_argument(
+        "--seconds", type=float, default=10.0, help="with --solver: seconds per deal (default 10, the par budget)"
+    )
     sub.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="with --solver: worker processes (default: one per core)"
     )

@@ -5,7 +5,9 @@ budget), the most cards cleared in any position reached, and the search's figure
 ``arena solve GAME --deals N`` solves seeds ``--first-seed`` onwards on every core (``--jobs``)
 and prints the share won with a 95% confidence interval (Wilson's, over the deals decided),
 the share left unknown, and the time per deal. ``--option NAME=BOOL`` sets a rule option of the
-game (``--option queen_on_king=false`` for Golf), as ``arena create`` does.
+game (``--option queen_on_king=false`` for Golf), as ``arena create`` does. ``--bot`` plays each
+deal with the bot instead (`client.bot`: it sees only what a player sees, never a face-down card),
+so the share won is that of a player without the solver's knowledge of the deal.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import argparse
 import json
 import math
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypedDict
 
@@ -28,7 +31,16 @@ from engine.core import BadNotation
 from engine.games import find_game
 from solver import Budget, Verdict, solve
 
-__all__ = ["WinRate", "add_solve_arguments", "run_solve", "solve_seed", "solver_deals", "wilson", "win_rate"]
+__all__ = [
+    "WinRate",
+    "add_solve_arguments",
+    "play_seed",
+    "run_solve",
+    "solve_seed",
+    "solver_deals",
+    "wilson",
+    "win_rate",
+]
 
 _DEFAULT = Budget()
 
@@ -37,6 +49,29 @@ def solve_seed(game: str, seed: int, budget: Budget, options: dict[str, bool] | 
     """Solve the deal ``seed`` of ``game`` (a key, with rule ``options``: None for the game's
     defaults) from its start (for worker processes)."""
     return solve(find_game(game)(seed, **(options or {})), budget)
+
+
+def play_seed(game: str, seed: int, budget: Budget, options: dict[str, bool] | None = None) -> Verdict:
+    """Play the deal ``seed`` of ``game`` (a key, with rule ``options``) with the bot, which sees
+    only the views a player sees, and report it as a verdict: ``won`` (``solution``: the bot's
+    moves) or ``lost`` (the bot got stuck: not a proof that the deal is lost). ``budget`` is not
+    used (the same signature as `solve_seed`, for the worker processes); ``nodes``: moves played;
+    ``seconds``: wall-clock time."""
+    from client.simulate import play_deal
+
+    started = time.monotonic()
+    outcome = play_deal(game, seed, options)
+    return Verdict(
+        game=find_game(game).key,
+        seed=seed,
+        result="won" if outcome.won else "lost",
+        total=find_game(game).total,
+        best_cleared=outcome.cleared,
+        solution=list(outcome.history),
+        nodes=outcome.moves,
+        seconds=time.monotonic() - started,
+        reason="" if outcome.won else "the bot is stuck",
+    )
 
 
 def rule_option(text: str) -> tuple[str, bool]:
@@ -163,7 +198,14 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
         "--positions",
         type=bounded(int, low=1, high=10**9),
         default=_DEFAULT.positions,
-        help=f"positions remembered per deal, about 60 bytes each (default {_DEFAULT.positions:,})",
+        help=f"distinct positions remembered per deal (default {_DEFAULT.positions:,})",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=bounded(float, low=0.01, high=1_048_576),
+        default=_DEFAULT.memory_mb,
+        help="mebibytes the search may hold per deal (positions seen and those waiting to be "
+        f"expanded, as it counts them; default {_DEFAULT.memory_mb:g})",
     )
     parser.add_argument(
         "--option",
@@ -173,43 +215,62 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=BOOL",
         help="a rule option of the game, e.g. queen_on_king=false (repeatable)",
     )
+    parser.add_argument(
+        "--bot",
+        action="store_true",
+        help="play each deal with the bot, which sees only face-up cards, instead of the solver",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def _solve_many(
-    key: str, seeds: range | list[int], budget: Budget, jobs: int, options: dict[str, bool] | None = None
+    key: str,
+    seeds: range | list[int],
+    budget: Budget,
+    jobs: int,
+    options: dict[str, bool] | None = None,
+    worker: Callable[[str, int, Budget, dict[str, bool] | None], Verdict] = solve_seed,
 ) -> Iterator[Verdict]:
     if jobs == 1:
         for seed in seeds:
-            yield solve_seed(key, seed, budget, options)
+            yield worker(key, seed, budget, options)
         return
     with ProcessPoolExecutor(jobs) as pool:
         yield from pool.map(
-            solve_seed, [key] * len(seeds), seeds, [budget] * len(seeds), [options] * len(seeds), chunksize=1
+            worker, [key] * len(seeds), seeds, [budget] * len(seeds), [options] * len(seeds), chunksize=1
         )
 
 
 def run_solve(args: argparse.Namespace, console: Console) -> int:
     """Run ``arena solve``; 0 on success, 2 on bad usage."""
     key = find_game(args.game).key
-    budget = Budget(nodes=args.nodes, seconds=args.seconds, positions=args.positions)
+    budget = Budget(
+        nodes=args.nodes,
+        seconds=args.seconds,
+        positions=args.positions,
+        memory_mb=getattr(args, "memory_mb", _DEFAULT.memory_mb),
+    )
     options = dict(getattr(args, "option", None) or [])
     try:
         find_game(key)(0, **options)  # a rule option the game lacks is an error before any search
     except BadNotation as exc:
         console.print(f"[red]error:[/] {escape(exc.reason)}")
         return 2
+    bot = bool(getattr(args, "bot", False))
+    worker = play_seed if bot else solve_seed
     if args.deals is None:
         if args.seed is None:
             console.print("[red]error:[/] give a SEED, or --deals N to estimate the win rate")
             return 2
-        verdict = solve_seed(key, args.seed, budget, options)
+        verdict = worker(key, args.seed, budget, options)
         if args.json:
             print(json.dumps(verdict.as_dict()))
             return 0
         said = {
-            "won": "[green]won[/]",
-            "lost": "[red]lost[/] (proved: no reachable position is won)",
+            "won": "[green]won[/]" + (" by the bot" if bot else ""),
+            "lost": "[red]lost[/] by the bot (it sees no face-down card)"
+            if bot
+            else "[red]lost[/] (proved: no reachable position is won)",
             "unknown": f"[yellow]unknown[/] ({escape(verdict.reason)})",
         }[verdict.result]
         console.print(f"{key} seed {args.seed}: {said}")
@@ -217,9 +278,12 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
             f"most cleared: {verdict.best_cleared}/{verdict.total}"
             f"{' (at least: the search was cut short)' if verdict.result == 'unknown' else ''}"
         )
-        console.print(
-            f"search: {verdict.nodes:,} moves tried, {verdict.positions:,} positions, {verdict.seconds:.2f} s"
-        )
+        if bot:
+            console.print(f"the bot: {verdict.nodes:,} moves played, {verdict.seconds:.2f} s")
+        else:
+            console.print(
+                f"search: {verdict.nodes:,} moves tried, {verdict.positions:,} positions, {verdict.seconds:.2f} s"
+            )
         if verdict.solution:
             console.print(
                 f"solution ({len(verdict.solution)} moves): {','.join(verdict.solution)}",
@@ -230,7 +294,7 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
     seeds = range(args.first_seed, args.first_seed + args.deals)
     verdicts: list[Verdict] = []
     columns = (
-        TextColumn(f"solving {key}"),
+        TextColumn(f"{'the bot plays' if bot else 'solving'} {key}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[won]} won, {task.fields[unknown]} unknown"),
@@ -238,7 +302,7 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
     )
     with Progress(*columns, console=console, transient=True, disable=args.json) as progress:
         task = progress.add_task(key, total=len(seeds), won=0, unknown=0)
-        for verdict in _solve_many(key, seeds, budget, args.jobs, options):
+        for verdict in _solve_many(key, seeds, budget, args.jobs, options, worker):
             verdicts.append(verdict)
             progress.update(
                 task,
@@ -251,7 +315,13 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
         "game": key,
         "options": options,
         "first_seed": args.first_seed,
-        "budget": {"nodes": budget.nodes, "seconds": budget.seconds, "positions": budget.positions},
+        "player": "bot" if bot else "solver",
+        "budget": {
+            "nodes": budget.nodes,
+            "seconds": budget.seconds,
+            "positions": budget.positions,
+            "memory_mb": budget.memory_mb,
+        },
     }
     if args.json:
         print(json.dumps(figures))
@@ -259,7 +329,8 @@ def run_solve(args: argparse.Namespace, console: Console) -> int:
     said_options = "".join(f", {name}={str(value).lower()}" for name, value in options.items())
     table = Table(
         title=f"{key}{said_options}: {len(verdicts)} deals from seed {args.first_seed}, "
-        f"budget {budget.nodes:,} moves or {budget.seconds:g} s a deal"
+        + ("played by the bot (it sees only face-up cards)" if bot else "")
+        + ("" if bot else f"budget {budget.nodes:,} moves or {budget.seconds:g} s a deal")
     )
     for column in ("won", "lost", "unknown", "won of decided", "95% interval", "unknown share", "s/deal"):
         table.add_column(column, justify="right")

@@ -883,8 +883,16 @@ class Game(abc.ABC):
         return game
 
     def copy(self) -> Game:
-        """An independent copy of this game, history included."""
-        twin = Game.from_position(self.position())
+        """An independent copy of this game, history included: the game `from_position` would
+        read back from `position` (same piles, state fields and rule options, no cached moves),
+        with this game's seed, history and undo; built directly, not through the text (the
+        solver and the bot copy a game for every move they weigh)."""
+        cls = type(self)
+        twin = cls.__new__(cls)
+        twin._setup(dict(self.rule_options))
+        twin.piles = {pid: Pile(pid, list(pile.cards), pile.down) for pid, pile in self.piles.items()}
+        for name in self.state_fields:
+            setattr(twin, name, getattr(self, name))
         twin.seed = self.seed
         twin.history = list(self.history)
         twin._undo = list(self._undo)

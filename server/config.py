@@ -169,10 +169,11 @@ class ServerConfig:
     Par (`server.par`):
       ``par_workers``: worker processes in which the solver works out each finished race's par
       (default 0 here, 1 under `arena serve`; 0: no par).
-      ``par_nodes`` / ``par_seconds``: the solver's budget for one race (defaults 20,000 moves and
-      10 s).
+      ``par_nodes`` / ``par_seconds`` / ``par_memory_mb``: the solver's budget for one race
+      (defaults 100,000,000 moves, 10 s and 256 MiB: time decides, the move count only caps it).
       ``winnable_nodes`` / ``winnable_seconds``: the solver's budget for each fresh secret deal it
-      tries when a race or tournament asks for winnable deals (defaults 4,000 moves and 2 s);
+      tries when a race or tournament asks for winnable deals (defaults 100,000,000 moves and 5 s;
+      the memory as for par);
       ``winnable_wait_s``: how long such a request may wait for the solver in all (default 10 s)
       before the private catalog makes up the rest (`server.par.WinnableSearch`).
       ``winnable_searches`` / ``winnable_searches_per_ip``: such requests the solver works on at
@@ -254,10 +255,11 @@ class ServerConfig:
     log_repeat_s: float = _limit(10.0, "the same log message is written at most once per this many seconds")
     shutdown_grace_s: float = _limit(10.0, "seconds a shutdown (SIGTERM, SIGINT) may take before the process exits")
     par_workers: int = _limit(0, "worker processes that work out each finished race's par (0: none)", serve=1)
-    par_nodes: int = _limit(20_000, "moves the solver may try for one race's par")
+    par_nodes: int = _limit(100_000_000, "moves the solver may try for one race's par")
     par_seconds: float = _limit(10.0, "seconds the solver may spend on one race's par")
-    winnable_nodes: int = _limit(4_000, "moves the solver may try on each fresh deal it tries to prove winnable")
-    winnable_seconds: float = _limit(2.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
+    par_memory_mb: float = _limit(256.0, "mebibytes the solver may hold for one search (par or winnable)")
+    winnable_nodes: int = _limit(100_000_000, "moves the solver may try on each fresh deal it tries to prove winnable")
+    winnable_seconds: float = _limit(5.0, "seconds the solver may spend on each fresh deal it tries to prove winnable")
     winnable_wait_s: float = _limit(10.0, "seconds a request for winnable secret deals waits for the solver in all")
     winnable_searches: int = _limit(4, "requests for winnable secret deals the solver works on at once, whole server")
     winnable_searches_per_ip: int = _limit(

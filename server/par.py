@@ -20,6 +20,14 @@ a win, searching several at once, within a per-deal budget and an overall wait. 
 solver has not found by then comes from the private catalog (the server's caller does that), so
 that a game the solver is slow on still gets its deals.
 
+**How uniform the winnable deals are.** Each fresh seed is drawn uniformly at random and kept
+exactly when the solver finds a win of it within the per-deal budget; a deal it proves lost is
+dropped, as it should be, and so is one it cannot decide in time. The seeds given are therefore
+uniform over the winnable deals except the winnable ones the solver cannot decide within
+``WinnableSearch.seconds``: where a game's undecided share at that budget is u, at most a share
+u of its winnable deals is never given, and those are the hard ones. docs/winnability.md gives u
+per game at the par budget.
+
 **Par goes first.** The workers take searches one at a time from a queue with two priorities
 (`_Slots`): a finished race's par before any deal tried for a winnable request, so that at
 worst it waits for the searches already running (``seconds`` each, at most). Winnable requests
@@ -64,32 +72,37 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _search(game: str, seed: int, options: dict[str, bool], nodes: int, seconds: float) -> tuple:
+def _search(game: str, seed: int, options: dict[str, bool], nodes: int, seconds: float, memory_mb: float) -> tuple:
     """In a worker process: the solver's verdict on the deal, as plain values."""
     from engine.games import find_game
     from solver import Budget, solve
 
-    verdict = solve(find_game(game)(seed, **options), Budget(nodes=nodes, seconds=seconds))
+    verdict = solve(find_game(game)(seed, **options), Budget(nodes=nodes, seconds=seconds, memory_mb=memory_mb))
     return verdict.result, verdict.best_cleared, verdict.total, verdict.nodes, verdict.seconds
 
 
-def _proves_winnable(game: str, seed: int, options: dict[str, bool], nodes: int, seconds: float) -> bool:
-    """In a worker process: whether the solver finds a win of the deal within the budget."""
+def _proves_winnable(
+    game: str, seed: int, options: dict[str, bool], nodes: int, seconds: float, memory_mb: float
+) -> bool:
+    """In a worker process: whether the solver finds a win of the deal within the budget (a win
+    the engine replays: `solver.solve` checks it)."""
     from engine.games import find_game
     from solver import Budget, solve
 
-    return solve(find_game(game)(seed, **options), Budget(nodes=nodes, seconds=seconds)).result == "won"
+    budget = Budget(nodes=nodes, seconds=seconds, memory_mb=memory_mb)
+    return solve(find_game(game)(seed, **options), budget).result == "won"
 
 
 @dataclass(frozen=True, slots=True)
 class WinnableSearch:
-    """How hard `ParService.winnable_seeds` looks: ``nodes`` and ``seconds`` per deal tried,
+    """How hard `ParService.winnable_seeds` looks: ``nodes``, ``seconds`` and ``memory_mb`` per deal tried,
     ``wait_s`` seconds in all (the request waits that long at most), and at most
     ``tries_per_deal`` deals tried for each one wanted; ``at_once`` such requests searched for at
     once on the whole server, ``at_once_per_key`` per key (an address)."""
 
-    nodes: int = 4_000
-    seconds: float = 2.0
+    nodes: int = 100_000_000
+    seconds: float = 5.0
+    memory_mb: float = 256.0
     wait_s: float = 10.0
     tries_per_deal: int = 25
     at_once: int = 4
@@ -143,12 +156,13 @@ class ParService:
     search, spawned rather than forked, since the server runs threads and an event loop), par
     first (see the module docstring)."""
 
-    def __init__(self, workers: int, nodes: int, seconds: float) -> None:
+    def __init__(self, workers: int, nodes: int, seconds: float, memory_mb: float = 256.0) -> None:
         self._slots = _Slots(0)
         self._workers = 0
         self.workers = workers
         self.nodes = nodes
         self.seconds = seconds
+        self.memory_mb = memory_mb
         self.pending = 0  # par searches waiting or running
         self.searches: Counter[str] = Counter()  # winnable requests being searched for, by key
         self._pool: ProcessPoolExecutor | None = None
@@ -171,7 +185,7 @@ class ParService:
             return None
         self.pending += 1
         try:
-            found = await self._run(PAR, _search, game, seed, dict(options), self.nodes, self.seconds)
+            found = await self._run(PAR, _search, game, seed, dict(options), self.nodes, self.seconds, self.memory_mb)
             assert isinstance(found, tuple)
             result, best, total, nodes, seconds = found
         except BrokenProcessPool:  # a dead worker: the race has no par, and the next search starts afresh
@@ -262,7 +276,16 @@ class ParService:
                     tries -= 1
                     seed = random_seed()
                     task = asyncio.ensure_future(
-                        self._run(WINNABLE, _proves_winnable, game, seed, dict(options), search.nodes, budget)
+                        self._run(
+                            WINNABLE,
+                            _proves_winnable,
+                            game,
+                            seed,
+                            dict(options),
+                            search.nodes,
+                            budget,
+                            search.memory_mb,
+                        )
                     )
                     running[task] = seed
                 done, _ = await asyncio.wait(

@@ -115,7 +115,7 @@ class ServerState:
         self.replays = Replays()
         self.daily = DailyBook.of(config.daily_secret, clock, config.daily_days_kept)
         self.daily.spawn = self.spawn
-        self.par = ParService(config.par_workers, config.par_nodes, config.par_seconds)
+        self.par = ParService(config.par_workers, config.par_nodes, config.par_seconds, config.par_memory_mb)
         self.web = WebClient()
         self.public_deals = DealSource(config.catalog_dir, private=False)
         self.private_deals = DealSource(config.private_catalog_dir, private=True)

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 from engine.cards import Rank
 from engine.core import Game
+from solver.exact import Spent, finished, start_verdict
 from solver.search import Budget, Verdict
 
 __all__ = ["Golf", "State", "solve_exact"]
@@ -138,10 +139,6 @@ class Golf:
         return heights[:index] + (height - 1,) + heights[index + 1 :], dealt, self.columns[index][height - 1]
 
 
-class _Spent(Exception):
-    """A budget ran out (its reason in ``args[0]``)."""
-
-
 def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     """Decide ``game`` (Golf, from its current position; it is not changed) exactly (see the
     module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
@@ -151,16 +148,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     began = time.monotonic()
     deadline = began + budget.seconds
     model = Golf.from_game(game)
-    verdict = Verdict(
-        game=game.key,
-        seed=game.seed if game.seed >= 0 else None,
-        result="unknown",
-        total=game.total,
-        best_cleared=game.cleared,
-    )
+    verdict = start_verdict(game)
     if game.won:
-        verdict.result = "won"
-        return _done(verdict, 0, 0, began)
+        return finished(verdict, 0, 0, began)
 
     columns, stock = model.columns, model.stock
     piles = range(len(columns))
@@ -199,7 +189,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         steps.sort()
         for to, _, i, rank in steps:
             if nodes >= budget_nodes:
-                raise _Spent(f"node budget ({budget_nodes:,} moves) spent")
+                raise Spent(f"node budget ({budget_nodes:,} moves) spent")
             nodes += 1
             if left == 1:
                 line.append((dealt, to, i))
@@ -213,9 +203,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 fewest = left - 1
             if not nodes & 4095:
                 if time.monotonic() > deadline:
-                    raise _Spent(f"time budget ({budget.seconds:g} s) spent")
+                    raise Spent(f"time budget ({budget.seconds:g} s) spent")
                 if len(fewest_dealt) > budget_positions:
-                    raise _Spent(f"memory budget ({budget_positions:,} positions) spent")
+                    raise Spent(f"memory budget ({budget_positions:,} positions) spent")
             if search(heights[:i] + (heights[i] - 1,) + heights[i + 1 :], hkey - weights[i], to, rank, left - 1):
                 line.append((dealt, to, i))
                 return True
@@ -223,7 +213,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     try:
         won = search(heights0, sum(h * w for h, w in zip(heights0, weights)), dealt0, top0, sum(heights0))
-    except _Spent as spent:
+    except Spent as spent:
         verdict.reason = spent.args[0]
     else:
         if won:
@@ -237,11 +227,4 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         else:
             verdict.result = "lost"
     verdict.best_cleared = max(verdict.best_cleared, model.total - fewest)
-    return _done(verdict, nodes, len(fewest_dealt) + 1, began)
-
-
-def _done(verdict: Verdict, nodes: int, positions: int, began: float) -> Verdict:
-    verdict.nodes = nodes
-    verdict.positions = positions
-    verdict.seconds = round(time.monotonic() - began, 3)
-    return verdict
+    return finished(verdict, nodes, len(fewest_dealt) + 1, began)

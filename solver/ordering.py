@@ -37,15 +37,20 @@ import solver.besieged_city as besieged_city
 import solver.calculation as calculation
 import solver.friday_13 as friday_13
 import solver.generals_patience as generals_patience
+from engine.cards import Card, new_pack
 from engine.core import Game, Move
+from engine.games._safe import stock_order_kept
+from engine.rules import PileGame
 
 __all__ = [
     "ALIKE",
     "BLOCKERS",
     "KNOWLEDGE",
     "SAFE_UP",
+    "UNCOUNTED_REDEALS",
     "Knowledge",
     "canonical",
+    "canonical_bytes",
     "ordered_moves",
     "proves_loss",
     "safe_move",
@@ -123,22 +128,32 @@ SAFE_UP = frozenset(
 
 def safe_move(game: Game, legal: list[Move]) -> Move | None:
     """A move to a foundation that cannot hurt, if ``game`` (one of `SAFE_UP`) has one: the card
-    can go to exactly one foundation, and no card outside the foundations could ever be built on
-    it in the tableau (so keeping it in play could only block the cards under it)."""
-    if game.key not in SAFE_UP:
+    can go to exactly one foundation, no card outside the foundations could ever be built on
+    it in the tableau (so keeping it in play could only block the cards under it), and taking it
+    leaves the stock's later deals as they were (`engine.games._safe.stock_order_kept`: a waste
+    card taken in a three-card deal regroups every later pass, which can bury a card for good)."""
+    if game.key not in SAFE_UP or not isinstance(game, PileGame):
         return None
-    ups: dict[object, list[Move]] = {}
+    ups: dict[Card, list[Move]] = {}
     for move in legal:
-        if move.is_transfer and move.count == 1 and move.dst.startswith("f"):
+        if move.is_transfer and move.count == 1 and move.dst.startswith("f") and stock_order_kept(game, move):
             ups.setdefault(game.piles[move.src].cards[-1], []).append(move)
     if not ups:
         return None
-    build = type(game)._specs()["t"].build  # type: ignore[attr-defined]
+    build = getattr(type(game)._specs()["t"], "build", None)
+    if not callable(build):  # (one rule in every game of SAFE_UP)
+        return None
     outside = [card for pid, pile in game.piles.items() if not pid.startswith("f") for card in pile.cards]
     for card, moves in ups.items():
         if len(moves) == 1 and not any(build(card, other) for other in outside if other is not card):
             return moves[0]
     return None
+
+
+#: Games whose stock may be turned over without limit and whose rules look at the count of
+#: redeals nowhere else: `canonical` leaves the count out, so that the same cards after one more
+#: pass are one position.
+UNCOUNTED_REDEALS = frozenset({"klondike", "canfield"})
 
 
 #: Games whose rules look at more of a foundation than its length and top card.
@@ -210,6 +225,46 @@ def score(game: Game) -> int:
     return result
 
 
+#: Each card's number (one byte) in `canonical_bytes`.
+_CARD_BYTE = {card: n for n, card in enumerate(new_pack(2))}
+
+
+def canonical_bytes(game: Game) -> bytes:
+    """`canonical` written as bytes, quicker to build (the search digests every position it
+    reaches): two positions of one game have the same bytes exactly when they have the same
+    `canonical` text. Each pile is its length, its face-down count and its cards' numbers, one
+    byte each (a foundation: its length and top card); interchangeable piles (`ALIKE`) are
+    sorted. A game with its own canonical form gives that form's text, encoded."""
+    own = KNOWLEDGE.get(game.key, _NOTHING).canonical
+    if own is not None:
+        return own(game).encode()
+    alike = ALIKE.get(game.key, ())
+    whole = game.key in WHOLE_FOUNDATIONS
+    number = _CARD_BYTE.__getitem__
+    groups: dict[str, list[bytes]] = {}
+    parts = []
+    for pid, pile in game.piles.items():
+        letter = pid[:1]
+        cards = pile.cards
+        if letter == "f" and not whole:
+            text = bytes((len(cards), number(cards[-1]) if cards else 255))
+        else:
+            text = bytes((len(cards), pile.down, *map(number, cards)))
+        if letter in alike and pid[1:].isdigit():
+            groups.setdefault(letter, []).append(text)
+        else:
+            parts.append(text)
+    for letter, texts in groups.items():
+        parts.append(letter.encode())
+        parts += sorted(texts)
+    fields = game.state_fields
+    if fields:
+        if game.key in UNCOUNTED_REDEALS:
+            fields = tuple(name for name in fields if name != "redeals")
+        parts.append(" ".join(f"{name}={getattr(game, name)}" for name in fields).encode())
+    return b"".join(parts)
+
+
 def canonical(game: Game) -> str:
     """``game``'s position as text for the transposition table: interchangeable piles (`ALIKE`)
     sorted by content, and each foundation written as its length and top card, since cards on a
@@ -242,5 +297,8 @@ def canonical(game: Game) -> str:
             parts.append(f"{pid}:{text}")
     for letter, texts in groups.items():
         parts.append(letter + "=" + "|".join(sorted(texts)))
-    parts += [f"{name}={getattr(game, name)}" for name in game.state_fields]
+    fields = game.state_fields
+    if game.key in UNCOUNTED_REDEALS:
+        fields = tuple(name for name in fields if name != "redeals")
+    parts += [f"{name}={getattr(game, name)}" for name in fields]
     return " ".join(parts)

@@ -17,8 +17,11 @@ The search:
   tableau piles or cells) are sorted, so the same position reached by another order of moves, or
   with two equivalent piles swapped, is pruned (some games write positions with ranks only,
   where no rule looks at a suit: `solver.ordering.canonical`);
-* stops at the first win, or when the budget (`Budget`: nodes, seconds, positions remembered) is
-  spent.
+* keeps the positions it will come back to packed as bytes (`solver.compact`), not as `Game`
+  objects, and counts what it holds (digests seen, frontier or stack) in bytes;
+* stops at the first win, or when the budget (`Budget`: nodes, seconds, positions remembered,
+  memory held) is spent: every loop checks it at every move tried, so a search ends within a
+  move's time of its seconds.
 
 Because every position is expanded fully before the search backs out of it, a search that ends
 with nothing left to expand has visited every position reachable from the start: the deal is
@@ -36,36 +39,44 @@ import heapq
 import importlib
 import itertools
 import random
+import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.core import Game, Move
-from solver.ordering import canonical, ordered_moves, proves_loss, safe_move, score
+from solver.compact import SIZES, Packer
+from solver.ordering import canonical_bytes, ordered_moves, proves_loss, safe_move, score
+from solver.replay import replays_to_win
 
 __all__ = ["Budget", "Verdict", "solve", "solve_best_first", "solve_by_playouts", "solve_depth_first"]
 
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """How much one search may spend: ``nodes`` (moves tried), ``seconds`` (wall clock) and
-    ``positions`` (distinct positions remembered, about 60 bytes each)."""
+    """How much one search may spend: ``nodes`` (moves tried), ``seconds`` (wall clock),
+    ``positions`` (distinct positions remembered) and ``memory_mb`` (mebibytes of what the search
+    holds: its table of positions seen and its frontier, as the search itself counts them).
+    The defaults are a race's par budget (the server's ``par_*`` limits): time and memory decide,
+    the counts only cap them."""
 
-    nodes: int = 200_000
-    seconds: float = 60.0
-    positions: int = 2_000_000
+    nodes: int = 100_000_000
+    seconds: float = 10.0
+    positions: int = 100_000_000
+    memory_mb: float = 256.0
 
-    def spent(self, nodes: int, positions: int, now: float | None, deadline: float) -> str:
-        """Which budget is spent after ``nodes`` moves tried and ``positions`` remembered, at
-        ``now`` (monotonic seconds; None: the clock was not read) against ``deadline``, as the
-        reason a verdict gives; "" while none is."""
+    def spent(self, nodes: int, positions: int, now: float | None, deadline: float, memory_bytes: int = 0) -> str:
+        """Which budget is spent after ``nodes`` moves tried and ``positions`` remembered, holding
+        ``memory_bytes`` (the search's own count), at ``now`` (monotonic seconds; None: the clock
+        was not read) against ``deadline``, as the reason a verdict gives; "" while none is."""
         if nodes >= self.nodes:
             return f"node budget ({self.nodes:,} moves) spent"
         if now is not None and now > deadline:
             return f"time budget ({self.seconds:g} s) spent"
         if positions > self.positions:
             return f"memory budget ({self.positions:,} positions) spent"
+        if memory_bytes > self.memory_mb * 1024 * 1024:
+            return f"memory budget ({self.memory_mb:g} MB) spent"
         return ""
 
 
@@ -99,11 +110,13 @@ class Verdict:
 #: Games with an exact search of their own (solver/<game key>.py, function ``solve_exact``): a
 #: model of the rules in plain values, with no engine call inside the search, that decides a
 #: deal outright within the same `Budget`. `solve` hands these games to it.
-EXACT = frozenset({"golf"})
+EXACT = frozenset(
+    {"baroness", "bristol", "canfield", "eight_off", "golf", "klondike", "osmosis", "perpetual_motion", "pyramid"}
+)
 
 
 def _digest(game: Game) -> bytes:
-    return hashlib.blake2b(canonical(game).encode(), digest_size=16).digest()
+    return hashlib.blake2b(canonical_bytes(game), digest_size=16).digest()
 
 
 def _start(game: Game) -> tuple[Game, Verdict]:
@@ -131,10 +144,19 @@ def _finish(verdict: Verdict, nodes: int, positions: int, began: float) -> Verdi
     return verdict
 
 
-def _choices(game: Game) -> Iterator[Move]:
+def _choices(game: Game) -> list[Move]:
     moves = ordered_moves(game)
     safe = safe_move(game, moves) if moves and moves[0].is_transfer and moves[0].dst.startswith("f") else None
-    return iter([safe] if safe is not None else moves)
+    return [safe] if safe is not None else moves
+
+
+def _line(path: tuple | None) -> list[str]:
+    """The moves of a path kept as a linked list ``(move, rest)``, first move first."""
+    line = []
+    while path is not None:
+        line.append(str(path[0]))
+        path = path[1]
+    return line[::-1]
 
 
 def _exhausted(game: Game, verdict: Verdict) -> None:
@@ -146,20 +168,37 @@ def _exhausted(game: Game, verdict: Verdict) -> None:
         verdict.reason = "every line the game's move order keeps was searched (it leaves out moves: no proof)"
 
 
-def solve(game: Game, budget: Budget = Budget()) -> Verdict:
+def solve(game: Game, budget: Budget = Budget(), exact: bool = True) -> Verdict:
     """Search ``game`` from its current position (it is not changed) with full knowledge of the
-    deal: best first (`solve_best_first`) with two fifths of the budget, then, if that decided
-    nothing, depth first (`solve_depth_first`) with two fifths, then greedy random lines
-    (`solve_by_playouts`) with the last fifth; each finds different deals easy.
-    Returns a `Verdict` (nodes, positions and seconds added up over both); never raises for a
-    legal position. A game in `EXACT` is searched by its own exact search instead, within the
-    whole budget."""
-    if game.key in EXACT:
-        return importlib.import_module(f"solver.{game.key}").solve_exact(game, budget)
-    share = Budget(nodes=max(1, budget.nodes * 2 // 5), seconds=budget.seconds * 2 / 5, positions=budget.positions)
-    rest = Budget(nodes=max(1, budget.nodes // 5), seconds=budget.seconds / 5, positions=budget.positions)
+    deal: best first (`solve_best_first`) until two fifths of the budget's seconds have passed
+    (two fifths of its nodes), then, if that decided nothing, depth first (`solve_depth_first`)
+    until four fifths have (two fifths of its nodes), then greedy random lines
+    (`solve_by_playouts`) until the whole budget has (the last fifth of its nodes): each finds
+    different deals easy, and a phase that stops early leaves its time to the next. Each phase
+    may hold the whole ``memory_mb`` and ``positions`` (one runs at a time).
+    Returns a `Verdict` (nodes and seconds added up over the phases, positions the most any
+    held); never raises for a legal position. A game in `EXACT` is searched by its own exact
+    search instead (unless ``exact`` is False: callers that compare many small searches across
+    games, whose move counts must mean the same), within the whole budget, and a win it reports
+    stands only if the engine replays its line to a won game (`solver.replay`; otherwise the
+    verdict is unknown)."""
+    if exact and game.key in EXACT:
+        verdict = importlib.import_module(f"solver.{game.key}").solve_exact(game, budget)
+        if verdict.result == "won" and not replays_to_win(game, verdict.solution):
+            verdict.result, verdict.solution = "unknown", []
+            verdict.reason = "its winning line does not replay in the engine"
+            verdict.best_cleared = min(verdict.best_cleared, verdict.total - 1)
+        return verdict
+    began = time.monotonic()
+    phases = (
+        (solve_best_first, 2 / 5, budget.nodes * 2 // 5),
+        (solve_depth_first, 4 / 5, budget.nodes * 2 // 5),
+        (solve_by_playouts, 1.0, budget.nodes // 5),
+    )
     verdicts = []
-    for search, part in ((solve_best_first, share), (solve_depth_first, share), (solve_by_playouts, rest)):
+    for search, until, nodes in phases:
+        left = max(0.0, round(budget.seconds * until - (time.monotonic() - began), 3))
+        part = Budget(nodes=max(1, nodes), seconds=left, positions=budget.positions, memory_mb=budget.memory_mb)
         verdict = search(game, part)
         verdicts.append(verdict)
         if verdict.result != "unknown":
@@ -167,7 +206,7 @@ def solve(game: Game, budget: Budget = Budget()) -> Verdict:
     verdict.best_cleared = max(v.best_cleared for v in verdicts)
     verdict.nodes = sum(v.nodes for v in verdicts)
     verdict.positions = max(v.positions for v in verdicts)
-    verdict.seconds = round(sum(v.seconds for v in verdicts), 3)
+    verdict.seconds = round(time.monotonic() - began, 3)
     if verdict.result == "unknown":
         verdict.reason = ", then ".join(v.reason for v in verdicts)
     return verdict
@@ -179,19 +218,25 @@ def solve_by_playouts(game: Game, budget: Budget = Budget()) -> Verdict:
     3/4, else any legal move, never returning to a position of the same line. It proves
     nothing (its verdict is won or unknown) but finds wins in games with few real choices, where
     a full search drowns in orders of moves that lead to the same place. The lines are drawn
-    from a generator seeded by the deal's seed, so a verdict is reproducible."""
+    from a generator seeded by the deal's seed, so a verdict is reproducible (within a budget
+    of nodes: one of seconds cuts it where the clock says). What it holds (the positions of the
+    line being played, as digests, and its moves) counts against ``memory_mb``; ``positions``
+    bounds one line's positions."""
     began = time.monotonic()
     deadline = began + budget.seconds
     start, verdict = _start(game)
     if start.won:
         return verdict
     rng = random.Random(game.seed)
+    per_seen = SIZES.digest + SIZES.move
     nodes = lines = 0
-    while nodes < budget.nodes and time.monotonic() < deadline:
+    reason = ""
+    while not reason:
         lines += 1
-        position, line, seen = start, [], {_digest(start)}
-        while nodes < budget.nodes:
-            moves = list(_choices(position))
+        position, seen = start, {_digest(start)}
+        line: list[Move] = []
+        while not reason:
+            moves = _choices(position)
             if not moves:
                 break
             if rng.random() < 0.75:
@@ -200,56 +245,66 @@ def solve_by_playouts(game: Game, budget: Budget = Budget()) -> Verdict:
                 order = moves[:]
                 rng.shuffle(order)
             for move in order:
+                held = len(seen) * per_seen + sys.getsizeof(seen) + sys.getsizeof(line)
+                if reason := budget.spent(nodes, len(seen), time.monotonic(), deadline, held):
+                    break
                 child = position.copy()
-                child.apply(move)
+                child.apply_checked(move)
                 nodes += 1
                 key = _digest(child)
                 if key not in seen:
                     break
             else:
                 break
+            if reason:
+                break
             seen.add(key)
-            line.append(str(move))
+            line.append(move)
             position = child
             verdict.best_cleared = max(verdict.best_cleared, child.cleared)
             if child.won:
-                verdict.result, verdict.solution = "won", line
+                verdict.result, verdict.solution = "won", [str(m) for m in line]
                 break
         if verdict.result == "won":
             break
     if verdict.result == "unknown":
-        verdict.reason = f"no win in {lines:,} lines ({nodes:,} moves)"
+        verdict.reason = f"{reason}: no win in {lines:,} lines"
     return _finish(verdict, nodes, 0, began)
 
 
 def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
-    """Search best first (`solver.ordering.score`), then deepest first among equals; as `solve`."""
+    """Search best first (`solver.ordering.score`), then deepest first among equals; as `solve`.
+    The frontier keeps each position packed (`solver.compact.Packer`) with its path as a linked
+    list of moves; the digests seen and the frontier count against ``memory_mb``."""
     began = time.monotonic()
     deadline = began + budget.seconds
     start, verdict = _start(game)
     if start.won:
         return verdict
+    packer = Packer(start)
     seen = {_digest(start)}
     order = itertools.count()
-    # (-score, -depth, tie, position, path as a linked list (move, rest))
-    frontier: list[tuple[int, int, int, Game, tuple | None]] = [(-score(start), 0, next(order), start, None)]
+    first = packer.pack(start)
+    # (-score, -depth, tie, packed position, path as a linked list (move, rest))
+    frontier: list[tuple[int, int, int, bytes, tuple | None]] = [(-score(start), 0, next(order), first, None)]
+    per_seen = SIZES.digest + SIZES.node  # (a path link per position pushed, at most)
+    per_entry = SIZES.entry + SIZES.bytes_head + len(first)  # (every position of a deal packs as long)
+    getsizeof = sys.getsizeof
     nodes = 0
-    while frontier:
-        if reason := budget.spent(nodes, len(seen), time.monotonic(), deadline):
-            verdict.reason = reason
-            break
-        _, depth, _, position, path = heapq.heappop(frontier)
+    reason = ""
+    while frontier and not reason:
+        _, depth, _, blob, path = heapq.heappop(frontier)
+        position = packer.unpack(blob)
         for move in _choices(position):
+            held = len(seen) * per_seen + getsizeof(seen) + len(frontier) * per_entry + getsizeof(frontier)
+            if reason := budget.spent(nodes, len(seen), time.monotonic(), deadline, held):
+                break
             child = position.copy()
-            child.apply(move)
+            child.apply_checked(move)
             nodes += 1
             if child.won:
                 verdict.result = "won"
-                line = [str(move)]
-                while path is not None:
-                    line.append(str(path[0]))
-                    path = path[1]
-                verdict.solution = line[::-1]
+                verdict.solution = _line((move, path))
                 verdict.best_cleared = child.total
                 break
             key = _digest(child)
@@ -258,38 +313,56 @@ def solve_best_first(game: Game, budget: Budget = Budget()) -> Verdict:
             seen.add(key)
             if child.cleared > verdict.best_cleared:
                 verdict.best_cleared = child.cleared
-            heapq.heappush(frontier, (-score(child), depth - 1, next(order), child, (move, path)))
+            heapq.heappush(frontier, (-score(child), depth - 1, next(order), packer.pack(child), (move, path)))
         if verdict.result == "won":
             break
-    else:
+    if reason:
+        verdict.reason = reason
+    elif verdict.result == "unknown":
         _exhausted(game, verdict)
     return _finish(verdict, nodes, len(seen), began)
 
 
 def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
-    """Search ``game`` depth first (see the module docstring); as `solve`."""
+    """Search ``game`` depth first (see the module docstring); as `solve`. Only the position at
+    the top of the stack is a `Game`: the stack keeps the others packed
+    (`solver.compact.Packer`), with the moves left to try from each; the digests seen and the
+    stack count against ``memory_mb``."""
     began = time.monotonic()
     deadline = began + budget.seconds
     start, verdict = _start(game)
     if start.won:
         return verdict
+    packer = Packer(start)
     seen = {_digest(start)}
-    stack: list[tuple[Game, Iterator[Move]]] = [(start, _choices(start))]
+    # frames [the position packed (None until a child is pushed above it), its moves, the next to try]
+    stack: list[list] = [[None, _choices(start), 0]]
     path: list[Move] = []
+    per_seen = SIZES.digest
+    getsizeof = sys.getsizeof
+    framed = SIZES.frame + SIZES.move * len(stack[0][1])  # bytes the frames hold, kept as they change
+    position = start  # the position of the top frame
     nodes = 0
+    reason = ""
     while stack:
-        if reason := budget.spent(nodes, len(seen), time.monotonic() if nodes % 256 == 0 else None, deadline):
-            verdict.reason = reason
+        held = len(seen) * per_seen + getsizeof(seen) + framed + getsizeof(stack) + getsizeof(path)
+        if reason := budget.spent(nodes, len(seen), time.monotonic(), deadline, held):
             break
-        position, moves = stack[-1]
-        move = next(moves, None)
-        if move is None:
+        frame = stack[-1]
+        moves, at = frame[1], frame[2]
+        if at == len(moves):
             stack.pop()
+            blob = frame[0]
+            framed -= SIZES.frame + SIZES.move * len(moves) + (SIZES.bytes_head + len(blob) if blob else 0)
+            if stack:
+                position = packer.unpack(stack[-1][0])
             if path:
                 path.pop()
             continue
+        frame[2] = at + 1
+        move = moves[at]
         child = position.copy()
-        child.apply(move)
+        child.apply_checked(move)
         nodes += 1
         if child.won:
             verdict.result = "won"
@@ -303,7 +376,15 @@ def solve_depth_first(game: Game, budget: Budget = Budget()) -> Verdict:
         if child.cleared > verdict.best_cleared:
             verdict.best_cleared = child.cleared
         path.append(move)
-        stack.append((child, _choices(child)))
+        if frame[0] is None:
+            packed = frame[0] = packer.pack(position)
+            framed += SIZES.bytes_head + len(packed)
+        choices = _choices(child)
+        stack.append([None, choices, 0])
+        framed += SIZES.frame + SIZES.move * len(choices)
+        position = child
     else:
         _exhausted(game, verdict)
+    if reason:
+        verdict.reason = reason
     return _finish(verdict, nodes, len(seen), began)

@@ -9,13 +9,13 @@
 // the next place of that list. Off, a tap picks a card up and a second tap puts it down. Space
 // always picks up, and dragging works either way.
 
-import { cardName, cardNode, gameByKey, parseTransfer, pileName, slotOf, transferText } from "./cards.js";
+import { cardName, cardNode, exchangeCanWin, gameByKey, parseTransfer, pileName, slotOf, transferText } from "./cards.js";
 import { plan } from "./geometry.js";
 import { fly, measure, shake } from "./motion.js";
 import { store } from "./store.js";
 import { motionOn } from "./settings.js";
 import { sound } from "./sound.js";
-import { announce, el, toast } from "./ui.js";
+import { announce, ask, el, toast } from "./ui.js";
 
 const STOCK_ACTIONS = ["deal", "redeal", "turn"];
 /** ms: a second tap within this long of the first sends the card on to its next place. */
@@ -325,6 +325,15 @@ export class BoardView {
       return this.play(move); // not legal: the server says why, and nothing moves
     }
     const action = this.actionAt(pile, index) || (index === null ? undefined : this.actionAt(pile, null));
+    if (action && action.startsWith("exchange ") && !exchangeCanWin(action)) {
+      // Clock: the card clicked lies above another face-down card (a squared pile shows its top
+      // card), so that exchange can never win: offer the pile's bottom card instead.
+      ask({ title: "Only the bottom card can still win", id: "exchange-ask", yes: "Exchange the bottom card", no: "Choose again",
+        text: `Put back anywhere else in ${pileName(this.game, pile)}, the King would turn up before the cards under it, `
+          + "and the game would be lost. Exchange the fourth King for this pile's bottom card instead?" })
+        .then((yes) => { if (yes) this.play(`exchange ${pile}.0`); });
+      return;
+    }
     if (action) return this.play(action);
     const slot = this.game.layout.slots.find((s) => s.pile === pile);
     if (slot && slot.kind === "stock") {

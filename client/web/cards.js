@@ -71,6 +71,13 @@ export function transferText(src, dst, count) { return `${src}>${dst}${count > 1
 
 function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 
+/** Whether Clock's `exchange tP.I` can still win: only with a pile's bottom card (I = 0). A King
+ * put back above a face-down card turns up, and ends the game, while that card is still hidden. */
+export function exchangeCanWin(move) { return /^exchange t\d{1,2}\.0$/.test(move); }
+
+/** The face-down cards of `pile` on `board` (what a player may count, never what they are). */
+function faceDown(board, pile) { return ((board && board.piles[pile]) || []).filter((c) => c === "??").length; }
+
 /**
  * A button's words for a move that is not a transfer: "Deal", "Redeal", "Turn a card",
  * "Choose tableau pile 2 (the 7♣)", naming the pile by its name and the card the page shows.
@@ -80,6 +87,14 @@ export function actionLabel(game, move, board) {
   const words = { deal: "Deal", redeal: "Redeal", turn: "Turn a card", guess: "Guess", choose: "Base rank from",
     exchange: "Exchange with" };
   let text = words[verb] || capital(verb);
+  if (verb === "exchange" && arg && arg.includes(".")) {
+    const [pile, index] = arg.split(".");
+    const down = faceDown(board, pile);
+    if (Number(index) > 0) {
+      return `${text} card ${Number(index) + 1} from the bottom of ${pileName(game, pile)}: this can never win`;
+    }
+    return `${text} the bottom card of ${pileName(game, pile)}` + (down ? ` (${down} face down)` : "");
+  }
   if (arg) {
     const [pile, index] = arg.split(".");
     const cards = board && board.piles[pile];

@@ -1,7 +1,7 @@
 // Drawing a race's page (race.js holds its state): a compact header with the clock and the
 // fair-deal badge, the controls that apply now, the boards, and the standings beside them.
 
-import { actionLabel, parseTransfer, slotOf } from "./cards.js";
+import { actionLabel, exchangeCanWin, parseTransfer, slotOf } from "./cards.js";
 import { store } from "./net.js";
 import { conn, navigate } from "./shell.js";
 import { standingsTable, statusText, undosText } from "./standings.js";
@@ -108,6 +108,20 @@ function renderHead(page) {
     panel].filter(Boolean));
 }
 
+/** The moves that are not transfers, as buttons will show them. Clock's exchanges: a note that only
+ * a pile's bottom card can still win, pushed onto `buttons`, and only those exchanges, the piles
+ * with the most face-down cards first (the others stay playable by a click on a face-down card). */
+function clockExchangesFirst(board, buttons) {
+  const moves = board.legal.filter((m) => !parseTransfer(m));
+  const exchanges = moves.filter((m) => m.startsWith("exchange "));
+  if (!exchanges.length) return moves;
+  buttons.push(el("p", { class: "exchange-note", id: "exchange-note",
+    text: "Only a pile's bottom card can still win: put the King back any higher and it turns up before the cards under it. "
+      + "The more face-down cards the pile has, the better your chance." }));
+  const down = (m) => (board.piles[m.split(" ")[1].split(".")[0]] || []).filter((c) => c === "??").length;
+  return [...moves.filter((m) => !m.startsWith("exchange ")), ...exchanges.filter(exchangeCanWin).sort((a, b) => down(b) - down(a))];
+}
+
 function renderActions(page) {
   const race = page.race, mine = page.myLine, buttons = [];
   if (page.mode === "outsider" && race.status === "open") {
@@ -128,8 +142,7 @@ function renderActions(page) {
       buttons.push(el("button", { class: "primary", id: "finish", text: "Finish", title: "Every card is face up: play the win",
         onclick: () => page.move("finish", null), disabled: !!page.pending }));
     }
-    for (const move of board.legal) {
-      if (parseTransfer(move)) continue;
+    for (const move of clockExchangesFirst(board, buttons)) {
       buttons.push(el("button", { class: "move", dataset: { move }, text: actionLabel(page.game, move, board),
         onclick: () => page.move(move, null), disabled: !!page.pending }));
     }

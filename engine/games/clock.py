@@ -15,6 +15,10 @@ Rules text: 002_5e8f4a23aea861b2.txt. In the project's words:
   face-down card at index ``I`` (counted from the bottom, as in the view) of pile ``tP``. The King
   goes face down into that place; the card taken out is laid face up at its hour and play goes on
   from there. If the fourth King turns up again before the end, the game is lost.
+* Only an exchange with a pile's bottom card (``I`` 0) can still win: the King turns up, and ends
+  the game, as soon as the cards above it have gone, so any card left under it stays face down.
+* Rule option ``exchange``: true (the default) allows the exchange, as the text does; false is the
+  plain game, lost as soon as the fourth King turns up with cards face down (won 1 deal in 13).
 * Cleared: face-up cards at their hours (52 to win).
 
 Choices where the text is unclear:
@@ -30,9 +34,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import ClassVar
 
 from engine.cards import Card
-from engine.core import Game, IllegalCode, IllegalMove, Move, Pile
+from engine.core import Game, IllegalCode, IllegalMove, Move, Option, Pile
 from engine.words import counted
 
 __all__ = ["Clock"]
@@ -42,7 +47,8 @@ _ADDRESS = re.compile(r"t(0|[1-9]\d?)\.(0|[1-9]\d?)")
 
 class Clock(Game):
     """Clock patience: thirteen piles of four, one exchange of the fourth King
-    (002_5e8f4a23aea861b2.txt). State fields: ``current`` (pile index), ``exchanged``."""
+    (002_5e8f4a23aea861b2.txt). State fields: ``current`` (pile index), ``exchanged``. Option
+    ``exchange`` (default true, as the text): false leaves the exchange out."""
 
     # Auto-collect plays nothing here (`Game._safe` stays False): no card is moved by hand; every move is a turn the
     # rules force, or the one exchange, a guess.
@@ -52,6 +58,9 @@ class Clock(Game):
     summary = "Turn cards round a clock dial to their hours; one exchange of the fourth King allowed."
     rules_text = "002_5e8f4a23aea861b2.txt"
     state_fields = ("current", "exchanged")
+    options: ClassVar = {
+        "exchange": Option(True, "one exchange of the fourth King (the text); false: no exchange, lost at once"),
+    }
     #: The dial's names: the hours' face-down piles, the centre, the face-up cards at each hour.
     pile_words = {
         "t": "the {n} o'clock pile",
@@ -80,9 +89,14 @@ class Clock(Game):
         """True when the current pile has no face-down card left and cards are still hidden."""
         return not self.piles[f"t{self.current}"].cards and not self.won
 
+    @property
+    def can_exchange(self) -> bool:
+        """True when the fourth King blocks and the exchange is still to be played (and allowed)."""
+        return self.blocked and not self.exchanged and bool(self.rule_options["exchange"])
+
     def _candidates(self) -> Iterator[Move]:
         yield Move(action="turn")
-        if self.blocked and not self.exchanged:
+        if self.can_exchange:
             for hour in range(13):
                 for index in range(len(self.piles[f"t{hour}"])):
                     yield Move(action="exchange", arg=f"t{hour}.{index}")
@@ -94,12 +108,14 @@ class Clock(Game):
             if self.blocked:
                 raise IllegalMove(
                     IllegalCode.NOT_NOW,
-                    "the fourth King is out: exchange it" if not self.exchanged else "the game is lost",
+                    "the fourth King is out: exchange it" if self.can_exchange else "the game is lost",
                     move,
                 )
         elif move.action == "exchange":
             if not self.blocked:
                 raise IllegalMove(IllegalCode.NOT_NOW, "exchange only when the fourth King blocks", move)
+            if not self.rule_options["exchange"]:
+                raise IllegalMove(IllegalCode.NOT_NOW, "this race has no exchange: the game is lost", move)
             if self.exchanged:
                 raise IllegalMove(IllegalCode.NOT_NOW, "the one exchange has been used", move)
             m = _ADDRESS.fullmatch(move.arg)

@@ -204,6 +204,7 @@ async def winnable_secret_seeds(
     search = WinnableSearch(
         nodes=cfg.winnable_nodes,
         seconds=cfg.winnable_seconds,
+        memory_mb=cfg.par_memory_mb,
         wait_s=cfg.winnable_wait_s,
         at_once=cfg.winnable_searches,
         at_once_per_key=cfg.winnable_searches_per_ip,

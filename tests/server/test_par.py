@@ -69,7 +69,7 @@ def test_arena_serve_turns_par_on_by_default():
 async def test_a_secret_winnable_race_gets_a_fresh_deal_the_solver_proved_winnable():
     """No private catalog: the solver finds the deal. Its seed, revealed at the end, is one the
     solver wins again, and no catalog holds it (a fresh random seed)."""
-    from solver import Budget, solve
+    from solver import solve
 
     config = ServerConfig(
         ping_interval_s=None, par_workers=1, winnable_nodes=4000, winnable_seconds=5, winnable_wait_s=60
@@ -87,11 +87,11 @@ async def test_a_secret_winnable_race_gets_a_fresh_deal_the_solver_proved_winnab
         finished = await ann.expect(p.RaceFinished)
         await ann.close()
     assert finished.seed is not None and finished.seed >= 2**32  # drawn at random, not a small public seed
-    assert solve(find_game("eight_off")(finished.seed), Budget(nodes=4000, seconds=60)).result == "won"
+    assert solve(find_game("eight_off")(finished.seed)).result == "won"  # (the par budget)
 
 
 async def test_a_winnable_tournament_gets_fresh_secret_deals_from_the_solver():
-    from solver import Budget, solve
+    from solver import solve
 
     config = ServerConfig(
         ping_interval_s=None, admin_token="org", par_workers=1, winnable_seconds=5, winnable_wait_s=60
@@ -116,7 +116,7 @@ async def test_a_winnable_tournament_gets_fresh_secret_deals_from_the_solver():
         await org.close()
     assert len(set(seeds)) == 2
     for seed in seeds:
-        assert solve(find_game("eight_off")(seed), Budget(nodes=4000, seconds=60)).result == "won"
+        assert solve(find_game("eight_off")(seed)).result == "won"  # (the par budget)
 
 
 async def test_when_the_solver_proves_too_few_the_private_catalog_is_asked_and_its_absence_said():

@@ -16,7 +16,7 @@ from playwright.async_api import Page, expect
 from engine.core import Move
 from engine.games import GAMES
 from engine.layout import layout_of
-from tests.web.conftest import Web
+from tests.web.conftest import Web, axe
 from tests.web.helpers import expected_piles, first_transfer_seed, played_race, shows
 
 pytestmark = pytest.mark.browser
@@ -229,3 +229,42 @@ def test_the_playouts_move_every_game_somewhere():
             game.apply(build_up(game, legal, rng))
         assert len(game.history) >= 1, game_cls.key
         assert isinstance(game.history[0], Move)
+
+
+async def test_clock_offers_only_the_exchanges_that_can_still_win(web: Web) -> None:
+    # Seed 145 (the rules page's example): after ten turns the fourth King blocks, most cards down.
+    client, race, game = await played_race(web, "clem", "clock", 145, 10)
+    assert game.blocked
+    down = {f"t{h}": len(game.piles[f"t{h}"]) for h in range(13) if game.piles[f"t{h}"].cards}
+    page = await resumed(web, client, race.code, phone=False)
+    await shows(page, expected_piles(game))
+    await expect(page.locator("#exchange-note")).to_contain_text("Only a pile's bottom card can still win")
+    buttons = page.locator("#actions button.move")
+    moves = [await b.get_attribute("data-move") for b in await buttons.all()]
+    # One button a pile, for its bottom card, the piles with the most face-down cards first.
+    assert sorted(moves) == sorted(f"exchange {pile}.0" for pile in down)
+    assert [down[m.split(" ")[1][:-2]] for m in moves] == sorted(down.values(), reverse=True)
+    first = buttons.first
+    deepest = moves[0].split(" ")[1][:-2]
+    await expect(first).to_have_text(
+        f"Exchange with the bottom card of {game.pile_name(deepest)} ({down[deepest]} face down)"
+    )
+    assert await axe(page, within="#actions") == []
+    await web.screenshot(page, "clock-exchange")
+    # A click on the pile shows its top card, above the others: the page says that exchange can
+    # never win and offers the bottom card instead.
+    top = page.locator(f'.board-box.mine .card[data-pile="{deepest}"][data-index="{down[deepest] - 1}"]')
+    await top.click()
+    await expect(page.locator("#exchange-ask")).to_contain_text("Only the bottom card can still win")
+    assert await axe(page, within="#exchange-ask") == []
+    await web.screenshot(page, "clock-exchange-ask")
+    await page.click("#exchange-ask-no")
+    await expect(page.locator("#exchange-ask")).to_have_count(0)
+    board = race.entrants[client.player].game
+    assert not board.exchanged
+    await top.click()
+    await page.click("#exchange-ask-yes")  # the deepest pile's bottom card, as the first button
+    await expect(page.locator("#exchange-note")).to_have_count(0)
+    assert board.exchanged and str(board.history[10]) == moves[0]
+    await page.context.close()
+    await client.close()

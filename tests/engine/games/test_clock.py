@@ -219,3 +219,41 @@ def test_the_dial_names_its_piles_by_the_hour():
         "the face-up cards at 12 o'clock",
         "the face-up Kings",
     ]
+
+
+# ------------------------------------------------------------------------ the exchange option
+
+
+def test_the_exchange_is_on_by_default_and_recorded_in_the_position():
+    assert Clock(seed=1).rule_options == {"exchange": True}
+    assert Clock(seed=1, exchange=False).position().split(" ")[1] == "exchange=0"
+    assert Game.from_position(Clock(seed=1, exchange=False).position()).rule_options == {"exchange": False}
+
+
+def test_without_the_exchange_the_fourth_king_ends_the_game():
+    game = turn_until_stuck(Clock(seed=0, exchange=False))  # seed 0 needs the exchange (see above)
+    assert game.cleared == 51 and game.blocked
+    assert game.over and not game.won and not game.legal_moves()
+    assert refusal(game, "exchange t2.0") == "this race has no exchange: the game is lost"
+    assert refusal(game, "turn") == "the game is lost"
+
+
+def test_without_the_exchange_a_deal_won_by_turning_alone_is_still_won():
+    assert turn_until_stuck(Clock(seed=10, exchange=False)).won
+
+
+def test_only_an_exchange_with_a_bottom_card_can_win():
+    # The King goes back face down at index I; it turns up once the cards above it have gone and
+    # ends the game there, so a card under it (I > 0) is still face down: never won.
+    won_from = {True: 0, False: 0}
+    for seed in range(40):
+        game = turn_until_stuck(Clock(seed=seed))
+        if game.won:
+            continue
+        for move in list(game.legal_moves()):
+            after = game.copy()
+            after.apply(move)
+            turn_until_stuck(after)
+            assert after.over
+            won_from[move.arg.endswith(".0")] += after.won
+    assert won_from[False] == 0 and won_from[True] > 0

@@ -1,0 +1,114 @@
+"""The exact Baroness search (solver/baroness.py): its model of the rules is the engine's move for
+move, its wins replay on the engine, its King rule loses nothing against a plain exhaustive
+search, its verdicts agree with the generic search, and its budgets hold."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+
+from engine.games import find_game
+from solver.baroness import Baroness, solve_exact
+from solver.search import Budget, solve_depth_first
+from tests.solver.models import UNLIMITED, plain_search, playout
+
+#: A deal whose search tries more moves than most (1,450): the tight budgets bite on it.
+LONG = 274
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(7)
+    positions = middle = 0
+    for seed in range(40):
+        model = Baroness.from_game(find_game("baroness")(seed))
+        for _ in range(2):
+            for game in playout("baroness", seed, rng):
+                state = model.state_of(game)
+                legal = [str(move) for move in game.legal_moves()]
+                assert model.legal(state) == legal, (seed, game.position())
+                assert model.cleared(state) == game.cleared
+                for move in legal:
+                    child = game.copy()
+                    child.apply(move)
+                    assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+                    middle += "t5" in move or "t6" in move
+                positions += 1
+                # a model read from this position lists the same moves
+                here = Baroness.from_game(game)
+                assert here.legal(here.start) == legal
+                assert here.cleared(here.start) == game.cleared
+    assert positions > 1000 and middle > 0  # the last two cards' piles pair too
+
+
+def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay():
+    rng = random.Random(11)
+    cases = [find_game("baroness")(seed) for seed in range(60)]
+    for seed in range(60, 90):
+        cases.append(playout("baroness", seed, rng, moves=rng.randrange(4, 20))[-1])
+    verdicts = {"won": 0, "lost": 0}
+    for game in cases:
+        before = game.position()
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        won, best = plain_search(Baroness.from_game(game))
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won
+    assert verdicts["won"] >= 2 and verdicts["lost"] >= 20
+
+
+def test_verdicts_agree_with_the_generic_search_where_it_decides():
+    decided = 0
+    for seed in range(8):
+        game = find_game("baroness")(seed)
+        generic = solve_depth_first(game, Budget(nodes=20_000, seconds=30))
+        if generic.result == "unknown":
+            continue
+        exact = solve_exact(game, UNLIMITED)
+        decided += 1
+        assert (generic.result, generic.best_cleared) == (exact.result, exact.best_cleared), seed
+    assert decided >= 4
+
+
+def test_tight_budgets_hold():
+    game = find_game("baroness")(LONG)
+    full = solve_exact(game, UNLIMITED)
+    assert full.result != "unknown" and full.nodes > 600
+    cut = solve_exact(game, Budget(nodes=100))
+    assert (cut.result, cut.nodes) == ("unknown", 100) and "node budget" in cut.reason
+    assert cut.best_cleared <= full.best_cleared
+    began = time.monotonic()
+    late = solve_exact(game, Budget(seconds=0))
+    assert late.result == "unknown" and "time budget" in late.reason and late.nodes <= 256
+    assert time.monotonic() - began < 1
+    few = solve_exact(game, Budget(positions=50))
+    assert few.result == "unknown" and "50 positions" in few.reason and few.positions <= 50 + 256 + 1
+    tracemalloc.start()
+    try:
+        small = solve_exact(game, Budget(memory_mb=0.005))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert small.result == "unknown" and "MB) spent" in small.reason
+    assert peak < 1.5 * 0.005 * 2**20 + 256 * 1024
+
+
+def test_a_won_position_and_another_game():
+    game = find_game("baroness")(11)
+    verdict = solve_exact(game, UNLIMITED)
+    assert verdict.result == "won"
+    for move in verdict.solution:
+        game.apply(move)
+    assert game.won and solve_exact(game).result == "won"
+    try:
+        solve_exact(find_game("golf")(1))
+    except ValueError as error:
+        assert "not a baroness game" in str(error)
+    else:
+        raise AssertionError("a Golf game was searched as Baroness")

@@ -1,0 +1,215 @@
+"""The exact Klondike search (solver/klondike.py): its model of the rules is the engine's move for
+move, its wins replay on the engine, its pruning loses nothing against a plain exhaustive search
+of the engine's own moves, and its budgets hold."""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+import time
+import tracemalloc
+
+import pytest
+
+from engine.core import Game, Move
+from engine.games import find_game
+from solver import klondike
+from solver.klondike import Klondike, State, reachable, solve_exact
+from solver.search import Budget, solve_depth_first
+
+UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8)
+
+
+#: Positions from random lines of play where playing every card that fits a foundation at once
+#: (not only the safe ones) would lose a win or a clear: the pruning must keep their verdicts.
+TRAPS = [
+    "klondike - f0:AC2C3C4C f1:AH2H f2:AS f3:AD t0: t1:KSQDJCTH9C t2:jh6D5S4H t3:KDQCJDTS9H8C7D6S5D4S3D2S "
+    "t4:3h7S6H t5:2d7cTC t6:8d6ckh8h4dKCQHJS s:9s7h9dtdqs8s5h w:3S5C redeals=3",
+    "klondike - f0: f1:AD2D f2:AC2C f3:AH2H t0:KH t1:KDQCJHTC9H t2:3h4S t3:jd6c2s7H6S5D4C "
+    "t4:8c5C4D3S t5:9c8h9s4htdTH t6:6h7dastsqs7S6D5S s:9d8sjc8d7cjs5h3c w:3DKSQDKCQH redeals=2",
+    "klondike - f0: f1:AD2D f2:AC2C f3:AH2H t0:KHQCJHTC9H t1:KD t2:3h4S t3:jd6c2s7H6S5D4C "
+    "t4:8c5C4D3S t5:9c8h9s4htdTH t6:6h7dastsqs7S6D5S s:9d8sjc8d7cjs5h3cqhkc w:3DKSQD redeals=3",
+    "klondike - f0: f1:AD2D f2:AC2C f3:AH2H t0:KH t1:KDQCJHTC9H8S7H6S5D4C t2:3h4S t3:jd6c2S "
+    "t4:8c5C4D3S t5:9c8h9s4htdTH t6:6h7dastsqs7S6D5S s:9d w:3DKSQDKCQH3C5HJS7C8DJC redeals=3",
+    # won only from a waste count off the beat: taking it for one that deals reach from the class
+    # of 0 (or from any count met with the same cards) would prove it lost
+    "klondike - f0:AC f1:AD f2: f3: t0:QCJHTS t1:7H t2:KC t3:4hjdqsJSTD t4:3s6ckh2h6D5C t5:3c2s9s3djc3H "
+    "t6:9c2c8hth4d9d8S7D6S5H s:qhas w:9H8D4C5S6H2D5DTC4S7C8CAHKSQD7SKD redeals=1",
+]
+
+
+def _plain_move(move: object) -> str:
+    """An engine move with its foundation written ``f`` (the model's notation for tests)."""
+    return re.sub(r">f\d", ">f", str(move))
+
+
+def playout(seed: int, rng: random.Random, moves: int) -> list[Game]:
+    """The positions of one random line of play of deal ``seed``, redeals made rarer."""
+    game = find_game("klondike")(seed)
+    line = [game.copy()]
+    while not game.over and len(line) <= moves:
+        legal = list(game.legal_moves())
+        transfers = [m for m in legal if m.is_transfer]
+        game.apply(rng.choice(transfers if transfers and rng.random() < 0.6 else legal))
+        line.append(game.copy())
+    return line
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(5)
+    checked = moves = 0
+    for seed in range(25):
+        model = Klondike.from_game(find_game("klondike")(seed))
+        for game in playout(seed, rng, 120):
+            state = model.state_of(game)
+            legal = [_plain_move(m) for m in game.legal_moves()]
+            assert model.engine_moves(state) == set(legal), game.position()
+            assert Klondike.cleared(state) == game.cleared
+            for move in set(legal):
+                child = game.copy()
+                child.apply(move + _fitting_foundation(game, move)[1:] if move.endswith(">f") else move)
+                assert model.play_engine(state, move) == model.state_of(child), (game.position(), move)
+                moves += 1
+            checked += 1
+    assert checked > 2000 and moves > 5000
+
+
+def _fitting_foundation(game: Game, move: str) -> str:
+    """The first foundation that takes ``move``'s card (``move`` written with ``f``)."""
+    return next(f"f{i}" for i in range(4) if game.is_legal(Move.parse(move[:-1] + f"f{i}")))
+
+
+def test_reachable_talon_pointers():
+    # 24 cards, nothing dealt: every third card, the end, nothing else
+    assert reachable(24, 0) == (3, 6, 9, 12, 15, 18, 21, 24)
+    # one card taken from the second deal leaves the pointer off the beat: both beats reach
+    assert reachable(23, 5) == (3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 23)
+    assert reachable(2, 0) == (2,) and reachable(0, 0) == ()
+
+
+def test_a_pointer_is_skipped_only_after_one_that_reaches_it():
+    # the search skips a position when one with the same cards and a pointer in _BEHIND[q] (q off
+    # the beat) or any pointer (q in the class of 0, written 0) was met: each must reach q
+    for n in range(25):
+        for q in range(1, n):
+            if q % 3:
+                behind = {p for p in range(1, n) if klondike._BEHIND[q] >> p & 1}
+                assert behind == {p for p in range(1, n) if p % 3 and q in reachable(n, p)}, (n, q)
+        for p in range(n + 1):
+            assert set(reachable(n, 0)) <= set(reachable(n, p)), (n, p)
+
+
+def _plain(model: Klondike) -> tuple[bool, int]:
+    """Every position reachable with the engine's own moves (no pruning, nothing folded):
+    (some position is won, most cards cleared)."""
+    seen = {model.start}
+    stack = [model.start]
+    won, best = False, Klondike.cleared(model.start)
+    while stack:
+        state: State = stack.pop()
+        best = max(best, Klondike.cleared(state))
+        if best == 52:
+            return True, 52
+        for move in Klondike.engine_moves(state):
+            child = model.play_engine(state, move)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return won, best
+
+
+@functools.cache
+def _plain_of(position: str) -> tuple[bool, int]:
+    """`_plain` of the position written ``position``, searched once for both passes' tests."""
+    return _plain(Klondike.from_game(Game.from_position(position)))
+
+
+@functools.cache
+def _winning_lines() -> dict[int, list[str]]:
+    """Winning lines of a few quick deals (seed: moves), searched once for the tests."""
+    lines = {}
+    for seed in (2, 3, 5, 10, 12):
+        verdict = solve_exact(find_game("klondike")(seed), UNLIMITED)
+        if verdict.result == "won":
+            lines[seed] = verdict.solution
+    return lines
+
+
+def _late_positions(rng: random.Random) -> list[Game]:
+    """Positions late in won deals (part of a win, then random moves)."""
+    cases = []
+    for seed, solution in _winning_lines().items():
+        game = find_game("klondike")(seed)
+        for cut in (len(solution) - 20, len(solution) - 35):
+            position = game.copy()
+            for move in solution[: max(0, cut)]:
+                position.apply(move)
+            for _ in range(rng.randrange(1, 4)):
+                position.apply(rng.choice(list(position.legal_moves())))
+            cases.append(position)
+    return cases
+
+
+@pytest.mark.parametrize("passes", ["all", "last_alone"])
+def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay(passes, monkeypatch):
+    if passes == "last_alone":  # the quicker first passes take no share: the exact pass decides alone
+        monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+        monkeypatch.setattr(klondike, "_FIRST_SHARE", 0.0)
+    rng = random.Random(2)
+    cases = _late_positions(rng) + [find_game("klondike")(seed) for seed in (0, 8)]
+    cases += [Game.from_position(text) for text in TRAPS]
+    results = {"won": 0, "lost": 0}
+    for game in cases:
+        verdict = solve_exact(game, UNLIMITED)
+        won, best = _plain_of(game.position())
+        assert verdict.result == ("won" if won else "lost"), game.position()
+        assert verdict.best_cleared == best, game.position()
+        results[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won
+    assert results["won"] >= 6 and results["lost"] >= 5
+
+
+def test_wins_replay_and_verdicts_agree_with_the_generic_search_where_it_decides():
+    rng = random.Random(9)
+    decided = won = 0
+    for game in _late_positions(rng)[:6] + [find_game("klondike")(seed) for seed in (0, 7, 10, 11, 13)]:
+        exact = solve_exact(game, UNLIMITED)
+        if exact.result == "won":
+            won += 1
+            replay = game.copy()
+            for move in exact.solution:
+                replay.apply(move)
+            assert replay.won, game.position()
+        generic = solve_depth_first(game, Budget(nodes=4_000, seconds=20))
+        if generic.result != "unknown":
+            decided += 1
+            assert generic.result == exact.result, game.position()
+            if generic.result == "lost":
+                assert generic.best_cleared == exact.best_cleared, game.position()
+    assert won >= 6 and decided >= 3
+
+
+def test_budgets_hold():
+    game = find_game("klondike")(1)  # a deal that takes longer than these budgets
+    began = time.monotonic()
+    verdict = solve_exact(game, Budget(nodes=10**9, seconds=1, positions=10**8))
+    assert verdict.result == "unknown" and "time budget" in verdict.reason
+    assert time.monotonic() - began < 2.0
+    nodes = solve_exact(game, Budget(nodes=2_000))
+    assert nodes.result == "unknown" and "node budget" in nodes.reason and nodes.nodes == 2_000
+    assert nodes.best_cleared < 52
+    counted = solve_exact(game, Budget(positions=5_000))
+    assert counted.result == "unknown" and "5,000 positions" in counted.reason
+    tracemalloc.start()
+    try:
+        capped = solve_exact(game, Budget(nodes=10**9, seconds=60, positions=10**8, memory_mb=1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert capped.result == "unknown" and "1 MB" in capped.reason
+    assert peak < 1.5 * 1024 * 1024 + 1024 * 1024

@@ -1,0 +1,116 @@
+"""The exact Pyramid search (solver/pyramid.py): its model of the rules is the engine's move for
+move, its wins replay on the engine, its King rule loses nothing against a plain exhaustive
+search, its verdicts agree with the generic search, and its budgets hold."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+
+from engine.games import find_game
+from solver.pyramid import Pyramid, solve_exact
+from solver.search import Budget, solve_depth_first
+from tests.solver.models import UNLIMITED, plain_search, playout
+
+#: A deal whose search tries more moves than most (936): the tight budgets bite on it.
+LONG = 316
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(7)
+    positions = pairs_with_cover = 0
+    for seed in range(40):
+        model = Pyramid.from_game(find_game("pyramid")(seed))
+        for _ in range(2):
+            for game in playout("pyramid", seed, rng):
+                state = model.state_of(game)
+                legal = [str(move) for move in game.legal_moves()]
+                assert model.legal(state) == legal, (seed, game.position())
+                assert model.cleared(state) == game.cleared
+                for move in legal:
+                    child = game.copy()
+                    child.apply(move)
+                    assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+                    if move[0] == "r" and move.split(">")[1][0] == "r":
+                        src, dst = (int(pid[1:]) for pid in move.split(">"))
+                        pairs_with_cover += abs(src - dst) > 1 and src // 7 != dst // 7
+                positions += 1
+                # a model read from this position lists the same moves
+                here = Pyramid.from_game(game)
+                assert here.legal(here.start) == legal
+                assert here.cleared(here.start) == game.cleared
+    assert positions > 1000 and pairs_with_cover > 0
+
+
+def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay():
+    rng = random.Random(11)
+    cases = [find_game("pyramid")(seed) for seed in range(60)]
+    for seed in range(60, 90):
+        cases.append(playout("pyramid", seed, rng, moves=rng.randrange(4, 20))[-1])
+    verdicts = {"won": 0, "lost": 0}
+    for game in cases:
+        before = game.position()
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        won, best = plain_search(Pyramid.from_game(game))
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won
+    assert verdicts["won"] >= 2 and verdicts["lost"] >= 20
+
+
+def test_verdicts_agree_with_the_generic_search_where_it_decides():
+    decided = 0
+    for seed in range(8):
+        game = find_game("pyramid")(seed)
+        generic = solve_depth_first(game, Budget(nodes=20_000, seconds=30))
+        if generic.result == "unknown":
+            continue
+        exact = solve_exact(game, UNLIMITED)
+        decided += 1
+        assert (generic.result, generic.best_cleared) == (exact.result, exact.best_cleared), seed
+    assert decided >= 4
+
+
+def test_tight_budgets_hold():
+    game = find_game("pyramid")(LONG)
+    full = solve_exact(game, UNLIMITED)
+    assert full.result != "unknown" and full.nodes > 600
+    cut = solve_exact(game, Budget(nodes=100))
+    assert (cut.result, cut.nodes) == ("unknown", 100) and "node budget" in cut.reason
+    assert cut.best_cleared <= full.best_cleared
+    began = time.monotonic()
+    late = solve_exact(game, Budget(seconds=0))
+    assert late.result == "unknown" and "time budget" in late.reason and late.nodes <= 256
+    assert time.monotonic() - began < 1
+    few = solve_exact(game, Budget(positions=50))
+    assert few.result == "unknown" and "50 positions" in few.reason and few.positions <= 50 + 256 + 1
+    tracemalloc.start()
+    try:
+        small = solve_exact(game, Budget(memory_mb=0.005))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert small.result == "unknown" and "MB) spent" in small.reason
+    assert peak < 1.5 * 0.005 * 2**20 + 256 * 1024
+
+
+def test_a_won_position_and_another_game():
+    game = find_game("pyramid")(8)
+    verdict = solve_exact(game, UNLIMITED)
+    assert verdict.result == "won"
+    for move in verdict.solution:
+        game.apply(move)
+    assert game.won and solve_exact(game).result == "won"
+    try:
+        solve_exact(find_game("golf")(1))
+    except ValueError as error:
+        assert "not a pyramid game" in str(error)
+    else:
+        raise AssertionError("a Golf game was searched as Pyramid")
