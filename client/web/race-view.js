@@ -1,7 +1,7 @@
 // Drawing a race's page (race.js holds its state): a compact header with the clock and the
 // fair-deal badge, the controls that apply now, the boards, and the standings beside them.
 
-import { actionLabel, exchangeCanWin, parseTransfer, slotOf } from "./cards.js";
+import { actionLabel, exchangeCanWin, parseTransfer, pileName, slotOf } from "./cards.js";
 import { store } from "./net.js";
 import { conn, navigate } from "./shell.js";
 import { standingsTable, statusText, undosText } from "./standings.js";
@@ -116,10 +116,19 @@ function clockExchangesFirst(board, buttons) {
   const exchanges = moves.filter((m) => m.startsWith("exchange "));
   if (!exchanges.length) return moves;
   buttons.push(el("p", { class: "exchange-note", id: "exchange-note",
-    text: "Only a pile's bottom card can still win: put the King back any higher and it turns up before the cards under it. "
-      + "The more face-down cards the pile has, the better your chance." }));
+    text: "Exchange the fourth King with a pile's bottom card: only a bottom card can still win (put back any higher, "
+      + "the King turns up before the cards under it), and the more face-down cards the pile has, the better your chance." }));
   const down = (m) => (board.piles[m.split(" ")[1].split(".")[0]] || []).filter((c) => c === "??").length;
   return [...moves.filter((m) => !m.startsWith("exchange ")), ...exchanges.filter(exchangeCanWin).sort((a, b) => down(b) - down(a))];
+}
+
+/** A Clock exchange button's words, short enough for a phone: the pile and how many face-down
+ * cards it has ("The 5 o'clock pile (4 face down)"); the note above the buttons says the rest. */
+function exchangeLabel(game, move, board) {
+  const pile = move.split(" ")[1].split(".")[0];
+  const down = (board.piles[pile] || []).filter((c) => c === "??").length;
+  const name = pileName(game, pile);
+  return `${name[0].toUpperCase()}${name.slice(1)} (${down} face down)`;
 }
 
 function renderActions(page) {
@@ -143,7 +152,10 @@ function renderActions(page) {
         onclick: () => page.move("finish", null), disabled: !!page.pending }));
     }
     for (const move of clockExchangesFirst(board, buttons)) {
-      buttons.push(el("button", { class: "move", dataset: { move }, text: actionLabel(page.game, move, board),
+      const exchange = move.startsWith("exchange ");
+      buttons.push(el("button", { class: "move", dataset: { move },
+        text: exchange ? exchangeLabel(page.game, move, board) : actionLabel(page.game, move, board),
+        "aria-describedby": exchange ? "exchange-note" : null,
         onclick: () => page.move(move, null), disabled: !!page.pending }));
     }
     if (page.race.undo) {
