@@ -457,10 +457,12 @@ export class BoardView {
     window.addEventListener("pointercancel", up);
   }
 
-  // A dragged pile that did not land goes back where it came from (at once without motion).
+  // A dragged pile that did not land goes back where it came from (at once without motion). The
+  // drag's selection ends with it, but a card tapped while it flies back stays chosen.
   snapBack(ghost) {
     if (!ghost) return;
-    const back = () => { ghost.remove(); this.selected = null; this.draw(); };
+    const dragged = this.selected;
+    const back = () => { ghost.remove(); if (this.selected === dragged) this.selected = null; this.draw(); };
     if (!motionOn()) { back(); return; }
     ghost.classList.add("returning");
     ghost.style.transform = "translate(0px, 0px)";

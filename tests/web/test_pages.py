@@ -216,6 +216,30 @@ async def test_a_refusal_names_the_cards_and_piles_and_clears_on_the_next_move(w
 # --------------------------------------------------------------- 8. a friend who opens a link
 
 
+async def test_a_card_picked_while_a_refused_drag_flies_back_stays_picked(web: Web) -> None:
+    """The dragged card of a refused move flies back for a moment; a card tapped meanwhile is the
+    player's next choice and stays picked when the flight ends."""
+    seed = first_transfer_seed("klondike")
+    deal = find_game("klondike")(seed)
+    page = await web.page("rosa")
+    await create_race(page, "klondike", seed)
+    await page.click("#start")
+    src, dst = next(
+        (f"t{a}", f"t{b}")
+        for a in range(7)
+        for b in range(7)
+        if a != b and Move.parse(f"t{a}>t{b}") not in deal.legal_moves()
+    )
+    await drag_move(page, deal, src, dst)
+    await expect(page.locator("#notice")).to_be_visible()
+    move = next(m for m in deal.legal_moves() if m.is_transfer)
+    index = len(deal.piles[move.src]) - move.count
+    card = page.locator(f'.board-box.mine .pile[data-pile="{move.src}"] .card[data-index="{index}"]')
+    await card.click(position={"x": 12, "y": 3})
+    await page.wait_for_timeout(400)  # longer than the flight back (220 ms)
+    await expect(card).to_have_class(re.compile(r"\bpicked\b"))
+
+
 async def test_a_friend_from_a_link_chooses_a_name_that_the_page_remembers(web: Web) -> None:
     async with await ArenaClient.connect(web.server.url, "host") as host:
         code = (await host.create_race("golf", 3, countdown_s=0)).code
