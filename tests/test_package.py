@@ -135,6 +135,8 @@ def test_the_wheel_installed_elsewhere_serves_rules_pages_games_and_public_deals
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "PYTHON")) and k != "VIRTUAL_ENV"}
     env.update(ARENA_PAR_WORKERS="0", PYTHONNOUSERSITE="1", PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    # the installed `arena` keeps its player, cache and data here, never in the user's folders
+    env.update({f"ARENA_{name}_DIR": str(tmp_path / name.lower()) for name in ("CONFIG", "CACHE", "DATA")})
     elsewhere.mkdir()
     _run(
         sys.executable,
