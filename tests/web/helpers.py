@@ -15,6 +15,7 @@ from client.connection import ArenaClient
 from engine.core import Audience, Game, Move
 from engine.games import find_game
 from engine.layout import Fan, Kind, layout_of
+from server.app import ArenaServer
 from server.catalog import public_catalogs
 from server.protocol import CreateTournament
 from server.race import Race
@@ -55,6 +56,14 @@ async def until(predicate, timeout_s: float = 10.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("timed out waiting for the server")
         await asyncio.sleep(0.02)
+
+
+async def join(page: Page, server: ArenaServer, code: str, name: str) -> None:
+    """Press the race page's Join and wait until the server counts ``name`` among race ``code``'s
+    entrants (a start sent before that would leave the page out of the race)."""
+    await page.click("#join")
+    race = server.races[code]
+    await until(lambda: any(e.name == name for e in race.entrants.values()))
 
 
 def entrant(race: Race, name: str):

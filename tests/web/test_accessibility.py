@@ -11,7 +11,7 @@ from playwright.async_api import expect
 from client.connection import ArenaClient
 from engine.games import find_game
 from tests.web.conftest import Web, axe
-from tests.web.helpers import click_move, entrant, first_transfer_seed, resign, tournament, until
+from tests.web.helpers import click_move, entrant, first_transfer_seed, join, resign, tournament, until
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +80,7 @@ async def test_cards_and_piles_have_names_and_moves_and_finishes_are_announced(w
     async with await ArenaClient.connect(web.server.url, "sam") as sam:
         code = (await sam.create_race("klondike", seed, countdown_s=0)).code
         page = await web.page("tara", f"/r/{code}")
-        await page.click("#join")
+        await join(page, web.server, code, "tara")
         await sam.start_race(code)
         board = page.locator(".board-box.mine")
         await expect(board.locator(".table")).to_have_attribute("role", "application")

@@ -27,6 +27,7 @@ from tests.web.helpers import (
     create_race,
     entrant,
     expected_piles,
+    join,
     played_race,
     setting,
     shows,
@@ -377,7 +378,7 @@ async def test_a_race_without_undo_shows_no_undo(web: Web) -> None:
     async with await ArenaClient.connect(web.server.url, "host") as host:
         code = (await host.create_race("klondike", 3, countdown_s=0, undo=False)).code
         page = await web.page("nora", f"/r/{code}")
-        await page.click("#join")
+        await join(page, web.server, code, "nora")
         await host.start_race(code)
         await expect(page.locator("#resign")).to_be_visible()
         await expect(page.locator("#undo")).to_have_count(0)

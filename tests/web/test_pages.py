@@ -22,6 +22,7 @@ from tests.web.helpers import (
     drag_move,
     entrant,
     first_transfer_seed,
+    join,
     played_race,
     resign,
     tournament,
@@ -277,7 +278,7 @@ async def test_after_resigning_no_move_control_or_grab_cursor_remains(web: Web) 
         seed = first_transfer_seed("klondike")
         code = (await other.create_race("klondike", seed, countdown_s=0)).code
         page = await web.page("vera", f"/r/{code}")
-        await page.click("#join")
+        await join(page, web.server, code, "vera")
         await other.start_race(code)
         await expect(page.locator('button.move[data-move="deal"]')).to_be_visible()
         movable = page.locator(".board-box.mine .card.movable").first
