@@ -46,6 +46,13 @@ class ServerConfig:
       ``max_send_buffer_bytes``: outgoing bytes waiting for a slow client, beyond what the
       operating system's socket buffers hold (default 1 MiB); past it the client is closed with
       1008.
+      ``behind_bytes``: outgoing bytes waiting for a client (beyond the socket buffers) past
+      which it counts as behind (default 64 KiB; it catches up at a quarter of that): while it
+      is, the broadcast boards and standings it is sent wait, each replacing the one of the same
+      entrant still waiting, and leave when it catches up (`server.transport.session.Session.send_shared`).
+      ``socket_send_bytes``: the kernel's send buffer of each connection (default 0: the
+      system's own, which grows to megabytes on a fast link); smaller, a slow client is behind
+      sooner and its states are less old when they reach it.
       ``fanout_tick_ms`` / ``fanout_busy_share``: while the event loop is busy at least
       ``fanout_busy_share`` of the time (default 0.85), broadcast frames (the standings after a
       move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 35)
@@ -212,6 +219,10 @@ class ServerConfig:
 
     max_frame_bytes: int = _limit(MAX_FRAME_BYTES, "largest incoming frame, bytes")
     max_send_buffer_bytes: int = _limit(1 << 20, "outgoing bytes waiting for a slow client before it is closed")
+    behind_bytes: int = _limit(
+        1 << 16, "outgoing bytes waiting for a client past which its boards and standings wait, newest only"
+    )
+    socket_send_bytes: int = _limit(0, "the kernel's send buffer of each connection, bytes (0: the system's own)")
     fanout_tick_ms: float = _limit(
         35.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)"
     )

@@ -20,8 +20,10 @@ one process (tests) never share or clash. Metric names (``_total``: counters):
   one connection in the same loop turn or fan-out tick share one);
 * ``arena_send_queue_drops_total`` (frames dropped for a client being closed as too slow),
   ``arena_slow_client_closes_total``;
-* ``arena_standings_superseded_total``: an entrant's standings-only frames replaced, before they
-  were sent, by later standings (`server.transport.fanout.FanoutChannel`);
+* ``arena_standings_superseded_total``: frames of a state (an entrant's standings, a
+  spectator's board and standings of one entrant) replaced, before they were sent, by a newer
+  frame of the same state, in a race's channel or for a client that is behind
+  (`server.transport.fanout.FanoutChannel`, `server.transport.session.Session.send_shared`);
 * ``arena_keepalive_pings_total``, ``arena_keepalive_timeouts_total``: pings sent to quiet
   connections, and connections closed for leaving one unanswered (`server.transport.keepalive.Keepalive`);
 * ``arena_event_loop_lag_seconds``: how late a periodic sleep wakes up (a histogram), the time any
@@ -235,7 +237,7 @@ class Metrics:
         )
         yield CounterMetricFamily(
             "arena_standings_superseded",
-            "Entrants' standings frames replaced by later standings before they were sent",
+            "Standings and board frames replaced by newer ones of the same state before they were sent",
             value=tally.standings_superseded,
         )
         yield CounterMetricFamily(

@@ -87,7 +87,7 @@ from server.protocol import (
 )
 from server.store import MoveEntry, StaleRace, Store, StoredEvent, StoreUnavailable
 
-__all__ = ["RESULTS_KEPT", "Clock", "Entrant", "Listener", "Race", "RebuildError"]
+__all__ = ["RESULTS_KEPT", "STANDINGS", "Clock", "Entrant", "Listener", "Race", "RebuildError"]
 
 #: Answers kept per entrant for repeated move numbers: the last this many moves (a client resends
 #: only the moves still waiting for their answer); an older repeat gets ``old_seq``.
@@ -111,6 +111,11 @@ class RebuildError(ValueError):
     replay."""
 
 
+#: The state key of an entrant's standings-only frames (`Channel.send`); the other keys are
+#: player ids, which are never empty.
+STANDINGS = ""
+
+
 class Listener(Protocol):
     """Anything that takes outgoing frames without waiting (a connection's send queue)."""
 
@@ -125,9 +130,11 @@ class Channel(Protocol):
     moment, perhaps, and written to every receiver of that audience
     (`server.transport.fanout.FanoutChannel`)."""
 
-    def send(self, frame: bytes, standings: bool = False) -> None:
+    def send(self, frame: bytes, standings: bool = False, state: str | None = None) -> None:
         """Hand on one encoded frame for every receiver; must not block. ``standings``: an
-        entrant's standings after another entrant's move, which may wait longer."""
+        entrant's standings after another entrant's move, which may wait longer; ``state``: the
+        key of the state the frame carries (the entrant whose board it is), which takes the
+        place of an older frame of that key still waiting (`server.transport.fanout.FanoutChannel`)."""
 
     def catch_up(self, receiver: Listener) -> None:
         """Send ``receiver`` at once whatever it was not sent yet (ahead of its own answer)."""
@@ -140,8 +147,8 @@ class EachAtOnce:
     def __init__(self, receivers: Callable[[], Iterable[Listener]]) -> None:
         self.receivers = receivers
 
-    def send(self, frame: bytes, standings: bool = False) -> None:
-        """Send ``frame`` to every receiver there is now."""
+    def send(self, frame: bytes, standings: bool = False, state: str | None = None) -> None:
+        """Send ``frame`` to every receiver there is now (nothing waits: ``state`` changes nothing)."""
         send_each(list(self.receivers()), frame, standings)
 
     def catch_up(self, receiver: Listener) -> None:
@@ -869,7 +876,7 @@ class Race:
                 board=board,
                 server_ms=now_ms,
             )
-            await self._publish(standings, full, standings=True)
+            await self._publish(standings, full, standings=True, board_of=entrant.player)
             return
         await self._publish(standings, standings=True)
         due = self.clock.monotonic() + self.spectator_delay_s
@@ -930,7 +937,7 @@ class Race:
         self._shown[player] = board
         if self.spectating == "delayed":
             self._released[player] = board
-        self.spectator_channel.send(frame)
+        self.spectator_channel.send(frame, state=player)
 
     def _send_final_boards(self) -> None:
         """A race that showed its spectators no live board: each entrant's final board now, as a
@@ -951,7 +958,8 @@ class Race:
                             board=board,
                             server_ms=self.clock.wall_ms(),
                         )
-                    )
+                    ),
+                    state=entrant.player,
                 )
 
     async def _maybe_finish(self) -> None:
@@ -1141,11 +1149,18 @@ class Race:
         return self.version
 
     async def _publish(
-        self, for_entrants: msgspec.Struct, for_spectators: msgspec.Struct | None = None, *, standings: bool = False
+        self,
+        for_entrants: msgspec.Struct,
+        for_spectators: msgspec.Struct | None = None,
+        *,
+        standings: bool = False,
+        board_of: str | None = None,
     ) -> None:
         """Store an event, then deliver it: one encoding per audience, shared by every receiver.
-        ``standings``: the entrants' frame is only the standings after a move, which may leave
-        with their next frames (`Listener.send`)."""
+        ``standings``: the event is a `Progress`, and the entrants' frame only the standings
+        after a move, which may leave with their next frames (`Listener.send`); ``board_of``:
+        the entrant whose board the spectators' frame carries. Both are states: a newer frame of
+        the same state takes the place of one still waiting (`Channel.send`)."""
         entrant_frame = encode(for_entrants)
         spectator_frame = encode(for_spectators) if for_spectators is not None else entrant_frame
         try:
@@ -1157,7 +1172,7 @@ class Race:
             _store_log.warning("event %d of race %s not stored: %s", self.version, self.code, exc)
         self.entrant_channel.send(entrant_frame, standings)
         if self.spectators:
-            self.spectator_channel.send(spectator_frame)
+            self.spectator_channel.send(spectator_frame, state=board_of or (STANDINGS if standings else None))
 
     async def missed(self, since: int, *, spectator: bool, limit: int | None = None) -> list[bytes] | None:
         """Frames of the events after version ``since`` for one audience, at most ``limit`` of

@@ -135,10 +135,10 @@ class FrameAudit:
             monkeypatch.setattr(cls, "send", send)  # type: ignore[attr-defined]
         send_shared = Session.send_shared
 
-        def checked_send_shared(session: Session, wire: bytes, frames: list[bytes]) -> bool:
+        def checked_send_shared(session: Session, wire: bytes, frames: list[bytes], *rest: object) -> bool:
             for frame in frames:  # (a race channel's frames, framed together for all its receivers)
-                audit.check(session, frame)
-            return send_shared(session, wire, frames)
+                audit.check(session, frame)  # (one that waits for a client behind leaves later, never earlier)
+            return send_shared(session, wire, frames, *rest)  # type: ignore[arg-type]
 
         monkeypatch.setattr(Session, "send_shared", checked_send_shared)  # type: ignore[attr-defined]
 

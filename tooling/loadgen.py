@@ -31,6 +31,12 @@ started, for ``duration_s`` seconds):
   wall clock when it built the event) to the spectator's wall clock at receipt (ms). Valid only
   when the generator and the server read the same clock (the same machine); ``server_ms`` is
   truncated to the millisecond, so the figures read up to 1 ms high.
+* **spectator staleness**: how old the newest board a spectator holds is, sampled every
+  `_STALENESS_EVERY_S` seconds for up to `_STALENESS_SAMPLES` spectators picked at random: 0
+  when no move of its race was acknowledged to its entrant after the ``server_ms`` of the newest
+  ``progress`` the spectator received, else the time since the first such acknowledgement (ms).
+  Delivery latency counts each frame that arrives; staleness also counts the frames that never
+  do, where a newer state took their place.
 * **server CPU** (when the server is a child process, or ``--server-pid`` names it): its CPU time
   over the window from ``/proc``, per accepted move (µs) and as a share of cores, and the part of
   it spent in the kernel (system time: mostly the socket writes); **resident
@@ -72,6 +78,7 @@ reported too (it is part of what a move costs).
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import itertools
 import math
@@ -130,6 +137,9 @@ __all__ = [
 
 #: The public catalogs of winnable deals (the repository's seeds/).
 _SEEDS = public_catalogs()
+#: Seconds between two samples of the spectators' staleness, and spectators sampled each time.
+_STALENESS_EVERY_S = 0.1
+_STALENESS_SAMPLES = 200
 #: Largest frame the generator accepts, bytes (a spectator's snapshot of a big race is long).
 _MAX_FRAME_BYTES = 4 * 1024 * 1024
 #: Seconds to wait for a request's answer (setup) or a move's answer before counting a timeout.
@@ -298,6 +308,7 @@ class _Stats:
     measuring: bool = False
     acks_ms: list[float] = field(default_factory=list)
     delivery_ms: list[float] = field(default_factory=list)
+    staleness_ms: list[float] = field(default_factory=list)
     # the same samples split by where the connection is: on the race's node, or on another one
     acks_local_ms: list[float] = field(default_factory=list)
     acks_forwarded_ms: list[float] = field(default_factory=list)
@@ -499,6 +510,8 @@ class _Conn:
         self.spectator = spectator
         self.node = node  # the node that holds this connection (Welcome.node)
         self.forwarded = False  # its race is owned by another node: its requests and frames cross nodes
+        self.race = ""  # (a spectator) the race it watches now
+        self.newest_ms = 0.0  # (a spectator) the server_ms of the newest progress it received
         self.closing = False
         self._req = 0
         self._replies: dict[int, asyncio.Future[_Frame]] = {}
@@ -551,6 +564,8 @@ class _Conn:
             if waiter is not None and not waiter.done():
                 waiter.set_result((frame, received))
         elif kind == "progress":  # a spectator receives only the spectators' frames, board and all
+            if self.spectator and frame.server_ms > self.newest_ms:
+                self.newest_ms = frame.server_ms
             if self.spectator and stats.measuring and frame.server_ms:
                 delay = time.time() * 1000 - frame.server_ms
                 stats.delivery_ms.append(delay)
@@ -638,6 +653,19 @@ class _Worker:
         self.interval = 1.0 / self.settings.rate
         self.conns: list[_Conn] = []
         self.groups: dict[int, tuple[list[_Conn], list[_Conn]]] = {}
+        #: race code -> wall-clock ms of each of its moves' acknowledgements, in order
+        self.acked: dict[str, list[float]] = {}
+
+    def sample_staleness(self) -> None:
+        """Sample the staleness of up to `_STALENESS_SAMPLES` spectators (the module docstring)."""
+        spectators = [conn for _, watching in self.groups.values() for conn in watching if conn.race]
+        now = time.time() * 1000
+        for conn in self.random.sample(spectators, min(len(spectators), _STALENESS_SAMPLES)):
+            acks = self.acked.get(conn.race)
+            if acks is None:
+                continue
+            first = bisect.bisect_right(acks, conn.newest_ms + 1)  # (server_ms is truncated to the ms)
+            self.stats.staleness_ms.append(now - acks[first] if first < len(acks) else 0.0)
 
     async def connect(self) -> None:
         """Open every connection of this process's groups: entrant ``n`` and spectator ``n`` of
@@ -697,6 +725,7 @@ class _Worker:
                 return
             if self.stats.measuring:
                 self.stats.races_finished += 1
+            self.acked.pop(code, None)
             cycle += 1
 
     async def _open_race(self, entrants: list[_Conn], spectators: list[_Conn], entry: CatalogEntry) -> str:
@@ -718,6 +747,9 @@ class _Worker:
         code = reply.race["code"]
         for conn in (*entrants, *spectators):  # the creator's node owns the race
             conn.forwarded = conn.node != creator.node
+        self.acked[code] = []
+        for conn in spectators:
+            conn.race, conn.newest_ms = code, 0.0
         for conn in entrants:
             conn.expect(code)
         await asyncio.gather(*(conn.request(lambda req: JoinRace(req=req, race=code)) for conn in entrants[1:]))
@@ -762,6 +794,9 @@ class _Worker:
                 stats.error("refused", f"move {seq} {move!r} of race {race} refused: {result.code}: {result.reason}")
                 return False
             stats.total_acked += 1
+            acked = self.acked.get(race)
+            if acked is not None:
+                acked.append(time.time() * 1000)
             if stats.measuring:
                 stats.moves_acked += 1
                 ack_ms = (received - sent) * 1000
@@ -787,7 +822,14 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
             )
             await asyncio.sleep(_TICK_S)
 
+    async def sample() -> None:
+        while True:
+            await asyncio.sleep(_STALENESS_EVERY_S)
+            if worker.stats.measuring:
+                worker.sample_staleness()
+
     ticker = asyncio.create_task(tick())
+    sampler = asyncio.create_task(sample())
     groups: list[asyncio.Task[None]] = []
     try:
         await worker.connect()
@@ -820,6 +862,7 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
                     "held": held,
                     "acks_ms": stats.acks_ms,
                     "delivery_ms": stats.delivery_ms,
+                    "staleness_ms": stats.staleness_ms,
                     "lag_ms": stats.lag_ms,
                     "moves_acked": stats.moves_acked,
                     "moves_sent": stats.moves_sent,
@@ -848,6 +891,7 @@ async def _worker_async(spec: _WorkerSpec, control: Any, report: Any) -> None:
     finally:
         ticking = False
         ticker.cancel()
+        sampler.cancel()
         for task in groups:
             task.cancel()
         await worker.close()
@@ -940,6 +984,9 @@ class LoadFigures:
     spectator_p50_ms: float | None
     spectator_p99_ms: float | None
     spectator_samples: int
+    staleness_p50_ms: float | None
+    staleness_p99_ms: float | None
+    staleness_samples: int
     server_cpu_us_per_move: float | None
     server_cpu_cores: float | None
     server_rss_idle_mib: float | None
@@ -1110,6 +1157,7 @@ def _figures(
         return sum(part[key] for part in parts)
 
     acks, delivery, lags = joined("acks_ms"), joined("delivery_ms"), joined("lag_ms")
+    staleness = joined("staleness_ms")
     acks_local, acks_forwarded = joined("acks_local_ms"), joined("acks_forwarded_ms")
     delivery_local, delivery_forwarded = joined("delivery_local_ms"), joined("delivery_forwarded_ms")
     acked, sent = total("moves_acked"), total("moves_sent")
@@ -1190,6 +1238,9 @@ def _figures(
         spectator_p50_ms=_percentile(delivery, 50),
         spectator_p99_ms=_percentile(delivery, 99),
         spectator_samples=len(delivery),
+        staleness_p50_ms=_percentile(staleness, 50),
+        staleness_p99_ms=_percentile(staleness, 99),
+        staleness_samples=len(staleness),
         server_cpu_us_per_move=cpu_s / acked * 1e6 if cpu_s is not None and acked else None,
         server_cpu_cores=cpu_s / window if cpu_s is not None else None,
         server_system_share=system_s / cpu_s if system_s is not None and cpu_s else None,
@@ -1277,6 +1328,11 @@ def load_table(figures: LoadFigures) -> Table:
         (
             "spectator delivery p50 / p99, ms",
             f"{_ms(figures.spectator_p50_ms)} / {_ms(figures.spectator_p99_ms)} ({figures.spectator_samples:,} frames)",
+        ),
+        (
+            "spectator staleness p50 / p99, ms",
+            f"{_ms(figures.staleness_p50_ms)} / {_ms(figures.staleness_p99_ms)}"
+            f" ({figures.staleness_samples:,} samples)",
         ),
         (
             f"server CPU per accepted move, µs{every}",

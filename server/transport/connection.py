@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -102,6 +103,7 @@ class Connection(asyncio.Protocol):
         #: (own reading) the start of a frame not yet whole; None: websockets reads every frame
         self._rx: bytes | None = None
         self._paused = False
+        self._behind = False  # the socket's buffer is over ``behind_bytes`` (`pause_writing`)
         self._open_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ the socket's life
@@ -115,7 +117,30 @@ class Connection(asyncio.Protocol):
         if not self.counted:
             transport.abort()  # type: ignore[attr-defined]
             return
-        self._open_timer = self.loop.call_later(self.server.config.open_timeout_s, self._too_slow_to_open)
+        cfg = self.server.config
+        transport.set_write_buffer_limits(high=cfg.behind_bytes)  # type: ignore[attr-defined]
+        if cfg.socket_send_bytes:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, cfg.socket_send_bytes)
+        self._open_timer = self.loop.call_later(cfg.open_timeout_s, self._too_slow_to_open)
+
+    def pause_writing(self) -> None:
+        """The bytes waiting for the socket went over ``behind_bytes``: the client is behind."""
+        self._behind = True
+
+    def resume_writing(self) -> None:
+        """They fell to a quarter of ``behind_bytes``: write what waited (`Session.drained`)."""
+        self._behind = False
+        session = self.session
+        if session is not None:
+            self.loop.call_soon(session.drained)
+
+    @property
+    def behind(self) -> bool:
+        """True while the client reads slower than it is sent (`pause_writing`): broadcast
+        states wait for it, the newest of each replacing the older (`Session.send_shared`)."""
+        return self._behind
 
     def _too_slow_to_open(self) -> None:
         if self.transport is not None and self.protocol.state is State.CONNECTING:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 from server.metrics import Tally
 from server.players import Player
+from server.race import STANDINGS
 from server.transport.frames import websocket_frame
 from server.transport.session import Session
 
@@ -217,17 +218,22 @@ class FanoutChannel:
     its snapshot (clients ignore an event older than what they have: docs/protocol.md); one that
     left does not.
 
-    Standings that come when the last frame held is standings too take its place: each
-    carries the whole table, so a receiver gets the latest standings, not every one of a busy
-    race (docs/protocol.md, Events). A receiver handed the frame replaced gets the new one."""
+    Boards and standings are states, not a log: a frame sent with a ``state`` key (an
+    entrant's standings: `STANDINGS`; a spectator's progress: the entrant whose board it
+    carries) takes the place of the frame of the same key still held, wherever it is: the older
+    one is dropped and the newer one goes last, so that the versions held still rise and no
+    state jumps ahead of an event older than itself (docs/protocol.md, Events). A receiver
+    handed the frame dropped gets the new one. A receiver whose socket is behind holds what it
+    is sent the same way until it drains (`server.transport.session.Session.send_shared`): so
+    what waits for any receiver is at most one frame a state, the newest, and the events."""
 
     __slots__ = (
         "fanout",
         "receivers",
         "frames",
+        "states",
         "urgent",
         "given",
-        "last_standings",
         "_flush_pending",
         "_tick_pending",
         "_standings_pending",
@@ -237,32 +243,34 @@ class FanoutChannel:
         self.fanout = fanout
         self.receivers = receivers
         self.frames: list[bytes] = []  # encoded, not yet framed
+        self.states: list[str | None] = []  # each frame's state key (None: an event of the log)
         self.urgent = False  # a frame held is not only standings: it leaves at the fan-out tick
         self.given: dict[int, int] | None = None  # id(receiver) -> frames it was handed (`catch_up`)
-        self.last_standings = False  # the last frame held is standings (which the next may replace)
         self._flush_pending = False  # (as a `Session`'s: in the fan-out's lists)
         self._tick_pending = False
         self._standings_pending = False
 
-    def send(self, frame: bytes, standings: bool = False) -> None:
-        """Hold ``frame`` (one encoded message) for every receiver, until the fan-out writes it;
-        ``standings``: an entrant's standings after a move, which may wait longer, and which
-        take the place of standings held last."""
+    def send(self, frame: bytes, standings: bool = False, state: str | None = None) -> None:
+        """Hold ``frame`` (one encoded message) for every receiver, until the fan-out writes it.
+        ``standings``: an entrant's standings after a move, which may wait longer (its state key
+        is `STANDINGS` unless ``state`` names another); ``state``: the key of the state the frame
+        carries, whose frame held before it replaces (the class docstring)."""
+        if standings and state is None:
+            state = STANDINGS
         frames = self.frames
-        if standings and self.last_standings and frames:
-            last = len(frames) - 1
-            frames[last] = frame
+        if state is not None and state in self.states:
+            gone = self.states.index(state)
+            del frames[gone], self.states[gone]
             given = self.given
             if given:
                 for key, done in given.items():
-                    if done > last:  # (it was handed the frame replaced: it gets this one)
-                        given[key] = last
+                    if done > gone:  # (it was handed the frame dropped: it gets this one)
+                        given[key] = done - 1
             self.fanout.tally.standings_superseded += 1
-        else:
-            frames.append(frame)
-            self.last_standings = standings
-            if not standings:
-                self.urgent = True
+        frames.append(frame)
+        self.states.append(state)
+        if not standings:
+            self.urgent = True
         self.fanout.later(self, not self.urgent)
 
     def catch_up(self, receiver: object) -> None:
@@ -285,7 +293,9 @@ class FanoutChannel:
         if not frames:
             return
         given = self.given
+        states = self.states
         self.frames = []
+        self.states = []
         self.urgent = False
         self.given = None
         wire = websocket_frame(frames[0]) if len(frames) == 1 else b"".join(map(websocket_frame, frames))
@@ -297,7 +307,7 @@ class FanoutChannel:
                 continue
             session = receiver.session if type(receiver) is Player else receiver
             if type(session) is Session:
-                if session.send_shared(wire, frames):
+                if session.send_shared(wire, frames, states, self):
                     sent += 1
                 elif session.closing:
                     drops += 1

@@ -53,6 +53,11 @@ class Outlet(Protocol):
     def buffered(self) -> int:
         """Bytes written that the socket has not taken yet (0 once it is gone)."""
 
+    @property
+    def behind(self) -> bool:
+        """True while the bytes waiting for the socket are over ``behind_bytes`` (until they fall
+        to a quarter of it): the client reads slower than it is sent."""
+
     def close(self, code: int, reason: str) -> None:
         """Start the closing handshake with ``code`` and ``reason``."""
 
@@ -160,6 +165,7 @@ class Session:
         "conn_id",
         "max_buffer",
         "_out",
+        "_held",
         "_loop",
         "_flush_pending",
         "_tick_pending",
@@ -193,6 +199,8 @@ class Session:
         cfg = server.config
         self.max_buffer = cfg.max_send_buffer_bytes
         self._out: list[bytes] | None = None  # the frames framed since the last write
+        #: Broadcast frames waiting for a client that is behind, with their (channel, state) keys
+        self._held: list[tuple[tuple[int, str] | None, bytes]] | None = None
         self._loop = asyncio.get_running_loop()
         self._flush_pending = False  # in the fan-out's list for the end of this loop turn
         self._tick_pending = False  # in the fan-out's list for its next tick
@@ -351,14 +359,23 @@ class Session:
         elif not self._flush_pending:
             self.server.fanout.now(self)
 
-    def send_shared(self, wire: bytes, frames: list[bytes]) -> bool:
+    def send_shared(
+        self, wire: bytes, frames: list[bytes], states: list[str | None] | None = None, source: object = None
+    ) -> bool:
         """Write ``frames``, encoded messages that other sessions are sent too, now, after what
         this session holds already (in one write with it): ``wire`` is the frames framed
         together, the same bytes for every receiver (`server.transport.fanout.FanoutChannel`).
-        False if the connection is closing and they were dropped."""
+        While the client is behind (its socket's buffer over ``behind_bytes``: `Outlet.behind`),
+        they wait instead, each frame with a state key (``states``, from ``source``, the channel)
+        taking the place of the one of the same key waiting (`_hold`), until the socket drains
+        (`drained`) or something else is written to it. False if the connection is closing and
+        they were dropped."""
         conn = self.conn
         if self.closing or not conn.open:
             return False
+        if self._held is not None or conn.behind:
+            self._hold(frames, states, source)
+            return True
         out = self._out
         if out is None:  # nothing else to send: the shared bytes as they are
             self.server.tally.socket_writes += 1
@@ -370,14 +387,45 @@ class Session:
         self._flush()
         return True
 
+    def _hold(self, frames: list[bytes], states: list[str | None] | None, source: object) -> None:
+        """Keep ``frames`` for a client that is behind: a frame with a state key drops the frame
+        of the same key and source waiting, and goes last (boards and standings are states: the
+        client gets the newest); the others (events) all wait, in order."""
+        held = self._held
+        if held is None:
+            held = self._held = []
+        for i, frame in enumerate(frames):
+            state = states[i] if states is not None else None
+            key = None if state is None else (id(source), state)
+            if key is not None:
+                for j, (other, _) in enumerate(held):
+                    if other == key:
+                        del held[j]
+                        self.server.tally.standings_superseded += 1
+                        break
+            held.append((key, frame))
+
+    def drained(self) -> None:
+        """The client caught up (its socket's buffer drained: `server.transport.connection.Connection`
+        calls this): write what waited for it, the newest state of each key and the events."""
+        if self._held:
+            if self._out is None:
+                self._out = []
+            self._flush()
+
     def _flush(self) -> None:
-        """Hand every frame held so far to the socket in one write; close the client if its
-        backlog is then over the limit."""
+        """Hand every frame held so far to the socket in one write, after the broadcast frames
+        that waited for a client behind (`_hold`); close the client if its backlog is then over
+        the limit."""
         self._flush_pending = self._tick_pending = self._standings_pending = False
         out = self._out
         if out is None:
             return
         self._out = None
+        held = self._held
+        if held is not None:
+            self._held = None
+            out[:0] = [framed(frame) for _, frame in held]
         conn = self.conn
         if not conn.open:
             return

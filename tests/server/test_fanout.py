@@ -184,11 +184,11 @@ class _Listener:
         self.got.append(frame)
 
 
-async def test_standings_held_last_are_replaced_by_later_ones_and_whoever_had_them_gets_the_new_ones():
-    """Standings that come when the last frame a channel holds is standings take its place (each
-    carries the whole table): a receiver caught up with the frame replaced (a mover, ahead of
-    its answer) gets the new one at the write, the others only the new one; any other frame
-    ends the run, so standings never jump over it."""
+async def test_standings_held_are_replaced_by_later_ones_and_whoever_had_them_gets_the_new_ones():
+    """Standings take the place of standings still held (each carries the whole table): a
+    receiver caught up with the frame replaced (a mover, ahead of its answer) gets the new one at
+    the write, the others only the new one; the new one goes last, so it never jumps ahead of an
+    event older than itself (which stays)."""
     fanout = Fanout(tick_ms=50, busy_share=0.0, standings_tick_ms=200)
     ann, bob, sue = _Listener(), _Listener(), _Listener()
     channel = FanoutChannel(fanout, lambda: [ann, bob, sue])
@@ -206,5 +206,24 @@ async def test_standings_held_last_are_replaced_by_later_ones_and_whoever_had_th
     for frame, standings in [(b"s4", True), (b"finished", False), (b"s5", True), (b"s6", True)]:
         channel.send(frame, standings)
     channel._flush()
-    assert sue.got[2:] == [b"s4", b"finished", b"s6"]
+    assert sue.got[2:] == [b"finished", b"s6"]
+    assert fanout.tally.standings_superseded == 4
+
+
+async def test_a_spectators_boards_held_are_replaced_per_entrant_and_the_versions_held_still_rise():
+    """A spectator's progress frame carries one entrant's board: a newer one of the same entrant
+    drops the older one still held and goes last; other entrants' boards and events stay, so
+    what leaves is in version order and holds the newest board of each entrant."""
+    fanout = Fanout(tick_ms=50, busy_share=0.0)
+    eve = _Listener()
+    channel = FanoutChannel(fanout, lambda: [eve])
+    sent = [(b"ann-1", "ann"), (b"bob-2", "bob"), (b"ann-3", "ann"), (b"joined-4", None), (b"ann-5", "ann")]
+    sent += [(b"bob-6", "bob")]
+    for frame, state in sent:
+        channel.send(frame, state=state)
+    channel._flush()
+    assert eve.got == [b"joined-4", b"ann-5", b"bob-6"]
     assert fanout.tally.standings_superseded == 3
+    channel.send(b"ann-7", state="ann")
+    channel._flush()
+    assert eve.got[-1] == b"ann-7"

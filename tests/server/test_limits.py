@@ -287,6 +287,63 @@ async def test_a_sync_of_a_long_race_comes_in_pages_that_fit_the_queue(make_serv
         await ann.close()
 
 
+async def test_a_spectator_that_reads_slowly_gets_the_newest_boards_never_a_backlog(make_server):
+    """A spectator whose socket is full (it stops reading) is behind: the boards it is sent wait,
+    each entrant's newest replacing the older, and when it reads again it gets that newest board,
+    versions only rising, far fewer frames than moves; a spectator that keeps up gets every
+    move, and a sync still returns every event."""
+    import socket
+
+    server = await make_server(behind_bytes=4096, socket_send_bytes=4096, rate_per_s=10_000, burst=10_000)
+    ann, bob = await peer(server, "ann"), await peer(server, "bob")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (before connecting: a small window)
+    sock.setblocking(False)
+    host, port = server.url.removeprefix("ws://").rsplit(":", 1)
+    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+    slow = Peer(await connect(server.url, sock=sock, compression=None, max_queue=1))
+    try:
+        await slow.hello("sue")
+        code = await started_race(ann, game="klondike")
+        await slow.request(p.Watch(req=1, race=code), p.Snapshot)
+        await bob.request(p.Watch(req=1, race=code), p.Snapshot)
+        slow._reader.cancel()  # sue stops reading: her socket fills
+        moves = 400
+        for seq in range(1, moves + 1):
+            last = await any_move(ann, code, seq)
+            assert last.ok
+        await bob.expect(p.Progress, move=last.move, timeout_ms=5000)
+        latest = server.races[code].version
+        while (bob_seen := [f.version for f in bob.frames if isinstance(f, p.Progress)])[-1] < latest:
+            await asyncio.sleep(0.01)
+        assert len(bob_seen) == moves and bob_seen == sorted(bob_seen)  # keeping up: every move
+        session = next(s for s in server.sessions if s.player is not None and s.player.id == slow.player)
+        assert session._held, "the slow spectator never counted as behind"
+        got: list[p.Progress] = []
+        async with asyncio.timeout(10):
+            while not got or got[-1].version < latest:
+                message = p.decode_server(await slow.ws.recv())
+                if isinstance(message, p.Progress):
+                    got.append(message)
+        versions = [m.version for m in got]
+        assert versions == sorted(set(versions)), "an older board came after a newer one"
+        assert len(got) < moves // 2, f"{len(got)} frames for {moves} moves: the backlog was sent"
+        assert got[-1].board is not None and got[-1].board.piles == last.board.piles
+        assert server.tally.standings_superseded > 0
+        slow._reader = asyncio.create_task(slow._read())
+        since, events = 0, []
+        while True:  # every event is still there for whoever asks
+            reply = await slow.request(p.Sync(req=since + 10, race=code, since=since), (p.Snapshot, p.SyncPage))
+            events = [f.version for f in slow.frames if isinstance(f, p.Progress)]
+            if isinstance(reply, p.Snapshot):
+                break
+            since = reply.until
+        assert set(range(latest - moves + 1, latest + 1)) <= set(events)
+    finally:
+        for who in (ann, bob, slow):
+            await who.close()
+
+
 async def test_the_client_library_catches_up_on_a_long_race(make_server):
     from client.connection import ArenaClient
 

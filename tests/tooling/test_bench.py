@@ -160,6 +160,8 @@ async def test_load_plays_races_and_measures_acks_delivery_and_server_cpu(tmp_pa
     assert 0 < figures["ack_p50_ms"] <= figures["ack_p95_ms"] <= figures["ack_p99_ms"] <= figures["ack_max_ms"]
     assert figures["spectator_samples"] > 0
     assert -5 < figures["spectator_p50_ms"] <= figures["spectator_p99_ms"] < 2000
+    assert figures["staleness_samples"] > 20, "a spectator sampled every 0.1 s over 3 s"
+    assert 0 <= figures["staleness_p50_ms"] <= figures["staleness_p99_ms"] < 2000
     assert figures["server_cpu_us_per_move"] > 0 and figures["server_cpu_cores"] > 0
     assert 0 <= figures["server_system_share"] <= 1, "the kernel's part of the server's CPU"
     assert figures["rss_kib_per_connection"] is not None
