@@ -33,8 +33,9 @@ started, for ``duration_s`` seconds):
   truncated to the millisecond, so the figures read up to 1 ms high.
 * **spectator staleness**: how old the newest board a spectator holds is, sampled every
   `_STALENESS_EVERY_S` seconds for up to `_STALENESS_SAMPLES` spectators picked at random: 0
-  when no move of its race was acknowledged to its entrant after the ``server_ms`` of the newest
-  ``progress`` the spectator received, else the time since the first such acknowledgement (ms).
+  when every move of its race acknowledged by then was sent before the ``server_ms`` of the
+  newest ``progress`` the spectator received, else the time since the first acknowledged move
+  sent after it was sent (ms: since then, at the latest, the spectator's board is not the newest).
   Delivery latency counts each frame that arrives; staleness also counts the frames that never
   do, where a newer state took their place.
 * **server CPU** (when the server is a child process, or ``--server-pid`` names it): its CPU time
@@ -653,7 +654,7 @@ class _Worker:
         self.interval = 1.0 / self.settings.rate
         self.conns: list[_Conn] = []
         self.groups: dict[int, tuple[list[_Conn], list[_Conn]]] = {}
-        #: race code -> wall-clock ms of each of its moves' acknowledgements, in order
+        #: race code -> wall-clock ms at which each of its acknowledged moves was sent, in order
         self.acked: dict[str, list[float]] = {}
 
     def sample_staleness(self) -> None:
@@ -796,7 +797,7 @@ class _Worker:
             stats.total_acked += 1
             acked = self.acked.get(race)
             if acked is not None:
-                acked.append(time.time() * 1000)
+                bisect.insort(acked, time.time() * 1000 - (time.perf_counter() - sent) * 1000)
             if stats.measuring:
                 stats.moves_acked += 1
                 ack_ms = (received - sent) * 1000
