@@ -105,8 +105,11 @@ class Tournament(Game):
     def _safe(self, move: Move) -> bool:
         """From tournament (003_08087bb95aa03446.txt): nothing is built outside the foundations, but
         the Ace and King foundations of a suit take one copy of each of its cards between them. A
-        kibitzer's card is always safe: should the other copy need the foundation it took, that copy
-        can wait in the kibitzer it frees. A dormitzer's card only when every copy not yet up has a
+        kibitzer's card is safe: should the other copy need the foundation it took, that copy can
+        wait in the kibitzer it frees; but not a King that ends its suit's Ace foundation (or an
+        Ace its King foundation) while the other foundation of the suit is empty: started with
+        that card instead, the two would meet and trade, taking the other copies in either order,
+        where the finished one leaves them one order only. A dormitzer's card only when every copy not yet up has a
         foundation waiting for it, once no redeal is left, and not as the last card of its pile while
         the stock has cards: a redeal gathers the dormitzers four cards to a pile, and an emptied one
         is dealt four at once, so one card fewer would change where every later stock card goes."""
@@ -114,6 +117,11 @@ class Tournament(Game):
             return False
         src = self.piles[move.src]
         if src.id[0] == "r":
+            card = src.cards[-1]
+            ends = Rank.KING if move.dst in _ACE_PILES else Rank.ACE
+            if card.rank == ends and self.piles[move.dst].cards:
+                other = _KING_PILES if move.dst in _ACE_PILES else _ACE_PILES
+                return any(self.piles[p].cards and self.piles[p].cards[0].suit == card.suit for p in other)
             return True
         if self.redeals < _REDEALS or (self.piles["s"].cards and len(src.cards) == 1):
             return False

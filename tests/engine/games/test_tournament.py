@@ -148,3 +148,22 @@ def test_refusals_and_moves_name_kibitzers_and_dormitzers():
     game = board(f0="AD", f4="KC", r0="AD'", w0="KC'")
     assert refusal(game, "r0>f1") == "the A♦ cannot start foundation 2: diamonds already have an Ace foundation"
     assert game.describe("redeal") == "gather the dormitzers into a new stock"
+
+
+def test_a_kibitzers_king_that_would_end_its_ace_foundation_is_not_collected_while_no_king_foundation_waits():
+    """Collect (`safe_moves`) plays a kibitzer's card up, but not a King onto its Ace foundation at
+    the Queen while the suit has no King foundation: started there instead, the King meets the
+    Queen and the two foundations can trade, taking the other copies in either order. Once a
+    King foundation of the suit is started, ending the Ace foundation is safe again (and so, the
+    other way round, for an Ace onto a King foundation at the Two)."""
+    clubs = "AC2C3C4C5C6C7C8C9CTCJCQC"
+    game = board(f0=clubs, r0="KC", r1="5D", f1="AD2D3D4D")
+    safe = sorted(str(m) for m in game.safe_moves())
+    assert "r0>f0" not in safe and "r0>f4" in safe and "r1>f1" in safe
+    assert "r0>f0" in moves(game)  # (still a legal move: the player may choose it)
+    started = board(f0=clubs, r0="KC", f4="KC'")
+    assert "r0>f0" in [str(m) for m in started.safe_moves()]
+    spades_down = "KSQSJSTS9S8S7S6S5S4S3S2S"
+    ace = board(f4=spades_down, r2="AS")
+    assert "r2>f4" in moves(ace)
+    assert sorted(str(m) for m in ace.safe_moves()) == ["r2>f0", "r2>f1", "r2>f2", "r2>f3"]  # (not r2>f4)
