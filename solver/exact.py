@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from engine.core import Game
-from solver.search import Verdict
+from solver.budget import Verdict
 
 __all__ = ["Spent", "finished", "start_verdict"]
 

@@ -1,10 +1,14 @@
-"""What the search knows about General's Patience: two packs of alike copies, and ranks counted from the base.
+"""General's Patience for the solver: the generic search's knowledge, and an exact search.
 
 Rules: 000_9969d46f4a8b5ed6.txt, as engine/games/generals_patience.py states them: after the
 base rank is chosen, eight foundations build up in suit from it round the corner; nine tableau
 piles build down in alternate colours round the corner and take any card in a space; the
 reserve's top card plays only to a foundation; the stock is turned one card at a time, with one
 redeal after which every turned card must be played.
+
+The generic search's knowledge (`canonical`, `score`, `ordered_moves`, used by
+``solve(..., exact=False)``) is described first; the exact search (`Thirteen`, `solve_exact`)
+after it.
 
 Pieces of knowledge:
 
@@ -31,14 +35,77 @@ Pieces of knowledge:
   that the search moves on rather than rearranging the tableau). A position whose reserve can
   never be played out (`reserve_stuck`) comes last: with the base chosen badly, or with two
   foundations of a suit past a card the reserve still holds, the deal is lost.
+
+The exact search (`solve_exact`).
+
+State. `Thirteen` reads a position as plain values (`State`): a card is ``suit * 13 + rank - 1``
+(the two copies of a card obey the same rules, so they are one number); foundations as (suit,
+height); the tableau piles, reserve height, stock, waste and redeals as they lie. Its `legal`
+and `play` are the engine's, move for move and in the engine's order (the test compares them
+over random lines of play, the redeal and the end of the game included). The search keeps a
+position as bytes: the foundations as two heights a suit (counted from the base, so any base
+card starts any empty foundation and the two of a suit are interchangeable), the piles (sorted
+in the key: they are alike), the reserve height, the stock (by its length before the redeal: it
+is then the deal's, less the cards dealt) and the waste.
+
+Safe moves, played alone. A card that fits a foundation goes up at once when the foundations
+waiting for its count take both copies not yet up, and either it is the reserve's top (which
+plays only to a foundation) or both copies of each card that could be built on it (one lower,
+the other colour) are up. Proof: from the position after it, every line from the position
+before can be copied, move for move, skipping the moves of that card and sending the other
+copy to the other waiting foundation; nothing is ever built on the card, its absence only frees
+the cards below it (and a space), and more spaces and fewer turned cards that must be played
+never make a move illegal. So the copy clears at least as many cards.
+
+The ceiling (a proof that bounds what can go up). Only the reserve's top leaves it, and only to
+a foundation of its suit exactly one count below it. Say the reserve's top cards leave and the
+rest stay for ever. A foundation can pass a count only with a copy of that card, so with one
+copy of a count kept in the reserve at most one foundation of the suit passes it, and with both
+none does; the leaving cards of a suit must split into two strictly rising runs, one for each
+foundation, each below where it ends. Every other card is taken as free to go up at any time:
+so the sum, over suits, of the highest two heights allowed, maximised over how many reserve
+cards leave, is at least the cards that can ever be up (`_Ceiling`, cached by foundation
+heights and reserve height). It is 104 exactly when the reserve can be played out
+(`reserve_stuck`; the test checks both agree).
+
+The search. Each base choice (the first move, before it the four offered cards) is searched
+best first by `_Search.score` (8 a card up, less 2 a card lying above a lower count, less the
+stock left before the redeal; deepest first among equals), the bases in turns of 1,024 moves.
+First only the bases with the highest ceiling, leaving out positions whose ceiling is lower: a
+line reaching that ceiling is a win (104) or, below it, the most any base can clear, so the
+deal is lost with that best clear. If that search ends without, every base is searched again,
+leaving out only positions whose ceiling is no higher than the best reached; when it ends, the
+best reached is exact. Every move (but those matched by a safe move) is tried and each position
+key is searched once, so an ended search has seen everything that matters. A win comes back in
+the engine's notation (each card up to the first foundation that takes it), which the engine
+replays to ``won``. Budgets: ``nodes`` (moves tried, counted in blocks of 1,024),
+``seconds`` (the clock read every 1,024 moves), ``positions`` (keys kept) and ``memory_mb``
+(keys and frontier at a measured size per position, see `_KEY_EXTRA`).
+
+Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5``
+on this project's two-core machine with a load average of about 9: 9 of 50 decided (3 won:
+1010, 1031, 1041; 6 lost: 1017, 1022, 1023, 1035, 1037, 1048, each at its ceiling), 41 unknown;
+8.6 s a deal on average (median 10 s), about 15,000 moves tried a second. Most deals cannot be
+decided so: 62% of deals have no base whose reserve can be played out, and their best clear is
+proved only when a line reaches the ceiling, which is often far above what a line reaches
+(the second pass, where every turned card must be played, ends most games early); and the
+search rarely finds a win among the rest. Reproduce with a script calling `solve_exact` on
+``find_game("generals_patience")(seed)`` for seeds 1000 to 1049 with ``Budget()``.
 """
 
 from __future__ import annotations
 
+import heapq
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 from engine.cards import Card, new_pack
 from engine.core import Game, Move
+from solver.budget import Budget, Verdict
+from solver.exact import Spent, finished, start_verdict
 
-__all__ = ["canonical", "ordered_moves", "score"]
+__all__ = ["State", "Thirteen", "canonical", "ordered_moves", "score", "solve_exact"]
 
 _FOUNDATIONS = tuple(f"f{i}" for i in range(8))
 _TABLEAU = tuple(f"t{i}" for i in range(9))
@@ -198,3 +265,553 @@ def ordered_moves(game: Game) -> list[Move]:
                 keyed.append((4 if dst else 6, move))
     keyed.sort(key=lambda pair: pair[0])
     return [move for _, move in keyed]
+
+
+# ---------------------------------------------------------------------------- the exact search
+
+#: Whether each suit (clubs, diamonds, hearts, spades) is red.
+_RED = (False, True, True, False)
+#: The byte that separates piles in a search key (card numbers are 0 to 51).
+_SEP = b"\xff"
+_DEAL, _REDEAL = "deal", "redeal"
+
+#: A position as plain values: (base rank, 0 before the choice; the eight foundations as (suit,
+#: height), (-1, 0) while empty; the nine tableau piles' cards bottom to top; the reserve's
+#: height; the stock's cards, the next first; the waste's cards, bottom to top; redeals used).
+#: A card is ``suit * 13 + rank - 1``: the two copies of a card are one number.
+State = tuple[int, tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...], int, tuple[int, ...], tuple[int, ...], int]
+
+
+def _number(card: Card) -> int:
+    return int(card.suit) * 13 + int(card.rank) - 1
+
+
+def _on(top: int, card: int) -> bool:
+    """Whether card number ``card`` may be built on ``top`` in the tableau."""
+    return _RED[card // 13] != _RED[top // 13] and (top - card) % 13 == 1
+
+
+@dataclass(frozen=True, slots=True)
+class Thirteen:
+    """One General's Patience position's cards as numbers (``suit * 13 + rank - 1``), from which
+    every later position follows.
+
+    ``reserve``: the reserve's cards bottom to top (only its height changes); ``start``: the
+    `State` read; ``total``: 104.
+    """
+
+    reserve: tuple[int, ...]
+    start: State
+    total: int = 104
+
+    @classmethod
+    def from_game(cls, game: Game) -> Thirteen:
+        """The model of ``game`` (a General's Patience `Game`, at any position). Raises ValueError
+        for another game."""
+        if game.key != "generals_patience":
+            raise ValueError(f"not a generals_patience game: {game.key!r}")
+        return cls(tuple(_number(card) for card in game.piles["r"].cards), cls.read(game))
+
+    @staticmethod
+    def read(game: Game) -> State:
+        """The `State` of ``game`` (the tests compare the engine's positions with the model's)."""
+        piles = game.piles
+        base = game.base  # type: ignore[attr-defined]
+        found = tuple(
+            (int(piles[pid].cards[0].suit), len(piles[pid].cards)) if piles[pid].cards else (-1, 0)
+            for pid in _FOUNDATIONS
+        )
+        tableau = tuple(tuple(_number(card) for card in piles[pid].cards) for pid in _TABLEAU)
+        stock = tuple(_number(card) for card in reversed(piles["s"].cards))
+        waste = tuple(_number(card) for card in piles["w"].cards)
+        return (int(base or 0), found, tableau, len(piles["r"].cards), stock, waste, game.redeals)  # type: ignore[attr-defined]
+
+    def cleared(self, state: State) -> int:
+        """Cards on the foundations in ``state``, as the engine counts them."""
+        return sum(height for _, height in state[1])
+
+    @staticmethod
+    def home(state: State, card: int) -> int:
+        """The first foundation (0 to 7) that takes ``card`` in ``state``, or -1."""
+        base, found = state[0], state[1]
+        count = (card % 13 + 1 - base) % 13
+        suit = card // 13
+        for j, (held, height) in enumerate(found):
+            if height == 0 if count == 0 else held == suit and height == count:
+                return j
+        return -1
+
+    def legal(self, state: State) -> list[str]:
+        """The legal moves in ``state``, in the engine's notation and order."""
+        base, found, tableau, res, stock, waste, redeals = state
+        if not base:
+            return [f"choose t{i}" for i in range(4)]
+        if redeals and waste and not any(not pile or _on(pile[-1], waste[-1]) for pile in tableau):
+            if self.home(state, waste[-1]) < 0:
+                return []  # the turned card can go nowhere: the game has ended
+        moves = []
+        spaces = sum(1 for pile in tableau if not pile)
+        sources: list[tuple[str, tuple[int, ...]]] = [("w", waste), ("r", self.reserve[:res])]
+        sources += [(f"t{i}", pile) for i, pile in enumerate(tableau)]
+        for src, cards in sources:
+            if not cards:
+                continue
+            top = cards[-1]
+            count = (top % 13 + 1 - base) % 13
+            suit = top // 13
+            for j, (held, height) in enumerate(found):
+                if height == 0 if count == 0 else held == suit and height == count:
+                    moves.append(f"{src}>f{j}")
+            if src == "r":
+                continue
+            run = 1
+            if src != "w":
+                while run < len(cards) and _on(cards[-1 - run], cards[-run]):
+                    run += 1
+            for d, pile in enumerate(tableau):
+                dst = f"t{d}"
+                if dst == src:
+                    continue
+                room = 2 ** (spaces - (not pile))
+                for n in range(1, run + 1):
+                    card = cards[-n]
+                    if pile and not _on(pile[-1], card):
+                        continue
+                    if not pile and src != "w" and n == len(cards):
+                        continue
+                    if n > room:
+                        continue
+                    moves.append(f"{src}>{dst}" + (f"x{n}" if n > 1 else ""))
+        if stock and not (redeals and waste):
+            moves.append(_DEAL)
+        if not stock and not redeals and waste:
+            moves.append(_REDEAL)
+        return moves
+
+    def play(self, state: State, move: str) -> State:
+        """The state after ``move`` (one of `legal`'s)."""
+        base, found, tableau, res, stock, waste, redeals = state
+        if move.startswith("choose"):
+            i = int(move[-1])
+            card = tableau[i][-1]
+            found = ((card // 13, 1),) + found[1:]
+            piles = list(tableau)
+            for n, pid in enumerate((i, 4, 5, 6, 7, 8)):
+                piles[pid] = (stock[n],)
+            return (card % 13 + 1, found, tuple(piles), res, stock[6:], waste, redeals)
+        if move == _DEAL:
+            return (base, found, tableau, res, stock[1:], waste + stock[:1], redeals)
+        if move == _REDEAL:
+            return (base, found, tableau, res, waste, (), 1)
+        src, _, dst = move.partition(">")
+        dst, _, times = dst.partition("x")
+        n = int(times or 1)
+        piles = list(tableau)
+        if src == "w":
+            moving, waste = waste[-1:], waste[:-1]
+        elif src == "r":
+            moving, res = self.reserve[res - 1 : res], res - 1
+        else:
+            i = int(src[1:])
+            moving, piles[i] = piles[i][-n:], piles[i][:-n]
+        if dst[0] == "f":
+            j = int(dst[1:])
+            held, height = found[j]
+            found = found[:j] + ((moving[0] // 13, height + 1),) + found[j + 1 :]
+        else:
+            d = int(dst[1:])
+            piles[d] = piles[d] + moving
+        return (base, found, tuple(piles), res, stock, waste, redeals)
+
+
+def _run_split(leaving: list[int], starts: tuple[int, int], tops: tuple[int, int]) -> bool:
+    """Whether counts ``leaving`` (in the order they leave the reserve) can go up on two
+    foundations now ``starts`` high that end ``tops`` high: each card on a foundation then
+    exactly its count high, so each foundation takes a strictly rising run of them."""
+    ends = {(starts[0] - 1, starts[1] - 1)}
+    for count in leaving:
+        ends = {(count, b) for a, b in ends if a < count < tops[0]} | {
+            (a, count) for a, b in ends if b < count < tops[1]
+        }
+        if not ends:
+            return False
+    return True
+
+
+class _Ceiling:
+    """The most cards that can ever be on the foundations from a position, counting only what
+    the reserve forces (see `solve_exact`'s proof): per (foundation heights, reserve height),
+    cached."""
+
+    def __init__(self, reserve: tuple[int, ...], base: int) -> None:
+        self.counts = [((card % 13 + 1 - base) % 13, card // 13) for card in reserve]
+        self.cache: dict[tuple[bytes, int], int] = {}
+
+    def __call__(self, heights: bytes, res: int) -> int:
+        key = (heights, res)
+        best = self.cache.get(key)
+        if best is not None:
+            return best
+        best = 0
+        for left in range(res + 1):  # the reserve's top res - left cards leave, ``left`` stay
+            total = 0
+            for suit in range(4):
+                stuck = [0] * 14
+                for count, held in self.counts[:left]:
+                    if held == suit:
+                        stuck[count] += 1
+                one = next(c for c in range(14) if c == 13 or stuck[c])
+                two = next(c for c in range(14) if c == 13 or stuck[c] == 2)
+                leaving = [count for count, held in reversed(self.counts[left:res]) if held == suit]
+                starts = (heights[2 * suit], heights[2 * suit + 1])
+                if not any(
+                    top[0] >= starts[0] and top[1] >= starts[1] and _run_split(leaving, starts, top)
+                    for top in ((two, one), (one, two))
+                ):
+                    break
+                total += one + two
+            else:
+                best = max(best, total)
+        self.cache[key] = best
+        return best
+
+
+#: A search position: (foundation heights, two a suit, higher first; the tableau piles, bottom
+#: to top; the reserve's height; the stock, the next card first; the waste, bottom to top;
+#: 1 after the redeal).
+_Pos = tuple[bytes, tuple[bytes, ...], int, bytes, bytes, int]
+#: A move of the search: ("f", source) a card up (source "w", "r" or a pile index), ("t",
+#: source, pile, count) onto the tableau, or ("deal",) / ("redeal",).
+_Step = tuple[object, ...]
+#: A line of play, last step first: (the line before, its last step).
+_Link = tuple["_Link", _Step] | None
+#: Bytes a kept position costs beyond its key's length: the key's bytes object and set slot,
+#: its frontier entry, position and line link (about 330 in all as tracemalloc measures a
+#: search's peak, deals 1000 and 1004, rounded up); and an entry of the disorder cache.
+_KEY_EXTRA = 300
+_CACHE_EXTRA = 120
+
+
+class _Search:
+    """The depth-first search of the positions after one base choice (see `solve_exact`)."""
+
+    def __init__(self, model: Thirteen, state: State) -> None:
+        base, found, tableau, res, stock, waste, redeals = state
+        self.base = base
+        self.reserve = model.reserve
+        pairs = [[0, 0] for _ in range(4)]
+        for held, height in found:
+            if height:
+                pair = pairs[held]
+                pair[pair.index(0)] = height
+        self.root: _Pos = (
+            bytes(h for pair in pairs for h in sorted(pair, reverse=True)),
+            tuple(bytes(pile) for pile in tableau),
+            res,
+            bytes(stock),
+            bytes(waste),
+            redeals,
+        )
+        self.ceiling = _Ceiling(model.reserve, base)
+        self.count = [(card % 13 + 1 - base) % 13 for card in range(52)]
+        self.seen: set[bytes] = set()
+        self.memory = 0
+        #: The most this base's search can reach: its root's ceiling.
+        self.goal = self.ceiling(self.root[0], res)
+        self.won: list[_Step] | None = None
+        self.inversions: dict[bytes, int] = {}
+        self.frontier: list[tuple[int, int, int, _Pos, _Link]] = []
+
+    def key(self, pos: _Pos) -> bytes:
+        """The position's key: tableau piles sorted (they are alike), the stock by its length
+        before the redeal (it is the deal's, less the cards dealt)."""
+        heights, tableau, res, stock, waste, second = pos
+        tail = _SEP + stock if second else b""
+        return heights + bytes((res, second, len(stock))) + _SEP.join(sorted(tableau)) + _SEP + waste + tail
+
+    def up(self, heights: bytes, card: int) -> bytes | None:
+        """The heights after ``card`` goes up, or None if no foundation takes it."""
+        count = self.count[card]
+        j = 2 * (card // 13)
+        if heights[j] == count:
+            return heights[:j] + bytes((count + 1,)) + heights[j + 1 :]
+        if heights[j + 1] == count:
+            pair = sorted((heights[j], count + 1), reverse=True)
+            return heights[:j] + bytes(pair) + heights[j + 2 :]
+        return None
+
+    def safe(self, heights: bytes, card: int, reserve: bool) -> bool:
+        """Whether putting ``card`` up (it fits) loses nothing: the foundations waiting for its
+        count take both copies not yet up, and (unless it is the reserve's: it could never be
+        built on) both copies of each card that could be built on it are up already."""
+        count = self.count[card]
+        j = 2 * (card // 13)
+        a, b = heights[j], heights[j + 1]
+        if (a == count) + (b == count) < 2 - (a > count) - (b > count):
+            return False
+        if reserve:
+            return True
+        below = (count - 1) % 13
+        red = _RED[card // 13]
+        return all(heights[2 * t + 1] > below for t in range(4) if _RED[t] != red)
+
+    def expand(self, pos: _Pos, complete: bool = True) -> list[tuple[_Step, _Pos]]:
+        """The moves from ``pos`` worth trying, best first, with the positions they lead to
+        (one alone when it is safe)."""
+        heights, tableau, res, stock, waste, second = pos
+        reserve = self.reserve
+        keyed: list[tuple[int, _Step, _Pos]] = []
+        wtop = waste[-1] if waste else -1
+        # cards up
+        if res:
+            card = reserve[res - 1]
+            after = self.up(heights, card)
+            if after is not None:
+                child = (after, tableau, res - 1, stock, waste, second)
+                if self.safe(heights, card, True):
+                    return [(("f", "r"), child)]
+                keyed.append((0, ("f", "r"), child))
+        if waste:
+            after = self.up(heights, wtop)
+            if after is not None:
+                child = (after, tableau, res, stock, waste[:-1], second)
+                if self.safe(heights, wtop, False):
+                    return [(("f", "w"), child)]
+                keyed.append((1, ("f", "w"), child))
+        for i, pile in enumerate(tableau):
+            if pile:
+                after = self.up(heights, pile[-1])
+                if after is not None:
+                    child = (after, tableau[:i] + (pile[:-1],) + tableau[i + 1 :], res, stock, waste, second)
+                    if self.safe(heights, pile[-1], False):
+                        return [(("f", i), child)]
+                    keyed.append((1, ("f", i), child))
+        spaces = [i for i, pile in enumerate(tableau) if not pile]
+        space = spaces[0] if spaces else -1
+        # the waste's card onto the tableau
+        if waste:
+            placed = any(step == ("f", "w") for _, step, _ in keyed)
+            for d, pile in enumerate(tableau):
+                if pile and _on(pile[-1], wtop) or d == space:
+                    placed = True
+                    child = (
+                        heights,
+                        tableau[:d] + (pile + waste[-1:],) + tableau[d + 1 :],
+                        res,
+                        stock,
+                        waste[:-1],
+                        second,
+                    )
+                    keyed.append((3 if pile else 6, ("t", "w", d, 1), child))
+            if second and not placed:
+                return []  # the turned card can go nowhere: the game has ended
+        # runs between tableau piles
+        for i, pile in enumerate(tableau):
+            if not pile:
+                continue
+            run = 1
+            while run < len(pile) and _on(pile[-1 - run], pile[-run]):
+                run += 1
+            for d, other in enumerate(tableau):
+                if d == i or not other and d != space:
+                    continue
+                room = 1 << (len(spaces) - (not other))
+                for n in range(1, min(run, room) + 1):
+                    card = pile[-n]
+                    if other:
+                        if not _on(other[-1], card):
+                            continue
+                    elif n == len(pile):
+                        continue
+                    rest = pile[:-n]
+                    if not rest:
+                        rank = 2
+                    else:
+                        under = rest[-1]
+                        if self.up(heights, under) is not None or wtop >= 0 and _on(under, wtop):
+                            rank = 2
+                        elif _on(under, card):
+                            if not complete:
+                                continue
+                            rank = 7
+                        else:
+                            rank = 5 if other else 6
+                    piles = list(tableau)
+                    piles[i], piles[d] = rest, other + pile[-n:]
+                    keyed.append((rank, ("t", i, d, n), (heights, tuple(piles), res, stock, waste, second)))
+        if stock and not (second and waste):
+            keyed.append((4, ("deal",), (heights, tableau, res, stock[1:], waste + stock[:1], second)))
+        elif not stock and not second and waste:
+            keyed.append((4, ("redeal",), (heights, tableau, res, waste, b"", 1)))
+        keyed.sort(key=lambda entry: entry[0])
+        return [(step, child) for _, step, child in keyed]
+
+    def disorder(self, pile: bytes) -> int:
+        """Cards of ``pile`` lying above a card of lower count (each must move again before
+        that card can go up), cached by pile."""
+        known = self.inversions.get(pile)
+        if known is None:
+            known = 0
+            low = 99
+            count = self.count
+            for card in pile:
+                mine = count[card]
+                if mine > low:
+                    known += 1
+                elif mine < low:
+                    low = mine
+            self.inversions[pile] = known
+            self.memory += len(pile) + _CACHE_EXTRA
+        return known
+
+    def score(self, pos: _Pos) -> int:
+        """How promising ``pos`` looks (higher first): 8 a card up, less 2 a card lying above a
+        card of lower count in the tableau or the waste, less 1 a card in the stock before the
+        redeal."""
+        heights, tableau, _, stock, waste, second = pos
+        disorder = self.disorder
+        bad = disorder(waste) + sum([disorder(pile) for pile in tableau])
+        return 8 * sum(heights) - 2 * bad - (0 if second else len(stock))
+
+    def best_first(self, shared: dict[str, int], floor: int = 0, complete: bool = True) -> Iterator[int]:
+        """Search best first (by `score`) from the root, yielding the nodes tried every 1,024 of
+        them (and once at the end); as `run` otherwise."""
+        root = self.root
+        self.seen.clear()
+        self.seen.add(self.key(root))
+        counter = 0
+        # (-score, -depth: deepest first among equals, tie, position, line)
+        frontier: list[tuple[int, int, int, _Pos, _Link]] = [(0, 0, 0, root, None)]
+        self.frontier = frontier
+        nodes = 0
+        ceiling, seen, total, key_of, score = self.ceiling, self.seen, 104, self.key, self.score
+        push, pop = heapq.heappush, heapq.heappop
+        while frontier and shared["best"] < self.goal:
+            _, depth, _, pos, link = pop(frontier)
+            for step, child in self.expand(pos, complete):
+                nodes += 1
+                if not nodes & 1023:
+                    yield 1024
+                heights, res = child[0], child[2]
+                cleared = sum(heights)
+                if cleared > shared["best"]:
+                    shared["best"] = cleared
+                    if cleared == total:
+                        steps = [step]
+                        while link is not None:
+                            link, last = link
+                            steps.append(last)
+                        self.won = steps[::-1]
+                        yield nodes & 1023
+                        return
+                bound = ceiling(heights, res)
+                if bound <= shared["best"] or bound < floor:
+                    continue
+                key = key_of(child)
+                if key in seen:
+                    continue
+                seen.add(key)
+                self.memory += len(key) + _KEY_EXTRA
+                counter += 1
+                push(frontier, (-score(child), depth - 1, counter, child, (link, step)))
+        yield nodes & 1023
+
+
+def _notation(model: Thirteen, state: State, steps: list[_Step]) -> list[str]:
+    """The search's ``steps`` from ``state`` in the engine's notation (each card up goes to the
+    first foundation that takes it)."""
+    moves = []
+    for step in steps:
+        if step[0] == "f":
+            src = step[1]
+            name = src if isinstance(src, str) else f"t{src}"
+            if src == "w":
+                card = state[5][-1]
+            elif src == "r":
+                card = model.reserve[state[3] - 1]
+            else:
+                card = state[2][int(src)][-1]  # type: ignore[call-overload]
+            move = f"{name}>f{model.home(state, card)}"
+        elif step[0] == "t":
+            _, src, d, n = step
+            name = src if isinstance(src, str) else f"t{src}"
+            move = f"{name}>t{d}" + (f"x{n}" if n != 1 else "")
+        else:
+            move = str(step[0])
+        moves.append(move)
+        state = model.play(state, move)
+    return moves
+
+
+def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Decide ``game`` (General's Patience, from its current position; it is not changed)
+    exactly (see the module docstring). Returns a `Verdict` as `solver.solve` does: won with a
+    solution in the engine's notation, lost (proved) with the most cards that can be cleared,
+    or unknown with the budget that ran out (its best clear then a lower bound). ``budget``:
+    the default is a race's par budget."""
+    began = time.monotonic()
+    deadline = began + budget.seconds
+    verdict = start_verdict(game)
+    if game.won:
+        return finished(verdict, 0, 0, began)
+    model = Thirteen.from_game(game)
+    start = model.start
+    if start[0]:
+        roots: list[tuple[list[str], State]] = [([], start)]
+    else:
+        roots = [([f"choose t{i}"], model.play(start, f"choose t{i}")) for i in range(4)]
+    searches = [(first, state, _Search(model, state)) for first, state in roots]
+    searches.sort(key=lambda entry: -entry[2].goal)
+    shared = {"best": max(model.cleared(state) for _, state, _ in searches)}
+    nodes = 0
+    won: tuple[list[str], State, list[_Step]] | None = None
+
+    def interleave(chosen: list[tuple[list[str], State, _Search]], floor: int, complete: bool) -> None:
+        """Run the searches ``chosen`` by turns until one wins or each is done; raises `Spent`."""
+        nonlocal nodes, won
+        running = [
+            (first, state, search, search.best_first(shared, floor, complete)) for first, state, search in chosen
+        ]
+        while running:
+            for entry in list(running):
+                first, state, search, walk = entry
+                if search.won is not None:
+                    won = (first, state, search.won)
+                    return
+                if search.goal <= shared["best"]:
+                    running.remove(entry)
+                    continue
+                try:
+                    nodes += next(walk)
+                except StopIteration:
+                    running.remove(entry)
+                    if search.won is not None:
+                        won = (first, state, search.won)
+                        return
+                    continue
+                positions = sum(len(s.seen) for _, _, s in searches)
+                memory = sum(s.memory for _, _, s in searches)
+                reason = budget.spent(nodes, positions, time.monotonic(), deadline, memory)
+                if reason:
+                    raise Spent(reason)
+
+    try:
+        # first a line to the highest ceiling of any base (a win where the reserve allows one):
+        # positions with a lower ceiling are left out; then the most cards that can go up
+        top = searches[0][2].goal
+        interleave([entry for entry in searches if entry[2].goal == top], top, True)
+        if won is None:
+            interleave(searches, 0, True)
+    except Spent as spent:
+        verdict.reason = spent.args[0]
+        verdict.best_cleared = max(verdict.best_cleared, shared["best"])
+        return finished(verdict, nodes, sum(len(s.seen) for _, _, s in searches), began)
+    positions = sum(len(s.seen) for _, _, s in searches)
+    if won is not None:
+        first, state, steps = won
+        verdict.result = "won"
+        verdict.solution = first + _notation(model, state, steps)
+    else:
+        verdict.result = "lost"
+    verdict.best_cleared = max(verdict.best_cleared, shared["best"])
+    return finished(verdict, nodes, positions, began)

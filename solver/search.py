@@ -41,10 +41,9 @@ import itertools
 import random
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Literal
 
 from engine.core import Game, Move
+from solver.budget import Budget, Verdict
 from solver.compact import SIZES, Packer
 from solver.ordering import canonical_bytes, ordered_moves, proves_loss, safe_move, score
 from solver.replay import replays_to_win
@@ -52,66 +51,25 @@ from solver.replay import replays_to_win
 __all__ = ["Budget", "Verdict", "solve", "solve_best_first", "solve_by_playouts", "solve_depth_first"]
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """How much one search may spend: ``nodes`` (moves tried), ``seconds`` (wall clock),
-    ``positions`` (distinct positions remembered) and ``memory_mb`` (mebibytes of what the search
-    holds: its table of positions seen and its frontier, as the search itself counts them).
-    The defaults are a race's par budget (the server's ``par_*`` limits): time and memory decide,
-    the counts only cap them."""
-
-    nodes: int = 100_000_000
-    seconds: float = 10.0
-    positions: int = 100_000_000
-    memory_mb: float = 256.0
-
-    def spent(self, nodes: int, positions: int, now: float | None, deadline: float, memory_bytes: int = 0) -> str:
-        """Which budget is spent after ``nodes`` moves tried and ``positions`` remembered, holding
-        ``memory_bytes`` (the search's own count), at ``now`` (monotonic seconds; None: the clock
-        was not read) against ``deadline``, as the reason a verdict gives; "" while none is."""
-        if nodes >= self.nodes:
-            return f"node budget ({self.nodes:,} moves) spent"
-        if now is not None and now > deadline:
-            return f"time budget ({self.seconds:g} s) spent"
-        if positions > self.positions:
-            return f"memory budget ({self.positions:,} positions) spent"
-        if memory_bytes > self.memory_mb * 1024 * 1024:
-            return f"memory budget ({self.memory_mb:g} MB) spent"
-        return ""
-
-
-@dataclass(slots=True)
-class Verdict:
-    """The outcome of one search.
-
-    ``result``: ``won`` (``solution`` holds the moves, in notation, from the position searched to
-    a won game), ``lost`` (proved: no reachable position is won) or ``unknown`` (``reason`` says
-    which budget ran out). ``best_cleared``: the most cards cleared in any position reached, out
-    of ``total``; exact unless the result is unknown. ``nodes``: moves tried; ``positions``:
-    distinct positions reached; ``seconds``: wall-clock time.
-    """
-
-    game: str
-    seed: int | None
-    result: Literal["won", "lost", "unknown"]
-    total: int
-    best_cleared: int
-    solution: list[str] = field(default_factory=list)
-    nodes: int = 0
-    positions: int = 0
-    seconds: float = 0.0
-    reason: str = ""
-
-    def as_dict(self) -> dict[str, object]:
-        """The verdict as plain JSON values."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-
 #: Games with an exact search of their own (solver/<game key>.py, function ``solve_exact``): a
 #: model of the rules in plain values, with no engine call inside the search, that decides a
 #: deal outright within the same `Budget`. `solve` hands these games to it.
 EXACT = frozenset(
-    {"baroness", "bristol", "canfield", "eight_off", "golf", "klondike", "osmosis", "perpetual_motion", "pyramid"}
+    {
+        "baroness",
+        "besieged_city",
+        "bristol",
+        "canfield",
+        "eight_off",
+        "generals_patience",
+        "golf",
+        "klondike",
+        "osmosis",
+        "perpetual_motion",
+        "pyramid",
+        "strategy",
+        "tournament",
+    }
 )
 
 

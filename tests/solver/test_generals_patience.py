@@ -1,0 +1,153 @@
+"""The exact General's Patience search (solver/generals_patience.py): its model of the rules is
+the engine's move for move, its ceiling never lies below what a plain search of every position
+clears, its verdicts and best clears equal that plain search's on small positions, its wins
+replay on the engine, and its budgets hold."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+
+from engine.core import Game
+from engine.games import find_game
+from solver import Budget
+from solver.generals_patience import Thirteen, _Search, reserve_stuck, solve_exact
+from solver.search import solve_best_first
+from tests.solver.models import UNLIMITED, plain_search
+
+KEY = "generals_patience"
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+
+
+def line_of_play(seed: int, rng: random.Random) -> list[Game]:
+    """The positions of a random line of deal ``seed`` until it is over (a card up chosen
+    seven times in ten where there is one, so that lines reach the redeal)."""
+    game = find_game(KEY)(seed)
+    line = [game.copy()]
+    while not game.over:
+        legal = [str(move) for move in game.legal_moves()]
+        ups = [move for move in legal if ">f" in move]
+        game.apply(rng.choice(ups if ups and rng.random() < 0.7 else legal))
+        line.append(game.copy())
+    return line
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(1)
+    positions = second = ended = 0
+    for seed in range(8):
+        model = Thirteen.from_game(find_game(KEY)(seed))
+        for game in line_of_play(seed, rng):
+            state = model.read(game)
+            legal = [str(move) for move in game.legal_moves()]
+            assert model.legal(state) == legal, (seed, game.position())
+            assert model.cleared(state) == game.cleared
+            for move in legal:
+                child = game.copy()
+                child.apply(move)
+                assert model.play(state, move) == model.read(child), (seed, game.position(), move)
+            positions += 1
+            second += state[6]
+            ended += not legal
+            assert Thirteen.from_game(game).legal(Thirteen.from_game(game).start) == legal
+    assert positions > 1500 and second > 100 and ended == 8
+
+
+def near_end(rng: random.Random, missing: int) -> Game:
+    """A position with every card on the foundations but ``missing`` cards (each foundation's
+    top ones), laid out at random on the reserve (half of them: often in an order that cannot
+    be played out), the stock, the waste and three tableau piles, before or after the redeal."""
+    base = rng.randrange(13)
+    tops = [13] * 8
+    for _ in range(missing):
+        j = rng.choice([j for j in range(8) if tops[j] > 1])
+        tops[j] -= 1
+    piles: dict[str, list[str]] = {pid: [] for pid in ["r", "s", "w", *(f"t{i}" for i in range(9))]}
+    loose = []
+    for j in range(8):
+        suit, mark = SUITS[j // 2], "'" * (j % 2)
+        codes = [RANKS[(base + count) % 13] + suit + mark for count in range(13)]
+        piles[f"f{j}"] = codes[: tops[j]]
+        loose += codes[tops[j] :]
+    second = rng.random() < 0.4
+    for code in loose:
+        where = rng.choice(["r"] * 6 + ["s", "s", "w", *(f"t{i}" for i in range(3))])
+        if where == "w" and second and piles["w"]:
+            where = "s"
+        piles[where].append(code.lower() if where == "s" else code)
+    text = " ".join(f"{pid}:{''.join(cards)}" for pid, cards in piles.items())
+    return Game.from_position(f"{KEY} - {text} redeals={int(second)}")
+
+
+def test_verdicts_equal_a_plain_search_of_every_position_and_wins_replay():
+    rng = random.Random(5)
+    verdicts = {"won": 0, "lost": 0}
+    for _ in range(150):
+        game = near_end(rng, rng.randrange(3, 5))
+        before = game.position()
+        model = Thirteen.from_game(game)
+        won, best = plain_search(model)
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        assert _Search(model, model.start).goal >= best, before  # the ceiling is a bound
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, before
+    assert verdicts["won"] >= 60 and verdicts["lost"] >= 10, verdicts
+
+
+def test_the_ceiling_is_whole_exactly_when_the_reserve_can_be_played_out():
+    stuck = 0
+    for seed in range(40):
+        start = find_game(KEY)(seed)
+        model = Thirteen.from_game(start)
+        for i in range(4):
+            state = model.play(model.start, f"choose t{i}")
+            ceiling = _Search(model, state).goal
+            assert (ceiling == 104) == (not reserve_stuck(start, state[0])), (seed, i)
+            stuck += ceiling < 104
+    assert 40 < stuck < 150
+
+
+def test_whole_deals_won_replay_and_lost_ones_agree_with_the_generic_search():
+    game = find_game(KEY)(1010)
+    verdict = solve_exact(game)
+    assert verdict.result == "won" and verdict.solution[0].startswith("choose")
+    replay = game.copy()
+    for move in verdict.solution:
+        replay.apply(move)
+    assert replay.won
+    lost = find_game(KEY)(1017)  # the reserve allows 80 cards up at most, and a line reaches them
+    verdict = solve_exact(lost)
+    assert (verdict.result, verdict.best_cleared) == ("lost", 80)
+    generic = solve_best_first(lost, Budget(nodes=3_000))
+    assert generic.best_cleared <= 80
+
+
+def test_budgets_hold():
+    hard = find_game(KEY)(1000)  # undecided after 10 s
+    began = time.monotonic()
+    verdict = solve_exact(hard, Budget(seconds=1))
+    assert time.monotonic() - began < 2.0
+    assert verdict.result == "unknown" and verdict.reason == "time budget (1 s) spent"
+    cut = solve_exact(hard, Budget(nodes=5_000))
+    assert cut.result == "unknown" and "node budget" in cut.reason and cut.nodes <= 5_000 + 1_024
+    assert cut.best_cleared < cut.total
+    few = solve_exact(hard, Budget(positions=2_000))
+    assert few.result == "unknown" and few.reason == "memory budget (2,000 positions) spent"
+    assert few.positions <= 2_000 + 1_100
+    tracemalloc.start()
+    try:
+        small = solve_exact(hard, Budget(seconds=60, memory_mb=1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert small.result == "unknown" and small.reason == "memory budget (1 MB) spent"
+    assert peak < 1.5 * 2**20 + 2**20, peak

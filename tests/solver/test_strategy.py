@@ -1,0 +1,102 @@
+"""The exact Strategy search (solver/strategy.py): its model of the rules is the engine's move for
+move, its wins replay on the engine, its verdicts and best clears agree with a plain search of
+every position on late positions, and its budgets hold."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+
+from engine.core import Game
+from engine.games import find_game
+from solver import Budget
+from solver.strategy import Strategy, solve_exact
+from tests.solver.models import UNLIMITED, plain_search, playout
+
+LOST = 186  # lost: 50 cards at most can be cleared (the search takes about 10 s to show it)
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(5)
+    positions = 0
+    for seed in range(20):
+        model = Strategy.from_game(find_game("strategy")(seed))
+        for game in playout("strategy", seed, rng):
+            state = model.state_of(game)
+            legal = [str(move) for move in game.legal_moves()]
+            assert model.legal(state) == legal, (seed, game.position())
+            assert model.cleared(state) == game.cleared
+            for move in legal:
+                child = game.copy()
+                child.apply(move)
+                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+            positions += 1
+            assert Strategy.from_game(game).legal(Strategy.from_game(game).start) == legal
+    assert positions > 1000
+
+
+def _late(rng: random.Random, seed: int, left: int) -> Game:
+    """A position of deal ``seed`` with ``left`` stock cards still to place (``w``'s included):
+    along the search's own win of the deal (when it has one) every other time, else at random."""
+    game = find_game("strategy")(seed)
+    line = solve_exact(game, Budget(seconds=30)).solution if rng.random() < 0.5 else []
+    while len(game.piles["s"].cards) + len(game.piles["w"].cards) > left:
+        game.apply(line.pop(0) if line else rng.choice(list(game.legal_moves())))
+    return game
+
+
+def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay():
+    rng = random.Random(13)
+    verdicts = {"won": 0, "lost": 0}
+    for seed in range(45):
+        game = _late(rng, seed, rng.randrange(0, 6))
+        before = game.position()
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        won, best = plain_search(Strategy.from_game(game))
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, before
+    assert verdicts["won"] >= 5 and verdicts["lost"] >= 5, verdicts
+
+
+def test_whole_deals_are_won_with_lines_the_engine_replays():
+    won = 0
+    for seed in range(1000, 1010):
+        game = find_game("strategy")(seed)
+        verdict = solve_exact(game, Budget(seconds=30))
+        if verdict.result == "won":
+            won += 1
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, seed
+    assert won >= 8
+
+
+def test_budgets_hold():
+    hard = find_game("strategy")(LOST)
+    began = time.monotonic()
+    verdict = solve_exact(hard, Budget(nodes=10**9, seconds=1, positions=10**8))
+    assert time.monotonic() - began < 2.0
+    assert verdict.result == "unknown" and verdict.reason == "time budget (1 s) spent"
+    assert verdict.best_cleared < verdict.total
+    cut = solve_exact(hard, Budget(nodes=5_000))
+    assert cut.result == "unknown" and "node budget" in cut.reason and cut.nodes <= 5_000
+    few = solve_exact(hard, Budget(nodes=10**9, positions=2_000))
+    assert few.result == "unknown" and few.reason == "memory budget (2,000 positions) spent"
+    assert few.positions <= 2_002
+    tracemalloc.start()
+    try:
+        small = solve_exact(hard, Budget(nodes=10**9, seconds=60, memory_mb=1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert small.result == "unknown" and small.reason == "memory budget (1 MB) spent"
+    assert peak < 1.5 * 2**20 + 2**20, peak
