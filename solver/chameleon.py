@@ -1,0 +1,45 @@
+"""An exact search for Chameleon, all cards known.
+
+Rules: 003_08087bb95aa03446.txt ("Chameleon"), as engine/games/chameleon.py states them: a
+reserve ``r0`` of thirteen cards (only its top plays), four tableau piles ``t0`` to ``t3``
+building down round the corner whatever the suits, built runs moving between them as blocks of
+any length; a space is filled at once from the reserve top (the engine does it after every move)
+and takes any card or run once the reserve is empty; four foundations build up in suit round the
+corner from the base rank (the rank of the card the deal plays to ``f0``); ``deal`` turns one
+stock card onto the waste ``w``, with no redeal. Won with 52 cards on the foundations.
+
+The model and the search are solver/base_card.py's (shared with Four Seasons): its docstring
+gives the state encoding, the pruning and why it is sound, and why a search that ends without a
+win proves the deal lost.
+
+Cost, measured on deals 1000 to 1049 at `Budget()` (10 s, one process, ``nice -n 5``, on the
+project's two-core machine with a load average of 5 to 10 from other work): 7 won (14%, each in
+under a second), none proved lost, 43 unknown (best clears 6 to 33 cards); 8.1 s a deal on
+average, 9.8 s median, 11.7 s at most (the clock overran under that load); 128,000 positions kept
+on average. The lost deals are out of reach: their positions are too many to search whole in 10 s
+with no bound to cut them. Reproduce by calling `solve_exact` on ``find_game("chameleon")(seed)``
+for those seeds.
+"""
+
+from __future__ import annotations
+
+from engine.core import Game
+from solver.base_card import BaseCard, search
+from solver.search import Budget, Verdict
+
+__all__ = ["model", "solve_exact"]
+
+
+def model(game: Game) -> BaseCard:
+    """The plain-values model of ``game`` (a Chameleon `Game` at any position). Raises
+    ValueError for another game or a position with no foundation card."""
+    if game.key != "chameleon":
+        raise ValueError(f"not a chameleon game: {game.key!r}")
+    return BaseCard.from_game(game, piles=4, blocks=True, has_reserve=True)
+
+
+def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Decide ``game`` (Chameleon, from its current position; it is not changed) exactly.
+    Returns a `Verdict` as `solver.solve` does: won with a solution in the engine's notation,
+    lost (proved) with the most cards that can be cleared, or unknown when a budget ran out."""
+    return search(game, model(game), budget)

@@ -1,0 +1,131 @@
+"""The exact Chameleon search (solver/chameleon.py, on solver/base_card.py): its model of
+the rules is the engine's move for move, its wins replay on the engine, its verdicts and best
+clears agree with a plain exhaustive search of the engine's own moves, and its budgets hold."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+from typing import Any
+
+from engine.core import Game
+from engine.games import find_game
+from solver.chameleon import model, solve_exact
+from solver.search import Budget
+from tests.solver.models import UNLIMITED, playout
+
+KEY = "chameleon"
+#: a deal this search does not decide within a few seconds, and one it wins within a few
+HARD, WON = 1003, 1021
+
+
+def plain(start: Any, most: int) -> tuple[bool, int] | None:
+    """Every position reachable by the engine's own moves (as `BaseCard.play` plays them), with
+    a visited set and no pruning: (some position is won, most cards cleared); None past ``most``
+    positions."""
+    seen = {start.start}
+    stack = [start.start]
+    best = start.cleared(start.start)
+    while stack:
+        state = stack.pop()
+        best = max(best, start.cleared(state))
+        for move in start.legal(state):
+            child = start.play(state, move)
+            if child not in seen:
+                if len(seen) >= most:
+                    return None
+                seen.add(child)
+                stack.append(child)
+    return best == start.total, best
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(7)
+    positions = 0
+    for seed in range(20):
+        deal = model(find_game(KEY)(seed))
+        for game in playout(KEY, seed, rng, 150):
+            state = deal.state_of(game)
+            legal = [str(move) for move in game.legal_moves()]
+            assert deal.legal(state) == legal, (seed, game.position())
+            assert deal.cleared(state) == game.cleared
+            for move in legal:
+                child = game.copy()
+                child.apply(move)
+                assert deal.play(state, move) == deal.state_of(child), (seed, game.position(), move)
+            positions += 1
+            again = model(game)
+            assert again.legal(again.start) == legal
+    assert positions > 500
+
+
+def late_positions(rng: random.Random) -> list[Game]:
+    """Positions near the end of won deals (a winning line cut short, then a random move or
+    two) and after long random lines: small enough to search whole without pruning."""
+    cases = []
+    for seed in (1021, 1009, 1000, 1011):
+        game = find_game(KEY)(seed)
+        line = solve_exact(game, UNLIMITED).solution
+        for cut in (len(line) - rng.randrange(1, 10), len(line) - rng.randrange(10, 25)):
+            late = game.copy()
+            for move in line[:cut]:
+                late.apply(move)
+            for _ in range(rng.randrange(3)):
+                legal = [str(m) for m in late.legal_moves()]
+                if legal:
+                    late.apply(rng.choice(legal))
+            cases.append(late)
+    return cases + [playout(KEY, seed, rng, 200)[-1] for seed in range(24)]
+
+
+def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay():
+    rng = random.Random(11)
+    verdicts = {"won": 0, "lost": 0}
+    for game in late_positions(rng):
+        found = plain(model(game), 10_000)
+        if found is None:
+            continue
+        won, best = found
+        verdict = solve_exact(game, UNLIMITED)
+        assert verdict.result == ("won" if won else "lost"), game.position()
+        assert verdict.best_cleared == best, game.position()
+        verdicts[verdict.result] += 1
+        if verdict.result == "won":
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won
+    assert verdicts["won"] >= 1 and verdicts["lost"] >= 5, verdicts
+
+
+def test_tight_budgets_hold_for_time_nodes_and_memory():
+    hard = find_game(KEY)(HARD)  # not decided within a few seconds
+    began = time.monotonic()
+    cut = solve_exact(hard, Budget(nodes=10**9, seconds=1.0, positions=10**8, memory_mb=10**5))
+    assert time.monotonic() - began < 2.0
+    assert cut.result == "unknown" and "time budget" in cut.reason
+    cut = solve_exact(hard, Budget(nodes=5_000, seconds=60))
+    assert cut.result == "unknown" and "node budget" in cut.reason and cut.nodes == 5_000
+    cut = solve_exact(hard, Budget(nodes=10**9, seconds=60, positions=3_000))
+    assert cut.result == "unknown" and "3,000 positions" in cut.reason
+    tracemalloc.start()
+    try:
+        cut = solve_exact(hard, Budget(nodes=10**9, seconds=60, positions=10**8, memory_mb=1))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert cut.result == "unknown" and "1 MB" in cut.reason
+    assert peak < 1.5 * 1024 * 1024 + 512 * 1024, peak
+
+
+def test_a_whole_deal_won_replays_and_the_position_is_not_changed():
+    game = find_game(KEY)(WON)
+    before = game.position()
+    verdict = solve_exact(game, UNLIMITED)
+    assert game.position() == before
+    assert verdict.result == "won" and verdict.best_cleared == 52
+    replay = game.copy()
+    for move in verdict.solution:
+        replay.apply(move)
+    assert replay.won
