@@ -77,17 +77,26 @@ back as the engine's moves (``deal`` and ``redeal`` written out), which the engi
 ``won``. Budgets apply as in `solver.search`: ``nodes`` (steps tried, all passes together),
 ``seconds`` (the clock read every 1,024 steps), ``positions`` (table entries, one pass's table
 at a time; an entry holds every pointer met with its key) and ``memory_mb`` (the table and the
-path, counted as bytes per entry: `_ENTRY_BYTES`, `_FRAME_BYTES`); a search cut short says
-unknown and its best clear is a lower bound.
+path, counted as bytes per entry: `_ENTRY_BYTES`, `_FRAME_BYTES`, and the caches below:
+`_CACHE_BYTES`, `_HEAD_BYTES`); a search cut short says unknown and its best clear is a lower
+bound.
+
+Speed, without changing what is searched. Each pile's run (with the cards each of its heads
+builds on) and each talon and pointer's offers are worked out once and cached; a step's
+destinations come from a map of the tops. Every position searched is settled (no safe card on
+a tableau top), so after a run moves only the card it uncovered is checked for a safe move (the
+run's top was a top already), and after a talon card goes onto a pile, only that card. A run
+moved from one face-up card onto another pile, uncovering no face-down card and playing nothing
+up, is not tried straight back: that step would lead to the position it came from, which is in
+the table with its pointer, so the search would skip it anyway.
 
 Cost, measured on deals 0 to 99 at 10 s a deal, one process at ``nice -n 5`` on this project's
-two-core machine shared with other work (load average 3 to 4): 85 decided (67 won, 18 lost), 15
-unknown; 2.0 s a deal on average, median 0.01 s, 10 s at most (the unknown ones); 38,000
-positions kept a deal on average; 98 MB peak resident memory for the whole process. The wins
-found take under 4 s, the losses proved up to 10 s. Reproduce with
+two-core machine shared with other work (load average 5 to 7): 81 decided (66 won, 15 lost), 19
+unknown; 2.2 s a deal on average, median 0.02 s, 10 s at most (the unknown ones); 25,000
+positions kept a deal on average. The wins found take under 5 s, the losses proved up to 5 s;
+the unknown deals look like losses too big to search whole in 10 s (best clears 6 to 40 cards;
+about 110,000 positions and 1.2 million steps searched in the 10 s). Reproduce with
 ``nice -n 5 arena solve klondike --deals 100 --jobs 1`` (10 s a deal, the default budget).
-A loss must be searched whole; the last pass keeps about 30,000 to 70,000 positions a second
-here (about 150,000 to 200,000 steps).
 """
 
 from __future__ import annotations
@@ -116,8 +125,11 @@ _SUIT = [c // 13 for c in range(52)]
 _RED = [c // 13 in (1, 2) for c in range(52)]
 #: the suits of the other colour, by suit (clubs, diamonds, hearts, spades)
 _OTHERS = ((1, 2), (0, 3), (0, 3), (1, 2))
-#: by card: the cards that a tableau builds on it (one rank less, the other colour; none on an Ace)
-_UNDER = [tuple(13 * s + c % 13 - 1 for s in _OTHERS[c // 13]) if c % 13 else () for c in range(52)]
+#: by card below a King: the two cards it builds on (one rank more, the other colour)
+_PARENTS = [
+    (13 * _OTHERS[c // 13][0] + c % 13 + 1, 13 * _OTHERS[c // 13][1] + c % 13 + 1) if c % 13 < 12 else (-1, -1)
+    for c in range(52)
+]
 #: What one kept position costs, in bytes beyond its key's length: the key's bytes object header
 #: (33), its share of the table and its mask of pointers, rounded up (tracemalloc's peak stays
 #: under the count: 1.8 MB for a search stopped at 2 MB, 7.5 MB at 8 MB; tests check it).
@@ -130,6 +142,13 @@ _OPEN_BYTES = 1500
 #: alone proves losses).
 _GREEDY_SHARE = 0.15
 _FIRST_SHARE = 0.45
+#: Whether the depth-first passes skip a run's step straight back onto the card it left (for speed
+#: only: it changes no position searched; tests turn it off to check that).
+_SKIP_BACK = True
+#: What one entry of the caches of runs and talon offers costs, in bytes beyond its key's length and
+#: its items (`_HEAD_BYTES` each: a tuple of five small ints and its place in the entry's tuple).
+_CACHE_BYTES = 250
+_HEAD_BYTES = 90
 #: What one frame of the depth-first path costs, in bytes (its position and its list of steps).
 _FRAME_BYTES = 4000
 
@@ -301,6 +320,33 @@ def _run(up: bytes) -> int:
     return k if up else 0
 
 
+def _run_info(pile: bytes) -> tuple[int, tuple[tuple[int, int, int, int, int], ...]]:
+    """A pile's run for `solve_exact`'s steps: how many cards on top form a run, and for each
+    ``k`` from 1 to that count: (``k``, the two cards the ``k``-th card from the top builds on, or
+    -1 twice for a King, the suit of the card under it and that card's rank less one, or -1
+    twice for none)."""
+    up = pile[2:]
+    run = _run(up)
+    heads = []
+    for k in range(1, run + 1):
+        a, b = _PARENTS[up[-k]]
+        under = up[-k - 1] if k < len(up) else -1
+        heads.append((k, a, b, _SUIT[under] if under >= 0 else -1, _RANK[under] - 1 if under >= 0 else -1))
+    return run, tuple(heads)
+
+
+def _talon_offers(talon: bytes, p: int) -> tuple[tuple[int, int, int, int, int], ...]:
+    """The talon cards that deals and redeals can bring to the waste top from pointer ``p``, for
+    `solve_exact`'s steps: (the pointer ``q`` that shows it, its suit, its rank less one, the two
+    cards it builds on, or -1 twice for a King)."""
+    offers = []
+    for q in _REACH[len(talon), p]:
+        card = talon[q - 1]
+        a, b = _PARENTS[card]
+        offers.append((q, _SUIT[card], _RANK[card] - 1, a, b))
+    return tuple(offers)
+
+
 def _fits(dst: bytes, card: int) -> bool:
     if not dst:
         return _RANK[card] == 13
@@ -335,25 +381,29 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     # (bit 0: the class of 0, bit q: pointer q off the beat); see "Dominance" in the docstring
     seen: dict[bytes, int] = {}
     memory = 0
+    # the bytes the caches of runs and talon offers hold (kept across passes)
+    cached = 0
     limit_bytes = budget.memory_mb * 1024 * 1024
     nodes = 0
     best = game.cleared
-    # how many cards on top of each pile form a run (a pile's bytes -> count), filled as met
-    runs: dict[bytes, int] = {}
+    # each pile's run (a pile's bytes -> `_run_info`), filled as met
+    runs: dict[bytes, tuple[int, tuple[tuple[int, int, int, int, int], ...]]] = {}
+    # the cards a talon and pointer offer (-> `_talon_offers`), filled as met
+    offered: dict[tuple[bytes, int], tuple[tuple[int, int, int, int, int], ...]] = {}
 
     def settle(state: State, step: Step | None = None) -> tuple[State, list[Step]]:
         """Play the safe tableau-to-foundation moves until none is left. After ``step`` (from a
-        settled position), only the piles it changed can offer one unless it raised a foundation."""
+        settled position), only the piles it changed can offer one unless it raised a foundation:
+        after a run moved, only the card it uncovered (the run's top was a top before)."""
         done: list[Step] = []
-        if step is not None and step[0] in ("t", "T"):
-            piles, heights = state[0], state[1]
-            pile = piles[step[2]]
-            if not _safe(heights, pile[-1]):
-                if step[0] == "T":
+        if step is not None:
+            kind = step[0]
+            if kind == "t":
+                pile = state[0][step[1]]
+                if len(pile) < 3 or not _safe(state[1], pile[-1]):
                     return state, done
-                pile = piles[step[1]]
-                if len(pile) < 3 or not _safe(heights, pile[-1]):
-                    return state, done
+            elif kind == "T" and not _safe(state[1], state[0][step[2]][-1]):
+                return state, done
         again = True
         while again:
             again = False
@@ -385,22 +435,20 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     def steps(state: State, restricted: bool) -> list[Step]:
         piles, heights, talon, p = state
-        rank, suit, under_of = _RANK, _SUIT, _UNDER
+        nonlocal cached
+        rank, suit = _RANK, _SUIT
         scored: list[tuple[int, Step]] = []
         add = scored.append
         first_space = -1
-        # the piles that take each card on their top (a card of one rank less, the other colour)
-        takes: dict[int, list[int]] = {}
+        # the pile whose top is each card (a top card is in one pile only)
+        top_at: dict[int, int] = {}
         for j, pile in enumerate(piles):
             if len(pile) == 2:
                 if first_space < 0:
                     first_space = j
-                continue
-            for card in under_of[pile[-1]]:
-                if card in takes:
-                    takes[card].append(j)
-                else:
-                    takes[card] = [j]
+            else:
+                top_at[pile[-1]] = j
+        where = top_at.get
         for i, pile in enumerate(piles):
             size = len(pile) - 2
             if not size:
@@ -409,40 +457,50 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             top = pile[-1]
             if heights[suit[top]] == rank[top] - 1:
                 add((130 if size == 1 and d else 100, ("f", i, 0)))
-            run = runs.get(pile)
-            if run is None:
-                run = runs[pile] = _run(pile[2:])
-            for k in range(1, run + 1):
-                head = pile[-k]
-                if rank[head] == 13:
+            info = runs.get(pile)
+            if info is None:
+                info = runs[pile] = _run_info(pile)
+                cached += _CACHE_BYTES + len(pile) + _HEAD_BYTES * info[0]
+            run, heads = info
+            for k, a, b, under_suit, under_need in heads:
+                if a < 0:  # a King
                     if first_space >= 0 and (k < size or d):
                         add((60 + d if k == size else -10, ("t", i, first_space, k)))
                     continue
-                dests = takes.get(head)
-                if dests is None:
-                    continue
+                ja, jb = where(a), where(b)
+                if ja is None:
+                    if jb is None:
+                        continue
+                elif jb is not None and jb < ja:
+                    ja, jb = jb, ja
                 if k < size:
-                    if restricted:
-                        under = pile[-k - 1]
-                        if heights[suit[under]] != rank[under] - 1:
-                            continue
+                    if restricted and heights[under_suit] != under_need:
+                        continue
                     score = -20
                 else:
                     score = 50 + d if d else (20 if run == size else 0)
-                for j in dests:
-                    add((score, ("t", i, j, k)))
-        for q in _REACH[len(talon), p]:
-            card = talon[q - 1]
-            if heights[suit[card]] == rank[card] - 1:
+                if ja is not None:
+                    add((score, ("t", i, ja, k)))
+                if jb is not None:
+                    add((score, ("t", i, jb, k)))
+        offers = offered.get((talon, p))
+        if offers is None:
+            offers = offered[talon, p] = _talon_offers(talon, p)
+            cached += _CACHE_BYTES + len(talon) + _HEAD_BYTES * len(offers)
+        for q, card_suit, need, a, b in offers:
+            if heights[card_suit] == need:
                 add((90, ("F", q, 0)))
-            if rank[card] == 13:
+            if a < 0:  # a King
                 if first_space >= 0:
                     add((30, ("T", q, first_space)))
                 continue
-            dests = takes.get(card)
-            if dests is not None:
-                for j in dests:
-                    add((40, ("T", q, j)))
+            ja, jb = where(a), where(b)
+            if ja is not None and jb is not None and jb < ja:
+                ja, jb = jb, ja
+            if ja is not None:
+                add((40, ("T", q, ja)))
+            if jb is not None:
+                add((40, ("T", q, jb)))
         scored.sort(key=_first, reverse=True)
         return [step for _, step in scored]
 
@@ -464,6 +522,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         line: list[list[Step]] = []
         if sum(start[1]) == 52:
             return []
+        join, seen_get, behind, skip_back = b"\xff".join, seen.get, _BEHIND, _SKIP_BACK
         while stack:
             frame = stack[-1]
             state, todo, index = frame
@@ -481,7 +540,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     raise Spent(f"time budget ({budget.seconds:g} s) spent")
                 if len(seen) > budget_positions:
                     raise Spent(f"memory budget ({budget_positions:,} positions) spent")
-                if memory + len(stack) * _FRAME_BYTES > limit_bytes:
+                if memory + cached + len(stack) * _FRAME_BYTES > limit_bytes:
                     raise Spent(f"memory budget ({budget.memory_mb:g} MB) spent")
             step = todo[index]
             child, more = settle(apply(state, step), step)
@@ -489,12 +548,28 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             if cleared == 52:
                 line.append([step, *more])
                 return [s for group in line for s in group]
-            if met(prefix(child), child[3]):
+            # met(prefix(child), child[3]), written out: this is the search's innermost loop
+            here = join(sorted(child[0])) + b"\xfe" + child[2]
+            p = child[3]
+            mask = seen_get(here)
+            if mask is None:
+                seen[here] = 1 << p
+                memory += len(here) + _ENTRY_BYTES
+            elif p == 0 or mask & behind[p]:
                 continue
+            else:
+                seen[here] = mask | 1 << p
             if cleared > best:
                 best = cleared
             line.append([step, *more])
-            stack.append([child, steps(child, restricted), 0])
+            todo = steps(child, restricted)
+            if skip_back and step[0] == "t" and not more and len(child[0][step[1]]) == len(state[0][step[1]]) - step[3]:
+                # the run moved back onto the card it left (no card turned up, none went up) leads
+                # to this frame's position, met already: skipped without trying it, for speed
+                back = ("t", step[2], step[1], step[3])
+                if back in todo:
+                    todo.remove(back)
+            stack.append([child, todo, 0])
         return None
 
     def greedy(until: float, most: int) -> list[Step] | None:
@@ -522,7 +597,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         raise Spent(f"time budget ({budget.seconds:g} s) spent")
                     if len(seen) > budget_positions:
                         raise Spent(f"memory budget ({budget_positions:,} positions) spent")
-                    if memory > limit_bytes:
+                    if memory + cached > limit_bytes:
                         raise Spent(f"memory budget ({budget.memory_mb:g} MB) spent")
                 child, more = settle(apply(state, step), step)
                 cleared = sum(child[1])

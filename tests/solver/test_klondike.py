@@ -213,3 +213,48 @@ def test_budgets_hold():
         tracemalloc.stop()
     assert capped.result == "unknown" and "1 MB" in capped.reason
     assert peak < 1.5 * 1024 * 1024 + 1024 * 1024
+
+
+def test_cached_runs_and_talon_offers_are_the_rules():
+    # the search's caches: each run head with the cards it builds on and the card under it, and
+    # the talon cards each pointer can bring to the waste top, with the cards they build on
+    rng = random.Random(3)
+    for seed in range(6):
+        model = Klondike.from_game(find_game("klondike")(seed))
+        for game in playout(seed, rng, 80):
+            piles, heights, talon, p = model.state_of(game)
+            for pile in piles:
+                up = pile[2:]
+                run, heads = klondike._run_info(pile)
+                assert run == klondike._run(up)
+                for k, a, b, under_suit, under_need in heads:
+                    head = up[-k]
+                    builds_on = {c for c in range(52) if klondike._fits(bytes((c,)), head)}
+                    assert builds_on == ({a, b} if a >= 0 else set()) and (a < 0) == (head % 13 == 12)
+                    if k < len(up):
+                        assert (under_suit, under_need) == (up[-k - 1] // 13, up[-k - 1] % 13)
+                    else:
+                        assert under_suit == under_need == -1
+            offers = klondike._talon_offers(talon, p)
+            assert [q for q, *_ in offers] == list(reachable(len(talon), p))
+            for q, suit, need, a, b in offers:
+                card = talon[q - 1]
+                assert (suit, need) == (card // 13, card % 13)
+                builds_on = {c for c in range(52) if klondike._fits(bytes((c,)), card)}
+                assert builds_on == ({a, b} if a >= 0 else set())
+
+
+@pytest.mark.parametrize("seed", [6, 1031])
+def test_skipping_the_step_straight_back_keeps_every_position(seed, monkeypatch):
+    # the step back onto the card a run left is skipped for speed only: the exact pass keeps the
+    # same positions with it and without it (a skip that also dropped the step back onto a card
+    # just turned up, a new position, keeps fewer)
+    monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    monkeypatch.setattr(klondike, "_FIRST_SHARE", 0.0)
+    game = find_game("klondike")(seed)
+    skipping = solve_exact(game, UNLIMITED)
+    monkeypatch.setattr(klondike, "_SKIP_BACK", False)
+    trying = solve_exact(game, UNLIMITED)
+    assert skipping.result == trying.result == "lost"
+    assert skipping.best_cleared == trying.best_cleared
+    assert skipping.positions == trying.positions and skipping.nodes < trying.nodes
