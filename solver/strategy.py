@@ -299,7 +299,7 @@ class _Search:
         if len(self.seen) > self.budget.positions:
             raise Spent(f"memory budget ({self.budget.positions:,} positions) spent")
         if len(self.seen) * _BYTES_PER_STATE > self.budget.memory_mb * 2**20:
-            raise Spent(f"memory budget ({self.budget.memory_mb:,} MB) spent")
+            raise Spent(f"memory budget ({self.budget.memory_mb:g} MB) spent")
         if done + self._reachable(heights, g, tops, remaining) < self.target:
             return False
         # moves played alone

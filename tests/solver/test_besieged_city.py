@@ -1,17 +1,14 @@
 """The exact Besieged City search (solver/besieged_city.py): its model of the rules is the
 engine's move for move (transpositions included), its wins replay on the engine, its verdicts
-and best clears agree with a plain search of every position on late positions, and its budgets
-hold."""
+and best clears agree with a plain search of every position on late positions (its budgets:
+tests/solver/test_budgets.py)."""
 
 from __future__ import annotations
 
 import random
-import time
-import tracemalloc
 
 from engine.core import Game
 from engine.games import find_game
-from solver import Budget
 from solver.besieged_city import Besieged, solve_exact
 from tests.solver.models import UNLIMITED, playout
 
@@ -148,24 +145,6 @@ def test_whole_deals_won_replay():
             game.apply(move)
         assert game.won
     assert solve_exact(game).result == "won"  # a won position: nothing to play
-
-
-def test_budgets_hold():
-    game = find_game("besieged_city")(1045)  # not decided within a race's budget
-    began = time.monotonic()
-    verdict = solve_exact(game, Budget(seconds=1))
-    assert verdict.result == "unknown" and "time budget" in verdict.reason
-    assert time.monotonic() - began < 2
-    cut = solve_exact(game, Budget(nodes=5_000))
-    assert cut.result == "unknown" and "node budget" in cut.reason and cut.nodes == 5_000
-    tracemalloc.start()
-    try:
-        held = solve_exact(game, Budget(memory_mb=2))
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert held.result == "unknown" and "memory budget (2 MB)" in held.reason
-    assert peak < 1.5 * 2 * 2**20 + 2**20
 
 
 #: Deal 1001 near its end: the Two and the Three of Spades must trade places through moves that

@@ -1,12 +1,15 @@
-"""The generic search keeps to its budgets: each search (best first, depth first, playouts, and
-`solve`, which runs them in turn) stops near its seconds, and holds about what ``memory_mb``
-allows (measured with tracemalloc), on a Klondike and a Scorpion deal that none of them wins
-within these budgets. Also the search's knowledge of Klondike: no waste card goes up as "safe"
-where taking it regroups the stock's later deals, and the count of redeals, which changes
-nothing where redeals are unlimited, is not part of a position."""
+"""Every search keeps to its budgets. The generic search: each of its searches (best first, depth
+first, playouts, and `solve`, which runs them in turn) stops near its seconds, and holds about
+what ``memory_mb`` allows (measured with tracemalloc), on a Klondike and a Scorpion deal that none
+of them wins within these budgets. Every exact search (`solver.search.EXACT`): each budget alone,
+nodes, seconds, positions and memory, ends it on a deal it does not decide at once. Also the
+search's knowledge of Klondike: no waste card goes up as "safe" where taking it regroups the
+stock's later deals, and the count of redeals, which changes nothing where redeals are
+unlimited, is not part of a position."""
 
 from __future__ import annotations
 
+import importlib
 import time
 import tracemalloc
 
@@ -16,7 +19,7 @@ from engine.core import Game, Move
 from engine.games import find_game
 from solver.compact import Packer
 from solver.ordering import canonical, safe_move
-from solver.search import Budget, solve, solve_best_first, solve_by_playouts, solve_depth_first
+from solver.search import EXACT, Budget, solve, solve_best_first, solve_by_playouts, solve_depth_first
 
 DEALS = [("klondike", 1), ("scorpion", 3)]
 SEARCHES = [solve_best_first, solve_depth_first, solve_by_playouts, solve]
@@ -55,6 +58,57 @@ def test_a_search_holds_about_what_its_memory_budget_allows(key, seed, search):
         tracemalloc.stop()
     assert verdict.result == "unknown" and "memory budget" in verdict.reason, verdict.reason
     assert peak < 1.5 * megabytes * 2**20 + SLACK, f"peak {peak:,} bytes for a budget of {megabytes} MB"
+
+
+#: For each game with an exact search: a deal it does not decide within a second and 1 MB (or,
+#: where it decides every deal about as fast, a long one), for the tight budgets below.
+HARD = {
+    "baroness": 274,
+    "besieged_city": 1045,
+    "bristol": 5,
+    "canfield": 5,
+    "chameleon": 1003,
+    "eight_off": 204,
+    "four_seasons": 1009,
+    "generals_patience": 1000,
+    "golf": 3,
+    "klondike": 1,
+    "osmosis": 13,
+    "perpetual_motion": 6,
+    "pyramid": 316,
+    "strategy": 186,
+    "tournament": 1009,
+}
+
+
+@pytest.mark.parametrize("key", sorted(EXACT))
+def test_an_exact_search_keeps_to_each_budget(key):
+    """Each budget alone ends the search: ``nodes`` within a clock check's worth of moves (1,024),
+    ``seconds`` within a second, ``positions`` within 4,096, and ``memory_mb`` with a tracemalloc
+    peak under half as much again plus 512 KiB (the search's fixed share: the model, the deal's
+    tables); a search that decides the deal first is within them too."""
+    solve_exact = importlib.import_module(f"solver.{key}").solve_exact
+    game = find_game(key)(HARD[key])
+    before = game.position()
+    cut = solve_exact(game, Budget(nodes=100))
+    assert cut.result == "unknown" and cut.reason == "node budget (100 moves) spent" and cut.nodes <= 100 + 1024
+    assert cut.best_cleared < cut.total
+    began = time.monotonic()
+    timed = solve_exact(game, Budget(nodes=UNLIMITED, positions=UNLIMITED, seconds=1.0))
+    assert time.monotonic() - began < 2.0
+    assert timed.result != "unknown" or timed.reason == "time budget (1 s) spent", timed.reason
+    few = solve_exact(game, Budget(nodes=UNLIMITED, positions=50))
+    assert few.result == "unknown" and few.reason == "memory budget (50 positions) spent"
+    assert few.positions <= 50 + 4096
+    tracemalloc.start()
+    try:
+        small = solve_exact(game, Budget(nodes=UNLIMITED, positions=UNLIMITED, seconds=60, memory_mb=1.0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert small.result != "unknown" or small.reason == "memory budget (1 MB) spent", small.reason
+    assert peak < 1.5 * 2**20 + 2**19, f"peak {peak:,} bytes for a budget of 1 MB"
+    assert game.position() == before  # the game searched is not changed
 
 
 def test_solve_gives_a_phase_the_time_an_earlier_one_left():

@@ -1,12 +1,10 @@
 """The exact Osmosis search (solver/osmosis.py): its model of the rules is the engine's move for
 move, its wins replay on the engine, its pruning loses nothing against a plain search of every
-position, and its budgets hold."""
+position (its budgets: tests/solver/test_budgets.py)."""
 
 from __future__ import annotations
 
 import random
-import time
-import tracemalloc
 
 from engine.core import Game
 from engine.games import find_game
@@ -130,25 +128,3 @@ def test_whole_deals_won_replay_and_agree_with_the_generic_search():
             if generic.result == "lost":
                 assert generic.best_cleared == verdict.best_cleared, seed
     assert won >= 3 and decided >= 3
-
-
-def test_budgets_hold():
-    hard = find_game("osmosis")(13)  # undecided after 10 s
-    began = time.monotonic()
-    verdict = solve_exact(hard, Budget(nodes=10**9, seconds=1, positions=10**8))
-    assert time.monotonic() - began < 2.0
-    assert verdict.result == "unknown" and verdict.reason == "time budget (1 s) spent"
-    cut = solve_exact(hard, Budget(nodes=5_000))
-    assert cut.result == "unknown" and "node budget" in cut.reason and cut.nodes <= 5_000
-    assert cut.best_cleared < cut.total
-    few = solve_exact(hard, Budget(nodes=10**9, positions=20_000))
-    assert few.result == "unknown" and few.reason == "memory budget (20,000 positions) spent"
-    assert few.positions <= 20_000 + 2_048
-    tracemalloc.start()
-    try:
-        small = solve_exact(hard, Budget(nodes=10**9, seconds=60, memory_mb=1))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert small.result == "unknown" and small.reason == "memory budget (1 MB) spent"
-    assert peak < 1.5 * 2**20 + 2**20, peak

@@ -1,21 +1,16 @@
 """The exact Perpetual Motion search (solver/perpetual_motion.py): its model of the rules is the
 engine's move for move (redeals included), its wins replay on the engine, its verdicts and best
-clears agree with a plain exhaustive search and with the generic search, and its budgets hold."""
+clears agree with a plain exhaustive search and with the generic search (its budgets: tests/solver/test_budgets.py)."""
 
 from __future__ import annotations
 
 import random
-import time
-import tracemalloc
 
 from engine.core import Game
 from engine.games import find_game
 from solver.perpetual_motion import PerpetualMotion, solve_exact
 from solver.search import Budget, solve_depth_first
 from tests.solver.models import UNLIMITED, plain_search
-
-#: A deal whose search tries 434 moves: the tight budgets bite on it.
-LONG = 6
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -94,28 +89,6 @@ def test_whole_deals_are_won_and_agree_with_the_generic_search():
             decided += 1
             assert generic.result == "won", seed
     assert decided >= 2
-
-
-def test_tight_budgets_hold():
-    game = find_game("perpetual_motion")(LONG)
-    full = solve_exact(game, UNLIMITED)
-    assert full.result == "won" and full.nodes > 300
-    cut = solve_exact(game, Budget(nodes=100))
-    assert (cut.result, cut.nodes) == ("unknown", 100) and "node budget" in cut.reason
-    began = time.monotonic()
-    late = solve_exact(game, Budget(seconds=0))
-    assert late.result == "unknown" and "time budget" in late.reason and late.nodes <= 256
-    assert time.monotonic() - began < 1
-    few = solve_exact(game, Budget(positions=50))
-    assert few.result == "unknown" and "50 positions" in few.reason and few.positions <= 50 + 256 + 1
-    tracemalloc.start()
-    try:
-        small = solve_exact(game, Budget(memory_mb=0.01))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert small.result == "unknown" and "MB) spent" in small.reason
-    assert peak < 1.5 * 0.01 * 2**20 + 512 * 1024
 
 
 def test_a_won_position_and_another_game():

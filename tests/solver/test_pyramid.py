@@ -1,20 +1,15 @@
 """The exact Pyramid search (solver/pyramid.py): its model of the rules is the engine's move for
 move, its wins replay on the engine, its King rule loses nothing against a plain exhaustive
-search, its verdicts agree with the generic search, and its budgets hold."""
+search, its verdicts agree with the generic search (its budgets: tests/solver/test_budgets.py)."""
 
 from __future__ import annotations
 
 import random
-import time
-import tracemalloc
 
 from engine.games import find_game
 from solver.pyramid import Pyramid, solve_exact
 from solver.search import Budget, solve_depth_first
 from tests.solver.models import UNLIMITED, plain_search, playout
-
-#: A deal whose search tries more moves than most (936): the tight budgets bite on it.
-LONG = 316
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -76,29 +71,6 @@ def test_verdicts_agree_with_the_generic_search_where_it_decides():
         decided += 1
         assert (generic.result, generic.best_cleared) == (exact.result, exact.best_cleared), seed
     assert decided >= 4
-
-
-def test_tight_budgets_hold():
-    game = find_game("pyramid")(LONG)
-    full = solve_exact(game, UNLIMITED)
-    assert full.result != "unknown" and full.nodes > 600
-    cut = solve_exact(game, Budget(nodes=100))
-    assert (cut.result, cut.nodes) == ("unknown", 100) and "node budget" in cut.reason
-    assert cut.best_cleared <= full.best_cleared
-    began = time.monotonic()
-    late = solve_exact(game, Budget(seconds=0))
-    assert late.result == "unknown" and "time budget" in late.reason and late.nodes <= 256
-    assert time.monotonic() - began < 1
-    few = solve_exact(game, Budget(positions=50))
-    assert few.result == "unknown" and "50 positions" in few.reason and few.positions <= 50 + 256 + 1
-    tracemalloc.start()
-    try:
-        small = solve_exact(game, Budget(memory_mb=0.005))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert small.result == "unknown" and "MB) spent" in small.reason
-    assert peak < 1.5 * 0.005 * 2**20 + 256 * 1024
 
 
 def test_a_won_position_and_another_game():
