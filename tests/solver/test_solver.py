@@ -40,7 +40,7 @@ WINS = {
     "eight_off": 2,
     "four_seasons": 8,
     "kings_clover": None,
-    "little_spider": 23,
+    "little_spider": 1001,
     "osmosis": 2,
     "penguin": 1,
     "strategy": 7,

@@ -1,0 +1,415 @@
+"""An exact search for Little Spider: the rules as plain numbers, every reachable position accounted for.
+
+Rules: 003_08087bb95aa03446.txt ("Little Spider"), as engine/games/little_spider.py states them:
+eight tableau piles ``t0`` to ``t7``, four foundations ``f0`` to ``f3`` and a stock ``s``. While
+the stock has cards, ``deal`` puts one card on each pile from ``t0`` on (fewer when fewer are
+left), and the top card of a pile may go to a foundation; nothing moves between piles. Once the
+stock is empty the top card of a pile may also go onto another non-empty pile one rank above or
+below it, any suit, King and Ace neighbours. Two foundations build up in suit from the Ace, two
+down in suit from the King; the Aces are of one colour and the Kings of the other, the first Ace
+or King up deciding which. Won with all 52 cards up.
+
+State. A card is the number ``suit * 13 + rank - 1``. A position is the piles' cards (a tuple of
+tuples, bottom first), the stock cards dealt so far (the stock's order is fixed), the count of
+cards up in each suit, the colour choice (0 while no Ace or King is up, else 1 + the colour of
+the Aces that build up) and, for the engine's notation only, the suit each foundation holds.
+Which cards are up fixes the counts and the colour, and pile order does not matter once the
+stock is empty (any pile may go to any pile), so the search keys a position by the stock cards
+dealt and the piles sorted (as bytes); while the stock has cards the piles are fixed by the
+cards up, so the key is the dealt count and the counts.
+
+The search: two searches of every reachable position take turns (four slices of about 1,024
+moves for the first, one for the second), each with its own table of keys, and the first to end
+gives the verdict. The first plays stage one (dealing: only which top cards go up, few positions)
+depth first; each position that has dealt the whole stock is the root of a stage-two
+depth-first search (foundation moves first, then moves between piles that bring a card wanted
+next nearest the top of its pile), and these take turns in slices, the root with the least work
+done so far first, each card fewer up at a root counting as 4,096 moves: no single root's huge
+tableau game takes the whole budget, which is where a plain order spends it. The second is best
+first: fewest cards left, then fewest cards lying over the cards wanted next (one still in the
+stock counting 99); it wins some deals at once that the first reaches late. Each expands every
+position (by key) once, with every legal move but one kind: a card that starts a foundation goes
+to the first empty foundation only (the four are interchangeable, so the others only rename
+them). Nothing else is pruned, so a search that ends without a win has expanded every reachable
+position: the deal is lost, and the most cards up in any position reached is the most that can
+be cleared. A win comes back as moves in the engine's notation, which the engine replays to
+``won`` (tests/solver/test_little_spider.py checks the model's moves and next positions against
+the engine's, move for move, and the verdicts against a plain search of the model's own moves).
+
+Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept (both searches), ``memory_mb``
+the keys (with their line back) and the frontiers' positions at measured sizes; the clock is read every 2,048
+moves.
+
+Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5`` on
+this project's two-core machine while others measured too (load average 4 to 7): 33 decided, all
+won (every deal a best-first search alone wins among them; a win takes 0.7 s on average, median
+0.2 s, 8.3 s at most), 17 unknown (the time budget); 3.9 s a deal on average, median 0.8 s; 95,000
+positions kept on average. Every unknown deal reaches 49 or 50 cards up; the last cards then lie
+in one pile in the order opposite to their foundation's (Ten to King of Hearts, King on top, with
+Hearts building up), with no Queen or Ace left to take the King: positions that a better order, or
+a proof that the deal is lost at 50, would settle. Reproduce by calling `solve_exact` on
+``find_game("little_spider")(seed)`` for those seeds.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from engine.cards import Colour
+from engine.core import Game
+from solver.exact import Spent, finished, start_verdict
+from solver.search import Budget, Verdict
+
+__all__ = ["LittleSpider", "State", "solve_exact"]
+
+#: (piles bottom first, stock cards dealt, cards up in each suit, colour choice, each
+#: foundation's suit: -1 while empty)
+State = tuple[tuple[tuple[int, ...], ...], int, tuple[int, ...], int, tuple[int, ...]]
+
+_DEAL = "deal"
+#: Bytes a kept key and its line back cost (a bytes key, a tuple, a dict slot), and one frontier
+#: entry (a state's tuples and the heap slot), measured with tracemalloc and rounded up.
+_KEY_BYTES = 300
+_FRAME_BYTES = 1200
+
+
+#: Moves a stage-two depth-first search makes before the next root's turn, and the moves one
+#: card fewer up at a root counts as (see `solve_exact`).
+_SLICE = 1024
+_CARD_WORK = 4096
+
+
+class _Won(Exception):
+    """A search reached a won position; ``args[0]`` is the line to it, in the engine's notation."""
+
+
+def _card(card: object) -> int:
+    return int(card.suit) * 13 + int(card.rank) - 1  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class LittleSpider:
+    """One Little Spider position's cards as numbers, from which every later position follows.
+
+    ``stock``: the stock's cards in the order ``deal`` takes them; ``colour``: the colour (0 or
+    1) of each suit; ``start``: the `State` read; ``total``: 52.
+    """
+
+    stock: tuple[int, ...]
+    colour: tuple[int, ...]
+    start: State
+    total: int
+
+    @classmethod
+    def from_game(cls, game: Game) -> LittleSpider:
+        """The model of ``game`` (a Little Spider `Game`, at any position). Raises ValueError for
+        another game."""
+        if game.key != "little_spider":
+            raise ValueError(f"not a little_spider game: {game.key!r}")
+        colour = [0] * 4
+        for pile in game.piles.values():
+            for card in pile.cards:
+                colour[int(card.suit)] = 0 if card.colour == Colour.RED else 1
+        stock = tuple(_card(c) for c in reversed(game.piles["s"].cards))
+        model = cls(stock, tuple(colour), ((), 0, (), 0, ()), game.total)
+        object.__setattr__(model, "start", model.state_of(game))
+        return model
+
+    def state_of(self, game: Game) -> State:
+        """The `State` of ``game``, a position reached by play from the one this model was read
+        from (the tests compare the engine's positions with the model's)."""
+        piles = tuple(tuple(_card(c) for c in game.piles[f"t{i}"].cards) for i in range(8))
+        up = [0] * 4
+        fsuits = []
+        mode = 0
+        for j in range(4):
+            cards = game.piles[f"f{j}"].cards
+            fsuits.append(int(cards[0].suit) if cards else -1)
+            if cards:
+                suit = int(cards[0].suit)
+                up[suit] = len(cards)
+                aces = self.colour[suit] if int(cards[0].rank) == 1 else 1 - self.colour[suit]
+                mode = 1 + aces
+        dealt = len(self.stock) - len(game.piles["s"].cards)
+        return piles, dealt, tuple(up), mode, tuple(fsuits)
+
+    def cleared(self, state: State) -> int:
+        """Cards on the foundations in ``state``, as the engine counts them."""
+        return sum(state[2])
+
+    def wanted(self, up: tuple[int, ...], mode: int, suit: int) -> tuple[int, ...]:
+        """The ranks of ``suit`` that may go up next (two while nothing is up: Ace or King)."""
+        count = up[suit]
+        if count == 13:
+            return ()
+        if mode == 0:
+            return (1, 13)
+        if self.colour[suit] == mode - 1:
+            return (count + 1,)
+        return (13 - count,)
+
+    def legal(self, state: State) -> list[str]:
+        """The legal moves in ``state``, in the engine's notation and order."""
+        piles, dealt, up, mode, fsuits = state
+        if sum(up) == 52:
+            return []
+        moves = []
+        late = dealt >= len(self.stock)
+        for i, pile in enumerate(piles):
+            if not pile:
+                continue
+            card = pile[-1]
+            suit, rank = divmod(card, 13)
+            rank += 1
+            if rank in self.wanted(up, mode, suit):
+                if suit in fsuits:
+                    moves.append(f"t{i}>f{fsuits.index(suit)}")
+                else:
+                    moves.extend(f"t{i}>f{j}" for j in range(4) if fsuits[j] < 0)
+            if late:
+                for k, other in enumerate(piles):
+                    if k != i and other and (other[-1] % 13 - card % 13) % 13 in (1, 12):
+                        moves.append(f"t{i}>t{k}")
+        if not late:
+            moves.append(_DEAL)
+        return moves
+
+    def play(self, state: State, move: str) -> State:
+        """The state after ``move`` (one of `legal`'s)."""
+        piles, dealt, up, mode, fsuits = state
+        if move == _DEAL:
+            new = list(piles)
+            cards = self.stock[dealt : dealt + 8]
+            for i, card in enumerate(cards):
+                new[i] = new[i] + (card,)
+            return tuple(new), dealt + len(cards), up, mode, fsuits
+        src, dst = move.split(">")
+        i = int(src[1:])
+        card = piles[i][-1]
+        new = list(piles)
+        new[i] = piles[i][:-1]
+        if dst[0] == "t":
+            k = int(dst[1:])
+            new[k] = piles[k] + (card,)
+            return tuple(new), dealt, up, mode, fsuits
+        suit, rank = divmod(card, 13)
+        j = int(dst[1:])
+        if mode == 0:
+            mode = 1 + (self.colour[suit] if rank == 0 else 1 - self.colour[suit])
+        ups = list(up)
+        ups[suit] += 1
+        fs = list(fsuits)
+        fs[j] = suit
+        return tuple(new), dealt, tuple(ups), mode, tuple(fs)
+
+
+def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Decide ``game`` (Little Spider, from its current position; it is not changed) exactly (see
+    the module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
+    engine's notation, lost (proved) with the most cards that can be cleared, or unknown with the
+    budget that ran out (its best clear then a lower bound)."""
+    began = time.monotonic()
+    verdict = start_verdict(game)
+    if game.won:
+        return finished(verdict, 0, 0, began)
+    model = LittleSpider.from_game(game)
+    deadline = began + budget.seconds
+    stock, colour = model.stock, model.colour
+    nstock = len(stock)
+    best = game.cleared
+    nodes = 0
+
+    def wanted_cards(up: tuple[int, ...], mode: int) -> set[int]:
+        """The cards that may go up next."""
+        cards: set[int] = set()
+        for suit in range(4):
+            count = up[suit]
+            if count == 13:
+                continue
+            if mode == 0:
+                cards.update((suit * 13, suit * 13 + 12))
+            elif colour[suit] == mode - 1:
+                cards.add(suit * 13 + count)
+            else:
+                cards.add(suit * 13 + 12 - count)
+        return cards
+
+    def children(state: State) -> list[str]:
+        """The moves searched from ``state``, best first: foundation moves (first empty
+        foundation only), then deal, then moves between piles, those that bring a card wanted
+        next nearer the top of its pile first."""
+        piles, dealt, up, mode, fsuits = state
+        ups: list[str] = []
+        late = dealt >= nstock
+        wanted = wanted_cards(up, mode)
+        tops = [pile[-1] if pile else -1 for pile in piles]
+        for i, card in enumerate(tops):
+            if card in wanted:
+                suit = card // 13
+                j = fsuits.index(suit) if suit in fsuits else fsuits.index(-1)
+                ups.append(f"t{i}>f{j}")
+        if not late:
+            ups.append(_DEAL)
+            return ups
+        across: list[tuple[int, int, str]] = []
+        for i, card in enumerate(tops):
+            if card < 0:
+                continue
+            pile = piles[i]
+            # how deep the nearest wanted card lies under the moving one (1: just under it)
+            depth = 99
+            for d in range(2, len(pile) + 1):
+                if pile[-d] in wanted:
+                    depth = d - 1
+                    break
+            if len(pile) == 1:
+                depth = 50
+            r = card % 13
+            for k, other in enumerate(tops):
+                if k != i and other >= 0 and (other - r) % 13 in (1, 12):
+                    # onto a pile whose wanted card lies deep costs more
+                    across.append((depth, len(across), f"t{i}>t{k}"))
+        across.sort()
+        return ups + [move for _, _, move in across]
+
+    def key(state: State) -> object:
+        piles, dealt, up, mode, _ = state
+        if dealt < nstock:
+            return (dealt, up, mode)
+        return b"\xff".join(sorted(bytes(pile) for pile in piles if pile))
+
+    def score(state: State) -> int:
+        """Smaller first: fewer cards left, then fewer cards over the cards wanted next (one
+        still in the stock counts 99)."""
+        piles, _, up, mode, _ = state
+        depths = [99 if up[suit] < 13 else 0 for suit in range(4)]
+        for card in wanted_cards(up, mode):
+            suit = card // 13
+            for pile in piles:
+                if card in pile:
+                    depths[suit] = min(depths[suit], len(pile) - 1 - pile.index(card))
+        return (52 - sum(up)) * 8 + sum(depths)
+
+    Parents = dict[object, tuple[object, str]]
+    tables: list[Parents] = []  # each search's keys, with their line back
+    frames = [0, 0]  # the positions on each search's frontier
+
+    def expand(state: State, skey: object, parents: Parents) -> list[tuple[State, object]]:
+        """The children of ``state`` not yet in ``parents`` (added there), best first; raises
+        Spent when a budget runs out and _Won with the line to a won child."""
+        nonlocal nodes, best
+        fresh = []
+        for move in children(state):
+            nodes += 1
+            if nodes >= budget.nodes:
+                raise Spent(f"node budget ({budget.nodes:,} moves) spent")
+            if not nodes & 2047:
+                kept = sum(len(table) for table in tables)
+                reason = budget.spent(
+                    nodes,
+                    kept,
+                    time.monotonic(),
+                    deadline,
+                    kept * _KEY_BYTES + sum(frames) * _FRAME_BYTES,
+                )
+                if reason:
+                    raise Spent(reason)
+            child = model.play(state, move)
+            k = key(child)
+            if k in parents:
+                continue
+            parents[k] = (skey, move)
+            count = sum(child[2])
+            if count == 52:
+                line = []
+                at: object = k
+                while True:
+                    parent, step = parents[at]
+                    if parent is None:
+                        break
+                    line.append(step)
+                    at = parent
+                raise _Won(line[::-1])
+            if count > best:
+                best = count
+            fresh.append((child, k))
+        return fresh
+
+    start = model.start
+    k0 = key(start)
+
+    def by_roots() -> Iterator[None]:
+        """Every position: stage one depth first; then a depth-first search from each position
+        that has dealt the whole stock (a root), in slices of `_SLICE` moves, the root with the
+        least work done so far first (each card fewer up at a root counting as `_CARD_WORK`
+        moves), so that no one root's positions take the whole budget."""
+        parents: Parents = {k0: (None, "")}
+        tables.append(parents)
+        roots: list[tuple[State, object]] = []
+        stack = [(start, k0)]
+        while stack:
+            state, skey = stack.pop()
+            if state[1] >= nstock:
+                roots.append((state, skey))
+                continue
+            stack.extend(reversed(expand(state, skey, parents)))
+            frames[0] = len(stack)
+        queue = []
+        for tie, (state, skey) in enumerate(roots):
+            queue.append(((52 - sum(state[2])) * _CARD_WORK, tie, [(state, skey)]))
+        heapq.heapify(queue)
+        frames[0] = len(queue)
+        while queue:
+            work, tie, stack = heapq.heappop(queue)
+            stop = nodes + _SLICE
+            while stack and nodes < stop:
+                state, skey = stack.pop()
+                fresh = expand(state, skey, parents)
+                fresh.reverse()
+                stack.extend(fresh)
+                frames[0] += len(fresh) - 1
+            if stack:
+                heapq.heappush(queue, (work + _SLICE, tie, stack))
+            yield
+
+    def best_first() -> Iterator[None]:
+        """Every position, best first (`score`)."""
+        parents: Parents = {k0: (None, "")}
+        tables.append(parents)
+        heap = [(score(start), 0, start, k0)]
+        tie = 0
+        mark = nodes + _SLICE
+        while heap:
+            _, _, state, skey = heapq.heappop(heap)
+            for child, k in expand(state, skey, parents):
+                tie += 1
+                heapq.heappush(heap, (score(child), tie, child, k))
+            frames[1] = len(heap)
+            if nodes >= mark:
+                yield
+                mark = nodes + _SLICE
+
+    # turns: four slices from the roots, then one best first
+    searches = [(by_roots(), 4), (best_first(), 1)]
+    try:
+        while True:
+            for search, turns in searches:
+                try:
+                    for _ in range(turns):
+                        next(search)
+                except StopIteration:
+                    verdict.result = "lost"  # an exhaustive search ended without a win
+                    raise
+    except StopIteration:
+        pass
+    except _Won as won:
+        verdict.result = "won"
+        verdict.solution = won.args[0]
+        best = model.total
+    except Spent as spent:
+        verdict.reason = spent.args[0]
+    verdict.best_cleared = max(verdict.best_cleared, best)
+    return finished(verdict, nodes, sum(len(table) for table in tables), began)
