@@ -153,7 +153,7 @@ function renderActions(page) {
     }
     for (const move of clockExchangesFirst(board, buttons)) {
       const exchange = move.startsWith("exchange ");
-      buttons.push(el("button", { class: "move", dataset: { move },
+      buttons.push(el("button", { class: exchange ? "move exchange" : "move", dataset: { move },
         text: exchange ? exchangeLabel(page.game, move, board) : actionLabel(page.game, move, board),
         "aria-describedby": exchange ? "exchange-note" : null,
         onclick: () => page.move(move, null), disabled: !!page.pending }));

@@ -268,3 +268,28 @@ async def test_clock_offers_only_the_exchanges_that_can_still_win(web: Web) -> N
     assert board.exchanged and str(board.history[10]) == moves[0]
     await page.context.close()
     await client.close()
+
+
+async def test_clock_exchange_choices_fit_a_phone_with_the_board(web: Web) -> None:
+    """On a phone the exchange buttons (one a pile with face-down cards) and the clock face share
+    the screen: the buttons go two to a row, each a target a finger can take (at least 24 px tall,
+    WCAG 2.5.8, and within the screen's width), and the board's centre, where the Kings go, is
+    reached by scrolling no more than one screen."""
+    client, race, game = await played_race(web, "cleo", "clock", 145, 10)
+    assert game.blocked
+    page = await resumed(web, client, race.code, phone=True)
+    await shows(page, expected_piles(game))
+    width = page.viewport_size["width"]
+    height = page.viewport_size["height"]
+    rows = set()
+    buttons = await page.locator("#actions button.exchange").all()
+    for button in buttons:
+        box = await button.bounding_box()
+        assert box is not None and box["height"] >= 24 and box["x"] >= 0 and box["x"] + box["width"] <= width
+        rows.add(round(box["y"]))
+    assert len(rows) <= (len(buttons) + 1) // 2, "the exchange buttons are not two to a row"
+    board = await page.locator(".board-box.mine").bounding_box()
+    assert board is not None and board["y"] + board["height"] / 2 < 2 * height, board
+    await web.screenshot(page, "clock-exchange-phone")
+    await page.context.close()
+    await client.close()
