@@ -65,6 +65,7 @@ EXACT = frozenset(
         "four_seasons",
         "generals_patience",
         "golf",
+        "idiots_delight",
         "kings_clover",
         "klondike",
         "little_spider",
@@ -73,6 +74,7 @@ EXACT = frozenset(
         "pyramid",
         "strategy",
         "tournament",
+        "try_again",
     }
 )
 

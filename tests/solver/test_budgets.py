@@ -72,6 +72,7 @@ HARD = {
     "four_seasons": 1009,
     "generals_patience": 1000,
     "golf": 3,
+    "idiots_delight": 1001,
     "kings_clover": 1013,
     "klondike": 1,
     "little_spider": 1000,
@@ -80,6 +81,7 @@ HARD = {
     "pyramid": 316,
     "strategy": 186,
     "tournament": 1009,
+    "try_again": 1001,
 }
 
 

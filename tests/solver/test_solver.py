@@ -23,7 +23,7 @@ WINS = {
     "golf": 12,
     "clock": 1,
     "baroness": None,
-    "idiots_delight": 142,
+    "idiots_delight": 1019,
     "pyramid": 166,
     "perpetual_motion": 1,
     "scorpion": None,

@@ -1,0 +1,454 @@
+"""An exact search for Try Again (Old Patience): the rules as plain ranks, every reachable
+position accounted for.
+
+Rules: 003_08087bb95aa03446.txt ("Try Again"), as engine/games/try_again.py states them: the
+stock's cards are turned one at a time onto ``w`` and each goes onto one of four waste piles
+``t0`` to ``t3`` (``w>t1``), on any card; between rounds of four (the engine's ``dealt`` a
+multiple of four) and after the last card, the top card of a waste pile may go to a foundation
+(``t1>f0``); four foundations ``f0`` to ``f3`` are each built up from the Ace to the King by rank
+alone. Cleared: cards on the foundations; 52 wins.
+
+State. No rule looks at a suit, so a card is its rank (1 to 13). A position is the waste piles'
+ranks bottom to top, the foundations' heights (a foundation of height h holds ranks 1 to h) and
+how many cards have been turned (the stock's order is fixed). The search keys positions by the
+turned count and the waste piles sorted (bytes): the waste piles are interchangeable (any card
+goes on any of them and only their tops play), and so are the foundations (a rank may go on any
+foundation of height one less), whose heights follow from the cards not yet up (four of each
+rank in all).
+
+The search. Depth first; between rounds, each playable top card is tried on a foundation (one
+foundation of each height stands for all: they are interchangeable), and then dealing the next
+round; within a round, each turned card is tried on each waste pile (piles with equal cards
+once). One kind of move is played alone, with no alternative tried: a card of rank r when every
+foundation has reached r - 1 (the engine's own safe move). It is safe: a card of rank r may go
+up whenever some foundation has height r - 1 and fewer than four cards of rank r are up, so
+once all four foundations are at r - 1 or higher, every card of rank r may go up at any time
+between rounds from then on; taking it now only uncovers the card below it and raises a
+foundation, which lets no move become illegal (a foundation move needs a height one less than
+the card, and with all four at r - 1 or more no card of rank r or lower is waiting for one of
+height r - 1 that this takes away: the others of rank r have their own). So every line from the
+position without the move is matched by one from the position with it, the move left out.
+
+Cuts, by a bound on the cards a position can still clear, proved as follows.
+
+Runs in a pile. Take two cards a above b in one waste pile, with rank(a) >= rank(b). Both can
+only go up in pile order, a first. Foundations build by rank, so a's foundation holds a card of
+rank(b) put up before a, hence before b: b is on another foundation than a. So cards of a pile
+that form a run (top to bottom) of ranks never rising must all go to different foundations, and
+at most as many of them as there are foundations not yet at the King can go up. Cards leave a
+pile from the top only, so of the cards now in a pile, only a top part with no such run longer
+than that count can ever go up (`top_bound`).
+
+No next card of a rank. Let k cards of rank r be up, and X the next card of rank r to go up.
+Every card now above X goes up before it; one of them, Y, of a higher rank, goes onto a
+foundation holding a card of rank r, which went up before X: one of the k foundations that have
+reached r, and, since it takes Y, one whose height now is at least r and below rank(Y). So those
+cards above X go onto the k' foundations now at a height from r to the Queen, none of them can
+be of a rank at most the lowest such height, and (as in "Runs") a never-rising run of them needs
+one foundation each: no run longer than k'. If no card of rank r still to be turned exists and
+no card of rank r in a pile meets this (`_next_can_go`), no further card of rank r ever goes up,
+and no rank above r ever has more than k cards up. This is checked for each rank r that some
+foundation could take next (fewer cards of rank r up than of rank r - 1) and each rank no card
+of which is up; a bound by ranks follows (each rank at most the least cap of the ranks up to
+it, less the cards up). Ranks with none up for good stop every pile at its first such card.
+
+Reach. A card of rank r goes up only once some foundation has reached r - 1. Letting every card
+still to be turned go up whenever its rank is reachable, and playing every pile's top while its
+rank is at most one above the highest rank reached, only lets more cards go up than the game
+does; the cards it plays are a bound for each pile (with the runs' bound, the smaller), and
+the cards to be turned of a rank it reaches a bound for those. The bound of a position is the
+smaller of the sum over piles and turned cards and the bound by ranks. A position whose cleared
+count plus it cannot beat the most cleared so far is not searched: nothing below it could change
+the verdict or the best clear.
+
+Two passes. The first cuts, by the same bound, every position that cannot clear all 52 cards:
+it ends with a win, or with a proof that there is none. Only then does the second search
+again, cutting only as above, for the most cards that can be cleared (the first pass's most
+cleared carried over as a start); a deal is lost when the second pass ends. Wins are found far
+sooner with the sharper cut.
+
+Why it is exact. The moves computed from the state are exactly the engine's (the test
+tests/solver/test_try_again.py compares them move for move, and every next position, over many
+deals and random lines of play; it also compares this search's verdicts and best clears with a
+plain search of every position, and the bound with the most a plain search clears on late
+positions). Every reachable position is searched, matched by a searched one with the same key,
+played alone as a safe move, or cut by the bound above, so a search that ends without a win proves
+the deal lost, and the most cards cleared in a position searched is the most that can be cleared. A
+win comes back as moves in the engine's notation, which the engine replays to ``won``.
+
+Budgets: ``nodes`` counts moves tried in both passes, ``positions`` the keys kept (the larger
+pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the search's stack; the
+clock is read every 1,024 moves.
+
+Cost, measured on deals 1000 to 1049 at the race's par budget (``Budget()``: 10 s), one process
+under ``nice -n 5`` on this project's two-core machine while others worked too (load average 4 to
+5): 11 decided (all won, each in 0.15 s or less), 39 unknown; 72,000 positions kept a deal on
+average, 206,000 at most. On a deal with no win the first pass can end within seconds (deal 1001:
+under 5 s); the second, the exact most cleared, does not end within 10 s: the bound above still
+allows far more cards than the deal clears in the positions after the last cards are turned. On
+late positions the bound decides what the runs' bound alone does not: from random play down to 16
+cards left (deals 0 to 19, 5 s each), 4 proved lost, against none with the runs' bound alone.
+Reproduce by calling `solve_exact` with ``Budget()`` on each deal
+(``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1`` once the game is in
+``solver.search.EXACT``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.core import Game
+from solver.exact import Spent, finished, start_verdict
+from solver.search import Budget, Verdict
+
+__all__ = ["State", "TryAgain", "clearable", "solve_exact", "top_bound"]
+
+#: (each waste pile's ranks bottom to top, each foundation's height, cards turned since the
+#: position read)
+State = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int]
+
+_WASTE = ("t0", "t1", "t2", "t3")
+_FOUNDATIONS = ("f0", "f1", "f2", "f3")
+_KING = 13
+#: Bytes one kept key costs in the search's set (a bytes object of up to ~60 bytes and its slot)
+#: and one frame of the search's recursion, as measured with tracemalloc (rounded up).
+_KEY_BYTES = 140
+_FRAME_BYTES = 1500
+_SEP = 255
+
+
+def top_bound(pile: Sequence[int], limit: int) -> int:
+    """How many cards of ``pile`` (ranks bottom to top) can ever go up when ``limit`` foundations
+    are not yet at the King: the longest top part with no run of ranks, top to bottom, that
+    never rises and is longer than ``limit`` (see the module docstring)."""
+    # ends[i]: the highest last rank of a never-rising run of i + 1 cards seen so far
+    ends: list[int] = []
+    n = 0
+    for rank in reversed(pile):
+        # the first run end lower than rank: rank extends the run before it
+        i = 0
+        while i < len(ends) and ends[i] >= rank:
+            i += 1
+        if i == len(ends):
+            if i == limit:
+                return n
+            ends.append(rank)
+        else:
+            ends[i] = rank
+        n += 1
+    return n
+
+
+def clearable(
+    piles: Sequence[Sequence[int]],
+    heights: Sequence[int],
+    future: tuple[int, ...],
+) -> int:
+    """At most how many cards of a position can still go up: ``piles`` the waste piles' ranks
+    bottom to top, ``heights`` the foundations' heights, ``future`` the ranks of the cards
+    still to be turned. See the module docstring ("No first card of a rank") for the proof."""
+    mask = 0
+    for rank in future:
+        mask |= 1 << rank
+    return _clearable(piles, heights, mask, [sum(1 for r in future if r < k) for k in range(15)])
+
+
+def _clearable(
+    piles: Sequence[Sequence[int]],
+    heights: Sequence[int],
+    future: int,
+    below: list[int],
+) -> int:
+    """`clearable` with the cards still to be turned given as ``future``, the bit mask
+    (``1 << rank``) of their ranks, and ``below[r]``, how many of them are of a rank below r."""
+    # up[r]: cards of rank r up; cap[r]: at most how many cards of rank r will ever be up
+    up = [4] + [sum(1 for h in heights if h >= r) for r in range(1, _KING + 1)]
+    cap = 4
+    caps = [4] * (_KING + 1)
+    for rank in range(1, _KING + 1):
+        k = up[rank]
+        if k < cap and k < up[rank - 1] or k == 0 < cap:
+            # the foundations a higher card above the next card of this rank can go on
+            past = [h for h in heights if rank <= h < _KING]
+            low = min(past, default=_KING)
+            if not future >> rank & 1 and not any(_next_can_go(pile, rank, len(past), low) for pile in piles):
+                cap = k
+        caps[rank] = cap
+    by_rank = sum(caps[r] - up[r] for r in range(1, _KING + 1))
+    stuck = caps.index(0) if caps[_KING] == 0 else _KING + 1
+    # the ranks a foundation might reach, every card of the stock free: a card of rank r can
+    # only go up once some foundation has reached r - 1
+    reach = max(heights)
+    ends = [len(pile) for pile in piles]
+    changed = True
+    while changed:
+        changed = False
+        while reach + 1 < stuck and future >> (reach + 1) & 1:
+            reach += 1
+        for j, pile in enumerate(piles):
+            i = ends[j]
+            while i and pile[i - 1] <= reach + 1 and pile[i - 1] < stuck:
+                i -= 1
+                reach = max(reach, pile[i])
+            if i != ends[j]:
+                ends[j] = i
+                changed = True
+    limit = 4 - up[_KING]
+    by_pile = below[min(stuck, reach + 1)]
+    for j, pile in enumerate(piles):
+        by_pile += min(len(pile) - ends[j], top_bound(pile, limit))
+    return min(by_rank, by_pile)
+
+
+def _next_can_go(pile: Sequence[int], rank: int, k: int, low: int) -> bool:
+    """Whether a card of ``rank`` in ``pile`` (ranks bottom to top) could be the next of its rank
+    to go up, when ``k`` foundations have reached ``rank`` but not the King, the lowest of them
+    at height ``low``: each card above it of a higher rank needs one of those below its own rank,
+    and a never-rising run of them, top to bottom, needs one each."""
+    ends: list[int] = []
+    for above in reversed(pile):
+        if above == rank:
+            return True
+        if above > rank:
+            if above <= low:
+                return False
+            i = 0
+            while i < len(ends) and ends[i] >= above:
+                i += 1
+            if i == len(ends):
+                if i == k:
+                    return False
+                ends.append(above)
+            else:
+                ends[i] = above
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class TryAgain:
+    """One Try Again position's cards as ranks, from which every later position follows.
+
+    ``turn``: the cards still to be turned in order (the card on ``w`` first); ``start``: the
+    `State` read; ``dealt``: the engine's ``dealt`` field at the start (rounds of four count from
+    it); ``total``: the game's total (52).
+    """
+
+    turn: tuple[int, ...]
+    start: State
+    dealt: int
+    total: int
+
+    @classmethod
+    def from_game(cls, game: Game) -> TryAgain:
+        """The model of ``game`` (a Try Again `Game`, at any position). Raises ValueError for
+        another game."""
+        if game.key != "try_again":
+            raise ValueError(f"not a try again game: {game.key!r}")
+        turn = tuple(int(c.rank) for c in game.piles["w"].cards) + tuple(
+            int(c.rank) for c in reversed(game.piles["s"].cards)
+        )
+        model = cls(turn, ((), (), 0), int(game.dealt), game.total)  # type: ignore[attr-defined]
+        object.__setattr__(model, "start", model.state_of(game))
+        return model
+
+    def state_of(self, game: Game) -> State:
+        """The `State` of ``game``, a position reached by play from the one this model was read
+        from (for tests)."""
+        piles = tuple(tuple(int(c.rank) for c in game.piles[pid].cards) for pid in _WASTE)
+        heights = tuple(len(game.piles[fid].cards) for fid in _FOUNDATIONS)
+        left = len(game.piles["w"].cards) + len(game.piles["s"].cards)
+        return piles, heights, len(self.turn) - left
+
+    def cleared(self, state: State) -> int:
+        """Cards on the foundations in ``state``, as the engine counts them."""
+        return sum(state[1])
+
+    def mid_round(self, turned: int) -> bool:
+        """Whether ``turned`` cards turned since the start leave a round of four unfinished."""
+        return (self.dealt + turned) % 4 != 0 and turned < len(self.turn)
+
+    def legal(self, state: State) -> list[str]:
+        """The legal moves in ``state``, in the engine's notation and order."""
+        piles, heights, turned = state
+        moves = []
+        if not self.mid_round(turned):
+            for i, pile in enumerate(piles):
+                if pile:
+                    moves += [f"{_WASTE[i]}>{fid}" for fid, h in zip(_FOUNDATIONS, heights) if h == pile[-1] - 1]
+        if turned < len(self.turn):
+            moves += [f"w>{pid}" for pid in _WASTE]
+        return moves
+
+    def play(self, state: State, move: str) -> State:
+        """The state after ``move`` (one of `legal`'s)."""
+        piles, heights, turned = state
+        src, dst = move.split(">")
+        if src == "w":
+            j = _WASTE.index(dst)
+            new = piles[:j] + (piles[j] + (self.turn[turned],),) + piles[j + 1 :]
+            return new, heights, turned + 1
+        i, j = _WASTE.index(src), _FOUNDATIONS.index(dst)
+        new = piles[:i] + (piles[i][:-1],) + piles[i + 1 :]
+        return new, heights[:j] + (heights[j] + 1,) + heights[j + 1 :], turned
+
+
+def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Decide ``game`` (Try Again, from its current position; it is not changed) exactly (see the
+    module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
+    engine's notation, lost (proved) with the most cards that can be cleared, or unknown when a
+    budget ran out. ``nodes`` counts moves tried, ``positions`` the positions kept."""
+    began = time.monotonic()
+    deadline = began + budget.seconds
+    model = TryAgain.from_game(game)
+    verdict = start_verdict(game)
+    if game.won:
+        return finished(verdict, 0, 0, began)
+    turn = model.turn
+    n_turn = len(turn)
+    total = model.total
+    seen: set[bytes] = set()
+    line: list[str] = []
+    nodes = 0
+    best = verdict.best_cleared
+    depth = 0
+    budget_nodes = budget.nodes
+    # masks[t]: the ranks among the cards turned from t on; below[t][r]: how many of those are
+    # of a rank below r
+    masks = [0] * (n_turn + 1)
+    below = [[0] * 15 for _ in range(n_turn + 1)]
+    for t in range(n_turn - 1, -1, -1):
+        masks[t] = masks[t + 1] | 1 << turn[t]
+        below[t] = [n + (turn[t] < r) for r, n in enumerate(below[t + 1])]
+    floor = total - 1  # the first pass cuts every position that cannot win; the second none
+    kept = 0
+
+    def tick() -> None:
+        nonlocal nodes
+        if nodes >= budget_nodes:
+            raise Spent(f"node budget ({budget_nodes:,} moves) spent")
+        nodes += 1
+        if not nodes & 1023:
+            reason = budget.spent(
+                0, len(seen), time.monotonic(), deadline, len(seen) * _KEY_BYTES + depth * _FRAME_BYTES
+            )
+            if reason:
+                raise Spent(reason)
+
+    def search(piles: list[list[int]], heights: list[int], turned: int) -> bool:
+        nonlocal best, depth
+        between = not model.mid_round(turned)
+        safe: list[str] = []
+        if between:
+            # safe moves, alone: a card of rank r once every foundation is at r - 1 or more
+            low = min(heights)
+            again = True
+            while again:
+                again = False
+                for i in range(4):
+                    pile = piles[i]
+                    if pile and pile[-1] == low + 1:
+                        j = heights.index(low)
+                        tick()
+                        pile.pop()
+                        heights[j] += 1
+                        safe.append(f"{_WASTE[i]}>{_FOUNDATIONS[j]}")
+                        low = min(heights)
+                        again = True
+        found = search_free(piles, heights, turned, between)
+        if found:
+            line.extend(reversed(safe))
+            return True
+        # undo the safe moves
+        for move in reversed(safe):
+            i, j = _WASTE.index(move[:2]), _FOUNDATIONS.index(move[3:])
+            heights[j] -= 1
+            piles[i].append(heights[j] + 1)
+        return False
+
+    def search_free(piles: list[list[int]], heights: list[int], turned: int, between: bool) -> bool:
+        nonlocal best, depth
+        cleared = sum(heights)
+        if cleared > best:
+            best = cleared
+            if cleared >= total:
+                return True
+        bound = cleared + _clearable(piles, heights, masks[turned], below[turned])
+        if bound <= best or bound <= floor:
+            return False
+        key = bytes([turned]) + bytes([_SEP]).join(sorted(bytes(p) for p in piles))
+        if key in seen:
+            return False
+        seen.add(key)
+        depth += 1
+        if between:
+            tried: list[list[int]] = []
+            for i in range(4):
+                pile = piles[i]
+                if not pile:
+                    continue
+                rank = pile[-1]
+                if rank - 1 not in heights or pile in tried:
+                    continue
+                tried.append(list(pile))
+                j = heights.index(rank - 1)
+                tick()
+                pile.pop()
+                heights[j] += 1
+                if search(piles, heights, turned):
+                    line.append(f"{_WASTE[i]}>{_FOUNDATIONS[j]}")
+                    return True
+                heights[j] -= 1
+                pile.append(rank)
+        if turned < n_turn:
+            rank = turn[turned]
+            # on a pile whose top is higher first (lowest such top first), then empty piles,
+            # then on lower tops (highest first)
+            order = sorted(
+                range(4),
+                key=lambda i: (
+                    (0, piles[i][-1])
+                    if piles[i] and piles[i][-1] >= rank
+                    else ((1, 0) if not piles[i] else (2, -piles[i][-1]))
+                ),
+            )
+            done = []
+            for i in order:
+                pile = piles[i]
+                if pile in done:
+                    continue
+                done.append(list(pile))
+                tick()
+                pile.append(rank)
+                if search(piles, heights, turned + 1):
+                    line.append(f"w>{_WASTE[i]}")
+                    return True
+                pile.pop()
+        depth -= 1
+        return False
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 3000))
+    piles0, heights0, _ = model.start
+    try:
+        won = search([list(p) for p in piles0], list(heights0), 0)
+        if not won:
+            # no win: search again for the most cards that can be cleared
+            kept, floor, depth = len(seen), -1, 0
+            seen.clear()
+            search([list(p) for p in piles0], list(heights0), 0)
+    except Spent as spent:
+        verdict.reason = spent.args[0]
+    else:
+        if won:
+            verdict.result = "won"
+            best = total
+            verdict.solution = line[::-1]
+        else:
+            verdict.result = "lost"
+    finally:
+        sys.setrecursionlimit(old)
+    verdict.best_cleared = max(verdict.best_cleared, best)
+    return finished(verdict, nodes, max(kept, len(seen)), began)

@@ -1,0 +1,143 @@
+"""The exact Idiot's Delight search (solver/idiots_delight.py): its model of the rules is the
+engine's move for move, its wins replay on the engine, its bound loses nothing against a plain
+search of every position (its budgets: tests/solver/test_budgets.py)."""
+
+from __future__ import annotations
+
+import random
+
+from engine.core import Game
+from engine.games import find_game
+from solver.idiots_delight import IdiotsDelight, clearable, solve_exact
+from tests.solver.models import UNLIMITED, plain_search, playout
+
+KEY = "idiots_delight"
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(5)
+    positions = spaces = discards = 0
+    for seed in range(25):
+        model = IdiotsDelight.from_game(find_game(KEY)(seed))
+        for _ in range(2):
+            for game in playout(KEY, seed, rng):
+                state = model.state_of(game)
+                legal = [str(move) for move in game.legal_moves()]
+                assert model.legal(state) == legal, (seed, game.position())
+                assert model.cleared(state) == game.cleared
+                for move in legal:
+                    child = game.copy()
+                    child.apply(move)
+                    assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+                    if move != "deal":
+                        spaces += not game.piles[move[3:]].cards
+                        discards += bool(game.piles[move[3:]].cards)
+                positions += 1
+                # a model read from this position starts where the deal's model stands
+                again = IdiotsDelight.from_game(game)
+                assert again.legal(again.start) == legal and again.cleared(again.start) == game.cleared
+    assert positions > 1000 and spaces > 50 and discards > 500
+
+
+def late_positions(rng: random.Random, seeds: range, stock_left: int) -> list[Game]:
+    """Positions of random lines of play (a discard where there is one, nine times in ten) with
+    at most ``stock_left`` stock cards left."""
+    found = []
+    for seed in seeds:
+        game = find_game(KEY)(seed)
+        while len(game.piles["s"].cards) > stock_left and not game.over:
+            legal = [str(move) for move in game.legal_moves()]
+            discards = [move for move in legal if move != "deal" and game.piles[move[3:]].cards]
+            game.apply(rng.choice(discards if discards and rng.random() < 0.9 else legal))
+        found.append(game)
+    return found
+
+
+def small_positions(rng: random.Random, count: int) -> list[Game]:
+    """Positions of a few cards each, laid out at random: the four Kings and eight to twelve
+    other cards in the piles and a stock of up to eight, every other card on ``f0``."""
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    found = []
+    for _ in range(count):
+        others = [name for name in names if name[0] != "K"]
+        rng.shuffle(others)
+        cards = [name for name in names if name[0] == "K"] + others[: rng.randrange(8, 13)]
+        rng.shuffle(cards)
+        stock = cards[: rng.randrange(0, 9)]
+        rest = cards[len(stock) :]
+        piles: list[list[str]] = [[] for _ in range(4)]
+        for name in rest:
+            piles[rng.randrange(4)].append(name)
+        gone = "".join(name for name in names if name not in cards)
+        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        found.append(find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}"))
+    return found
+
+
+def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay():
+    rng = random.Random(13)
+    verdicts = {"won": 0, "lost": 0}
+    for game in late_positions(rng, range(40), 8) + small_positions(rng, 60):
+        before = game.position()
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        won, best = plain_search(IdiotsDelight.from_game(game))
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, before
+    assert verdicts["won"] >= 10 and verdicts["lost"] >= 20, verdicts
+
+
+def test_a_won_position_and_a_position_with_nothing_left_to_play():
+    game = find_game(KEY).from_position(
+        "idiots_delight - f0:"
+        + "".join(f"{r}{s}" for s in "chds" for r in "a23456789tjq")
+        + " t0:KC t1:KD t2:KH t3:KS s:"
+    )
+    assert game.won
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared, verdict.solution) == ("won", 48, [])
+    queen = "".join(f"{r}{s}" for s in "chds" for r in "a23456789tjq")[:-2]
+    # the Queen of Spades over the King: into the space, onto the King, then the King apart
+    late = find_game(KEY).from_position(f"idiots_delight - f0:{queen} t0:KC t1:KD t2: t3:KHKSQS s:")
+    verdict = solve_exact(late, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared, verdict.solution) == ("won", 48, ["t3>t2", "t2>t3"])
+    # no space: the Queen is stuck on its King
+    stuck = find_game(KEY).from_position(f"idiots_delight - f0:{queen} t0:KC t1:KD t2:KH t3:KSQS s:")
+    verdict = solve_exact(stuck, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared) == ("lost", 47)
+
+
+def test_with_a_king_at_every_bottom_the_bound_holds_and_bites():
+    # positions with a King at the bottom of each pile: nothing ever moves between piles, and
+    # every cleared count a plain search reaches stays within the bound, often below all cards
+    rng = random.Random(17)
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    positions = bites = 0
+    for _ in range(80):
+        others = [name for name in names if name[0] != "K"]
+        rng.shuffle(others)
+        cards = others[: rng.randrange(8, 13)]
+        stock = cards[: rng.randrange(0, 9)]
+        piles = [["K" + suit] for suit in "CDHS"]
+        rng.shuffle(piles)
+        for name in cards[len(stock) :]:
+            piles[rng.randrange(4)].append(name)
+        gone = "".join(name for name in names if name not in cards and name[0] != "K")
+        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        game = find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}")
+        model = IdiotsDelight.from_game(game)
+        left = clearable(model.start[0], model.stock, 0)
+        assert left is not None
+        _, best = plain_search(model)
+        assert best - game.cleared <= left, game.position()
+        bites += left < len(cards)
+        positions += 1
+    assert bites >= 20, bites
+    # a space: the bound does not apply
+    assert clearable(((51,), (), (25,), (38, 0)), (), 0) is None

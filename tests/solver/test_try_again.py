@@ -1,0 +1,150 @@
+"""The exact Try Again search (solver/try_again.py): its model of the rules is the engine's move
+for move, its wins replay on the engine, its safe moves and bound lose nothing against a plain
+search of every position (its budgets: tests/solver/test_budgets.py)."""
+
+from __future__ import annotations
+
+import random
+
+from engine.core import Game
+from engine.games import find_game
+from solver.try_again import TryAgain, clearable, solve_exact, top_bound
+from tests.solver.models import UNLIMITED, plain_search, playout
+
+KEY = "try_again"
+
+
+def line_of_play(seed: int, rng: random.Random) -> list[Game]:
+    """The positions of a random line of play of deal ``seed`` (a card to a foundation, where
+    there is one, three times in four)."""
+    game = find_game(KEY)(seed)
+    line = [game.copy()]
+    while not game.over:
+        legal = [str(move) for move in game.legal_moves()]
+        ups = [move for move in legal if ">f" in move]
+        game.apply(rng.choice(ups if ups and rng.random() < 0.75 else legal))
+        line.append(game.copy())
+    return line
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(5)
+    positions = ups = 0
+    for seed in range(25):
+        model = TryAgain.from_game(find_game(KEY)(seed))
+        for game in line_of_play(seed, rng) + playout(KEY, seed, rng):
+            state = model.state_of(game)
+            legal = [str(move) for move in game.legal_moves()]
+            assert model.legal(state) == legal, (seed, game.position())
+            assert model.cleared(state) == game.cleared
+            for move in legal:
+                child = game.copy()
+                child.apply(move)
+                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+                ups += ">f" in move
+            positions += 1
+            # a model read from this position starts where the deal's model stands
+            again = TryAgain.from_game(game)
+            assert again.legal(again.start) == legal and again.cleared(again.start) == game.cleared
+    assert positions > 2000 and ups > 200
+
+
+def test_the_bound_of_a_pile():
+    assert top_bound([], 4) == 0
+    assert top_bound([1, 2, 3, 4, 5, 6], 4) == 4  # top to bottom 6 5 4 3 2 1: only four can go up
+    assert top_bound([6, 5, 4, 3, 2, 1], 4) == 6  # the Ace on top, then the Two...
+    assert top_bound([7, 7, 7, 7, 7], 4) == 4  # five of a rank: one more than the foundations
+    assert top_bound([2, 9, 3, 8], 2) == 3 and top_bound([2, 9, 3, 8], 3) == 4  # 8 3 2 is a run
+
+
+def small_positions(rng: random.Random, count: int) -> list[Game]:
+    """Positions with eight to twelve cards left (up to four to turn), laid out at random: the foundations built to
+    random heights, the other cards spread over the waste piles and the cards left to turn."""
+    found = []
+    for _ in range(count):
+        while True:
+            heights = [rng.randrange(8, 14) for _ in range(4)]
+            left = sum(13 - h for h in heights)
+            if 8 <= left <= 12:
+                break
+        names = {rank: [rank + suit for suit in "CDHS"] for rank in "A23456789TJQK"}
+        ranks = "A23456789TJQK"
+        foundations = ["".join(names[ranks[r]][i] for r in range(h)) for i, h in enumerate(heights)]
+        rest = [names[ranks[r]][i] for i, h in enumerate(heights) for r in range(h, 13)]
+        rng.shuffle(rest)
+        turn = rest[: rng.randrange(0, 5)]
+        piles: list[list[str]] = [[] for _ in range(4)]
+        for name in rest[len(turn) :]:
+            piles[rng.randrange(4)].append(name)
+        dealt = 52 - len(turn) - rng.choice([0, 0, 1, 2])
+        text = " ".join(f"f{i}:{cards}" for i, cards in enumerate(foundations))
+        text += " " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        stock = "".join(reversed(turn[1:])).lower()
+        waste = turn[0] if turn else ""
+        found.append(find_game(KEY).from_position(f"{KEY} - {text} s:{stock} w:{waste} redeals=0 dealt={dealt}"))
+    return found
+
+
+def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay():
+    rng = random.Random(13)
+    cases = []
+    for seed in range(30):
+        line = line_of_play(seed, rng)
+        cases.append(next(game for game in line if len(game.piles["s"].cards) <= 2 or game.over))
+    cases += small_positions(rng, 40)
+    verdicts = {"won": 0, "lost": 0}
+    for game in cases:
+        before = game.position()
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        won, best = plain_search(TryAgain.from_game(game))
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, before
+    assert verdicts["won"] >= 10 and verdicts["lost"] >= 20, verdicts
+
+
+def test_four_cards_of_a_falling_run_go_to_four_foundations():
+    # t3 falls from the King of Clubs to the Ten of Spades: each goes to its own foundation
+    game = find_game(KEY).from_position(
+        f"{KEY} - f0:AC2C3C4C5C6C7C8C9CTCJCQC f1:AD2D3D4D5D6D7D8D9DTDJD f2:AH2H3H4H5H6H7H8H9HTH"
+        " f3:AS2S3S4S5S6S7S8S9S t0:KSQSJS t1:KHQH t2:KD t3:TSJHQDKC s: w: redeals=0 dealt=52"
+    )
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared) == ("won", 52)
+    for move in verdict.solution:
+        game.apply(move)
+    assert game.won
+
+
+def test_no_first_card_of_a_rank_bounds_what_a_plain_search_clears():
+    # late positions of random play: every cleared count a plain search reaches stays within the
+    # bound, which is mostly sharper than the run bound alone (`top_bound`)
+    rng = random.Random(13)
+    positions = sharper = 0
+    for seed in range(20):
+        for game in line_of_play(seed, rng):
+            if len(game.piles["s"].cards) > 3 or game.over:
+                continue
+            model = TryAgain.from_game(game)
+            piles, heights, turned = model.start
+            bound = clearable(piles, heights, model.turn[turned:])
+            _, best = plain_search(model)
+            assert best - game.cleared <= bound, game.position()
+            limit = 4 - heights.count(13)
+            sharper += bound < len(model.turn) - turned + sum(top_bound(pile, limit) for pile in piles)
+            positions += 1
+    assert positions > 50 and sharper > positions // 2, (positions, sharper)
+    # no Five is up and both left lie under a Six: none can go up, nor anything above a Four
+    game = find_game(KEY).from_position(
+        f"{KEY} - f0:AC2C3C4C5C6C7C8C9CTCJCQCKC f1:AD2D3D4D5D6D7D8D9DTDJDQDKD f2:AH2H3H4H f3:AS2S3S4S"
+        " t0:KS5H6S t1:QS5S6H t2:JSTS9S t3:KH8S7SQHJHTH9H8H7H s: w: redeals=0 dealt=52"
+    )
+    model = TryAgain.from_game(game)
+    assert clearable(*model.start[:2], ()) == 0
+    assert (solve_exact(game, UNLIMITED).result, solve_exact(game, UNLIMITED).best_cleared) == ("lost", 34)
