@@ -72,6 +72,7 @@ EXACT = frozenset(
         "osmosis",
         "perpetual_motion",
         "pyramid",
+        "queens_quadrille",
         "strategy",
         "tournament",
         "try_again",

@@ -79,6 +79,7 @@ HARD = {
     "osmosis": 13,
     "perpetual_motion": 6,
     "pyramid": 316,
+    "queens_quadrille": 1017,
     "strategy": 186,
     "tournament": 1009,
     "try_again": 1001,
