@@ -33,7 +33,7 @@ WINS = {
     "generals_patience": 1010,
     "besieged_city": 1000,
     "bristol": 1,
-    "calculation": None,
+    "calculation": 1004,
     "canfield": 6,
     "chameleon": 5,
     "dutchess": 4,

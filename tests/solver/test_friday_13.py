@@ -1,0 +1,155 @@
+"""The exact Friday 13 search (solver/friday_13.py): its model of the rules is the engine's move
+for move, its wins replay on the engine, its dominance and safe moves lose nothing against a
+plain search of every position (its budgets: tests/solver/test_budgets.py)."""
+
+from __future__ import annotations
+
+import random
+
+from engine.core import Game
+from engine.games import find_game
+from solver import Budget
+from solver.friday_13 import Friday13, _bound, solve_exact
+from tests.solver.models import UNLIMITED, plain_search
+
+
+def line_of_play(seed: int, rng: random.Random, moves: int | None = None) -> list[Game]:
+    """The positions of a random line of play of deal ``seed`` (a card to a foundation chosen
+    four times in five where there is one), from the deal on, until the game is over or
+    ``moves`` moves were played."""
+    game = find_game("friday_13")(seed)
+    line = [game.copy()]
+    while not game.over and (moves is None or len(line) <= moves):
+        legal = [str(move) for move in game.legal_moves()]
+        ups = [move for move in legal if ">" in move]
+        game.apply(rng.choice(ups if ups and rng.random() < 0.8 else legal))
+        line.append(game.copy())
+    return line
+
+
+def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+    rng = random.Random(5)
+    positions = redeals = starts = 0
+    for seed in range(25):
+        model = Friday13.from_game(find_game("friday_13")(seed))
+        for game in line_of_play(seed, rng):
+            state = model.state_of(game)
+            legal = [str(move) for move in game.legal_moves()]
+            assert model.legal(state) == legal, (seed, game.position())
+            assert model.cleared(state) == game.cleared
+            for move in legal:
+                child = game.copy()
+                child.apply(move)
+                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+                redeals += move == "redeal"
+                starts += ">" in move and not game.piles[move.split(">")[1]].cards
+            positions += 1
+            # a model read from this position starts where the deal's model stands
+            again = Friday13.from_game(game)
+            assert again.legal(again.start) == legal
+    assert positions > 2000 and redeals > 10 and starts > 50
+
+
+def test_an_ace_goes_on_a_king_and_foundations_start_in_order():
+    model = Friday13.from_game(find_game("friday_13")(1000))  # f0..f3 hold J, Q, K, A
+    talon = (1, 2, 5)
+    state = (talon, 1, model.start[2], 0)  # an Ace on the waste
+    assert model.legal(state) == ["w>f2", "deal"]  # only on the King
+    two = (talon, 2, model.start[2], 0)
+    assert model.legal(two) == ["w>f3", "w>f4", "deal"]  # on the Ace, or starting the Twos
+    five = (talon, 3, model.start[2], 0)
+    assert model.legal(five) == ["redeal"]  # the Five's foundation waits for the Twos to Fours
+
+
+def late_positions(rng: random.Random) -> list[Game]:
+    """Positions with few talon cards left: parts of winning lines (then a random move or two),
+    and the ends of random lines, some in the second pass."""
+    cases = []
+    for seed in (1001, 1002, 1003, 1004, 1005, 1007):
+        game = find_game("friday_13")(seed)
+        for move in solve_exact(game, UNLIMITED).solution:
+            if _talon(game) <= rng.randrange(8, 13):
+                break
+            game.apply(move)
+        for _ in range(3):
+            position = game.copy()
+            for _ in range(rng.randrange(3)):
+                if position.legal_moves():
+                    position.apply(rng.choice(list(position.legal_moves())))
+            cases.append(position)
+    for seed in range(40):
+        line = [game for game in line_of_play(seed, rng) if _talon(game) <= 12]
+        if line:
+            cases.append(rng.choice(line))
+    return cases
+
+
+def _talon(game: Game) -> int:
+    return len(game.piles["s"].cards) + len(game.piles["w"].cards)
+
+
+def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay():
+    rng = random.Random(13)
+    verdicts = {"won": 0, "lost": 0}
+    second_pass = 0
+    for game in late_positions(rng):
+        before = game.position()
+        verdict = solve_exact(game, UNLIMITED)
+        assert game.position() == before  # the game searched is not changed
+        won, best = plain_search(Friday13.from_game(game))
+        assert verdict.result == ("won" if won else "lost"), before
+        assert verdict.best_cleared == best, before
+        verdicts[verdict.result] += 1
+        second_pass += game.redeals
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, before
+    assert verdicts["won"] >= 5 and verdicts["lost"] >= 5 and second_pass >= 5, (verdicts, second_pass)
+
+
+def test_whole_deals_won_replay():
+    for seed in (1001, 1002, 1003, 1012, 1019):
+        game = find_game("friday_13")(seed)
+        verdict = solve_exact(game, Budget(seconds=30))
+        assert verdict.result == "won", seed
+        replay = game.copy()
+        for move in verdict.solution:
+            replay.apply(move)
+        assert replay.won, seed
+
+
+def test_the_bound_never_undercuts_the_most_a_plain_search_clears():
+    # positions late in the second pass (the deadlock test) and anywhere (the dead foundation,
+    # the count of cards below each rank): the bound is never less than the truth, and it cuts
+    rng = random.Random(21)
+    checked = cut = last_cut = 0
+    for seed in range(60):
+        line = [game for game in line_of_play(seed, rng) if _talon(game) <= 12]
+        for game in line[:: max(1, len(line) // 6)]:
+            model = Friday13.from_game(game)
+            left, k, tops, used = model.start
+            counts = [0] * 14
+            for top in tops:
+                counts[top] += 1
+            started = sum(1 for top in tops if top)
+            last = used >= model.redeals
+            bound = _bound(left, tuple(range(len(left))), k, started, counts, last, model.total)
+            _, best = plain_search(model)
+            assert bound >= best, game.position()
+            checked += 1
+            cut += bound < model.total
+            last_cut += last and bound < model.total - 1
+    assert checked > 100 and cut > 20 and last_cut > 5, (checked, cut, last_cut)
+
+
+def test_greedy_random_lines_win_deals_the_ordered_search_reaches_late():
+    for seed in (1014, 1017):  # not won in 10 s by the search of every position alone
+        game = find_game("friday_13")(seed)
+        verdict = solve_exact(game, Budget(seconds=10))
+        assert verdict.result == "won", seed
+        replay = game.copy()
+        for move in verdict.solution:
+            replay.apply(move)
+        assert replay.won, seed
