@@ -54,8 +54,8 @@ class ServerConfig:
       system's own, which grows to megabytes on a fast link); smaller, a slow client is behind
       sooner and its states are less old when they reach it.
       ``fanout_tick_ms`` / ``fanout_busy_share``: while the event loop is busy at least
-      ``fanout_busy_share`` of the time (default 0.85), broadcast frames (the standings after a
-      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 35)
+      ``fanout_busy_share`` of the time (default 0.5), broadcast frames (the standings after a
+      move, a spectator's events) may wait up to ``fanout_tick_ms`` milliseconds (default 80)
       so that each connection's leave in one write (`server.transport.fanout.Fanout`); answers to a request leave at
       once, with whatever waits. A server less busy sends every frame at the end of the loop
       turn; ``fanout_tick_ms`` 0 always does (docs/design.md, "Fan-out").
@@ -224,13 +224,13 @@ class ServerConfig:
     )
     socket_send_bytes: int = _limit(0, "the kernel's send buffer of each connection, bytes (0: the system's own)")
     fanout_tick_ms: float = _limit(
-        35.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)"
+        80.0, "milliseconds broadcast frames may wait to leave together while the server is busy (0: never)"
     )
     standings_tick_ms: float = _limit(
         250.0, "milliseconds an entrant's standings may wait to leave with other frames while the server is busy"
     )
     fanout_busy_share: float = _limit(
-        0.85,
+        0.5,
         "share of the time the event loop is busy from which broadcast frames wait for the fan-out tick "
         "(over 1: never)",
     )

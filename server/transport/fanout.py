@@ -39,9 +39,9 @@ class Fanout:
     most of an entrant's frames in a busy race, and nothing else an entrant is sent waits for
     them.
 
-    Busy: the event loop's thread spent at least ``busy_share`` of the last measurement on the
-    CPU (`adapt`, fed every `LOAD_INTERVAL_S` seconds); the ticks stop once that share falls
-    below ``busy_share`` minus `LOAD_HYSTERESIS`. A quiet server so adds no wait; a loaded one
+    Busy: the event loop's thread spent at least ``busy_share`` of the last `LOAD_SUSTAINED`
+    measurements on the CPU (`adapt`, fed every `LOAD_INTERVAL_S` seconds); the ticks stop once
+    that share falls below ``busy_share`` minus `LOAD_HYSTERESIS`. A quiet server so adds no wait; a loaded one
     trades up to a tick of its spectators' latency for fewer writes. ``tick_ms`` 0, or
     ``busy_share`` over 1: broadcast frames always leave at the end of the turn; ``busy_share``
     0: the ticks are always on. ``standings_tick_ms`` at or under ``tick_ms``: standings wait
@@ -51,6 +51,9 @@ class Fanout:
     LOAD_INTERVAL_S = 0.25
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
+    #: Measurements in a row at or over ``busy_share`` before the tick starts (a burst of work,
+    #: such as a race's start, does not turn it on).
+    LOAD_SUSTAINED = 2
     #: Seconds of writing the ticks' batches in one loop turn at most before the rest waits for the next.
     SLICE_S = 0.001
 
@@ -66,6 +69,7 @@ class Fanout:
         if busy_share <= 0:
             self._set(True)
         self.busy = 0.0  # the loop's busy share at the last measurement
+        self._over = 0  # measurements in a row at or over ``busy_share``
         self._now: list[Session | FanoutChannel] = []
         self._tick: list[Session | FanoutChannel] = []
         self._standings: list[Session | FanoutChannel] = []
@@ -87,9 +91,13 @@ class Fanout:
         self.busy = busy
         before = self.tick_s
         if busy >= self.busy_share:
-            self._set(True)
-        elif busy < self.busy_share - self.LOAD_HYSTERESIS:
-            self._set(False)
+            self._over += 1
+            if self._over >= self.LOAD_SUSTAINED or self.busy_share <= 0:
+                self._set(True)
+        else:
+            self._over = 0
+            if busy < self.busy_share - self.LOAD_HYSTERESIS:
+                self._set(False)
         return self.tick_s != before
 
     def now(self, session: Session | FanoutChannel) -> None:

@@ -227,3 +227,15 @@ async def test_a_spectators_boards_held_are_replaced_per_entrant_and_the_version
     channel.send(b"ann-7", state="ann")
     channel._flush()
     assert eve.got[-1] == b"ann-7"
+
+
+def test_the_tick_starts_after_the_loop_stays_busy_and_stops_once_it_is_quiet():
+    """One busy measurement (a burst: a race's start) leaves the tick off; two in a row turn it on;
+    it stays on until the busy share falls below the threshold less the hysteresis."""
+    fanout = Fanout(tick_ms=80, busy_share=0.5)
+    assert fanout.tick_s == 0
+    assert not fanout.adapt(0.9) and fanout.tick_s == 0
+    assert not fanout.adapt(0.2)  # (the run is broken)
+    assert not fanout.adapt(0.6) and fanout.adapt(0.6) and fanout.tick_s == 0.08
+    assert not fanout.adapt(0.4) and fanout.tick_s == 0.08  # (within the hysteresis)
+    assert fanout.adapt(0.3) and fanout.tick_s == 0

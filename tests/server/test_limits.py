@@ -294,7 +294,9 @@ async def test_a_spectator_that_reads_slowly_gets_the_newest_boards_never_a_back
     move, and a sync still returns every event."""
     import socket
 
-    server = await make_server(behind_bytes=4096, socket_send_bytes=4096, rate_per_s=10_000, burst=10_000)
+    server = await make_server(  # (no fan-out tick: the spectator that keeps up gets each move at once)
+        behind_bytes=4096, socket_send_bytes=4096, rate_per_s=10_000, burst=10_000, fanout_busy_share=2.0
+    )
     ann, bob = await peer(server, "ann"), await peer(server, "bob")
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (before connecting: a small window)
