@@ -51,9 +51,9 @@ class Fanout:
     LOAD_INTERVAL_S = 0.25
     #: How far below ``busy_share`` the busy share must fall for the tick to stop.
     LOAD_HYSTERESIS = 0.15
-    #: Measurements in a row at or over ``busy_share`` before the tick starts (a burst of work,
-    #: such as a race's start, does not turn it on).
-    LOAD_SUSTAINED = 2
+    #: Measurements in a row at or over ``busy_share`` before the tick starts: a second of it (a
+    #: burst of work, such as races starting together, does not turn it on).
+    LOAD_SUSTAINED = 4
     #: Seconds of writing the ticks' batches in one loop turn at most before the rest waits for the next.
     SLICE_S = 0.001
 

@@ -230,12 +230,13 @@ async def test_a_spectators_boards_held_are_replaced_per_entrant_and_the_version
 
 
 def test_the_tick_starts_after_the_loop_stays_busy_and_stops_once_it_is_quiet():
-    """One busy measurement (a burst: a race's start) leaves the tick off; two in a row turn it on;
-    it stays on until the busy share falls below the threshold less the hysteresis."""
+    """Busy measurements for less than a second (a burst: races starting together) leave the tick
+    off; four in a row (`Fanout.LOAD_SUSTAINED`, a quarter second each) turn it on; it stays on
+    until the busy share falls below the threshold less the hysteresis."""
     fanout = Fanout(tick_ms=80, busy_share=0.5)
-    assert fanout.tick_s == 0
-    assert not fanout.adapt(0.9) and fanout.tick_s == 0
+    assert fanout.LOAD_SUSTAINED == 4 and fanout.tick_s == 0
+    assert not any([fanout.adapt(0.9), fanout.adapt(0.9), fanout.adapt(0.9)]) and fanout.tick_s == 0
     assert not fanout.adapt(0.2)  # (the run is broken)
-    assert not fanout.adapt(0.6) and fanout.adapt(0.6) and fanout.tick_s == 0.08
+    assert not any(fanout.adapt(0.6) for _ in range(3)) and fanout.adapt(0.6) and fanout.tick_s == 0.08
     assert not fanout.adapt(0.4) and fanout.tick_s == 0.08  # (within the hysteresis)
     assert fanout.adapt(0.3) and fanout.tick_s == 0
