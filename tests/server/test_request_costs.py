@@ -192,9 +192,9 @@ async def test_costly_requests_have_budgets_per_connection_and_per_address(make_
         await peer.close()
 
 
-#: A game whose deals the solver takes long over (the generic search, most deals unknown at the
-#: par budget: docs/winnability.md), so that winnable searches keep the par worker busy.
-SLOW = "tournament"
+#: A game whose deals the solver takes long over (most deals unknown at the par budget:
+#: docs/winnability.md), so that winnable searches keep the par worker busy.
+SLOW = "generals_patience"
 
 
 async def test_a_finished_race_gets_its_par_while_winnable_requests_flood(make_server):
