@@ -349,13 +349,13 @@ async def test_a_spectators_page_keeps_what_it_shows_when_an_older_frame_comes(w
         await alice.start_race(code)
         race = web.server.races[code]
         await until(lambda: race.status == "running")
-        for move in (first, Move.parse("deal")):
-            assert (await alice.move(code, str(move))).ok
-            game.apply(move)
         box = f'.board-box[data-player="{alice.player}"]'
+        for move in (first, Move.parse("deal")):  # (each shown before the next: a newer board
+            assert (await alice.move(code, str(move))).ok  # sent with it would take its place)
+            game.apply(move)
+            await shows(carol, expected_piles(game, Audience.SPECTATOR), box, timeout_s=5.0 + delay)
         now = expected_piles(game, Audience.SPECTATOR)
         await expect(carol.locator(".side .standings tbody tr td.moves")).to_have_text(["2"])
-        await shows(carol, now, box, timeout_s=5.0 + delay)
 
         older = [tap.find(type="progress", player=alice.player, move="" if delay else str(first))]
         if delay:
