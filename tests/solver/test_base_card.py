@@ -1,20 +1,29 @@
-"""The exact Four Seasons search (solver/four_seasons.py, on solver/base_card.py): its model of
-the rules is the engine's move for move, its wins replay on the engine, its verdicts and best
-clears agree with a plain exhaustive search of the engine's own moves (its budgets: tests/solver/test_budgets.py)."""
+"""The exact searches of Four Seasons and Chameleon (solver/four_seasons.py, solver/chameleon.py,
+both on solver/base_card.py): for each game, its model of the rules is the engine's move for
+move, its wins replay on the engine, its verdicts and best clears agree with a plain exhaustive
+search of the engine's own moves (its budgets: tests/solver/test_budgets.py)."""
 
 from __future__ import annotations
 
+import importlib
 import random
 from typing import Any
 
+import pytest
+
 from engine.core import Game
 from engine.games import find_game
-from solver.four_seasons import model, solve_exact
 from tests.solver.models import UNLIMITED, playout
 
-KEY = "four_seasons"
-#: a deal this search wins within a few seconds
-WON = 1008
+#: Per game: a deal the search wins within a few seconds, and the deals whose winning lines give
+#: late positions.
+DEALS = {"four_seasons": (1008, (1016, 1017, 1013, 1020)), "chameleon": (1021, (1021, 1009, 1000, 1011))}
+GAMES = pytest.mark.parametrize("key", sorted(DEALS))
+
+
+def search(key: str) -> Any:
+    """The game's module: its `model` and `solve_exact`."""
+    return importlib.import_module(f"solver.{key}")
 
 
 def plain(start: Any, most: int) -> tuple[bool, int] | None:
@@ -37,12 +46,14 @@ def plain(start: Any, most: int) -> tuple[bool, int] | None:
     return best == start.total, best
 
 
-def test_the_model_plays_the_engines_moves_to_the_engines_positions():
+@GAMES
+def test_the_model_plays_the_engines_moves_to_the_engines_positions(key):
+    model = search(key).model
     rng = random.Random(7)
     positions = 0
     for seed in range(20):
-        deal = model(find_game(KEY)(seed))
-        for game in playout(KEY, seed, rng, 150):
+        deal = model(find_game(key)(seed))
+        for game in playout(key, seed, rng, 150):
             state = deal.state_of(game)
             legal = [str(move) for move in game.legal_moves()]
             assert deal.legal(state) == legal, (seed, game.position())
@@ -57,13 +68,13 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     assert positions > 500
 
 
-def late_positions(rng: random.Random) -> list[Game]:
+def late_positions(key: str, rng: random.Random) -> list[Game]:
     """Positions near the end of won deals (a winning line cut short, then a random move or
     two) and after long random lines: small enough to search whole without pruning."""
     cases = []
-    for seed in (1016, 1017, 1013, 1020):
-        game = find_game(KEY)(seed)
-        line = solve_exact(game, UNLIMITED).solution
+    for seed in DEALS[key][1]:
+        game = find_game(key)(seed)
+        line = search(key).solve_exact(game, UNLIMITED).solution
         for cut in (len(line) - rng.randrange(1, 10), len(line) - rng.randrange(10, 25)):
             late = game.copy()
             for move in line[:cut]:
@@ -73,13 +84,15 @@ def late_positions(rng: random.Random) -> list[Game]:
                 if legal:
                     late.apply(rng.choice(legal))
             cases.append(late)
-    return cases + [playout(KEY, seed, rng, 200)[-1] for seed in range(24)]
+    return cases + [playout(key, seed, rng, 200)[-1] for seed in range(24)]
 
 
-def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay():
+@GAMES
+def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay(key):
+    model, solve_exact = search(key).model, search(key).solve_exact
     rng = random.Random(11)
     verdicts = {"won": 0, "lost": 0}
-    for game in late_positions(rng):
+    for game in late_positions(key, rng):
         found = plain(model(game), 10_000)
         if found is None:
             continue
@@ -96,10 +109,11 @@ def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay():
     assert verdicts["won"] >= 1 and verdicts["lost"] >= 5, verdicts
 
 
-def test_a_whole_deal_won_replays_and_the_position_is_not_changed():
-    game = find_game(KEY)(WON)
+@GAMES
+def test_a_whole_deal_won_replays_and_the_position_is_not_changed(key):
+    game = find_game(key)(DEALS[key][0])
     before = game.position()
-    verdict = solve_exact(game, UNLIMITED)
+    verdict = search(key).solve_exact(game, UNLIMITED)
     assert game.position() == before
     assert verdict.result == "won" and verdict.best_cleared == 52
     replay = game.copy()
