@@ -181,7 +181,7 @@ class ListingFigures:
     ``requests``: list_races sent in lockstep, each for the first page of ``limit`` races;
     ``cpu_ms_per_request``: the server's CPU time over them divided by their number, ms (it
     includes the fixed cost of a request: decode, encode ``limit`` race descriptions, socket
-    write; resolution: one clock tick, usually 10 ms, over ``requests``);
+    write);
     ``latency_p50_ms`` / ``latency_p99_ms``: wall-clock time from request to answer, ms;
     ``pages``: pages walked with the cursor through the whole listing; ``races_listed``: race
     descriptions those pages held; ``every_race_once``: each open race came exactly once.
@@ -266,8 +266,7 @@ def listing_table(rows: Sequence[ListingFigures]) -> Table:
     table = Table(
         title="list_races: cost per request by open races on the server",
         caption=f"CPU: the server's CPU time over the requests / their number; it includes the fixed "
-        f"cost of a request (decode, encode {limit} race descriptions, socket write). "
-        f"Resolution: one clock tick ({1000 / os.sysconf('SC_CLK_TCK'):g} ms) over all the requests.",
+        f"cost of a request (decode, encode {limit} race descriptions, socket write).",
     )
     for header in (
         "open races",
