@@ -110,6 +110,9 @@ async def test_one_address_cannot_lock_everyone_out_with_silent_sockets(make_ser
     opened_at = loop.time()
     await asyncio.sleep(0.1)
     assert server.by_address["127.0.0.2"] == 8
+    # the resets may take a moment to arrive on a busy machine; the other 8 stay open for 2 s
+    while await closed_by_server(sockets) < 40 - 8 and loop.time() < opened_at + 1.5:
+        await asyncio.sleep(0.05)
     assert await closed_by_server(sockets) == 40 - 8
     refusals = [r for r in caplog.records if "max_connections_per_ip" in r.getMessage()]
     assert len(refusals) <= 1, "one log line per refused socket"

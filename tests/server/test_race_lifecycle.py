@@ -394,17 +394,17 @@ async def test_the_fan_out_tick_is_on_while_the_event_loop_is_busy_and_off_once_
     """A server whose event loop is kept busy for a while turns its fan-out tick on, and off
     again once the loop is quiet; /metrics and the log show both."""
     caplog.set_level(logging.INFO, logger="arena.server")
-    config = ServerConfig(ping_interval_s=None, fanout_tick_ms=300, fanout_busy_share=0.3)
+    # (a low share: on a machine busy with other work the loop's thread gets less of the CPU)
+    config = ServerConfig(ping_interval_s=None, fanout_tick_ms=300, fanout_busy_share=0.2)
     async with ArenaServer(config) as server:
         loop = asyncio.get_running_loop()
         assert server.fanout.tick_s == 0
-        # busy: the loop's thread on the CPU, with short turns, until the tick is on (at most 5 s:
-        # on a machine busy with other work the thread may get less of the CPU for a while)
-        busy_until = loop.time() + 5.0
+        # busy: the loop's thread on the CPU, with short turns, until the tick is on (at most 10 s)
+        busy_until = loop.time() + 10.0
         while server.fanout.tick_s == 0 and loop.time() < busy_until:
             sum(range(20_000))
             await asyncio.sleep(0)
-        assert server.fanout.tick_s == 0.3 and server.fanout.busy >= 0.3
+        assert server.fanout.tick_s == 0.3 and server.fanout.busy >= 0.2
         metrics = server.metrics.render().decode()
         assert "arena_fanout_tick_ms 300.0" in metrics, metrics
         await asyncio.sleep(4 * server.fanout.LOAD_INTERVAL_S)
