@@ -62,16 +62,16 @@ deal, which is why those are not played alone. So the new line reaches at least 
 ``L`` reaches. A whole pile moved onto an empty pile is not tried: it gives the same position with
 the piles renamed.
 
-Bound. A tableau pile keeps its order for good: its cards leave one at a time from the top to a
-foundation, or all together onto another pile, so a card above another in a pile reaches the
-foundations before it; and each suit's cards reach them in order. Of these "before" relations
-(the current piles' and the suits'), a card on a cycle, or after one, never reaches the
-foundations. So the foundation cards now plus the cards on no cycle and after none (a
-topological sort) bound the cards any later position can hold there. A position whose bound is no
-more than the most cards already cleared in a searched position is not searched further: it can
-neither win nor clear more. (The reserve's order gives no such relation: a reserve card can leave
-it for a space the engine fills.) The bound depends on the tableau alone, so it is worked out once
-for each tableau (piles sorted) and kept.
+Bound (`solver.whole_piles.cycle_bound`). A tableau pile keeps its order for good: its cards leave
+one at a time from the top to a foundation, or all together onto another pile, so a card above
+another in a pile reaches the foundations before it; and each suit's cards reach them in order. Of
+these "before" relations (the current piles' and the suits'), a card on a cycle, or after one,
+never reaches the foundations. So the foundation cards now plus the cards on no cycle and after
+none (a topological sort) bound the cards any later position can hold there. A position whose bound
+is no more than the most cards already cleared in a searched position is not searched further: it
+can neither win nor clear more. (The reserve's order gives no such relation: a reserve card can
+leave it for a space the engine fills.) The bound depends on the tableau alone, so it is worked out
+once for each tableau (piles sorted) and kept.
 
 Why it is exact. The search's steps are the engine's moves grouped (the deals and redeals before
 a talon card, one step) and every position the rules reach from the start is reached by the
@@ -100,10 +100,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine.cards import Card
 from engine.core import Game, Move
 from solver.exact import Spent, finished, start_verdict
 from solver.search import Budget, Verdict
+from solver.whole_piles import (
+    TO_FOUNDATION,
+    TO_SPACE,
+    card_code,
+    card_rank,
+    cycle_bound,
+    engine_moves,
+    is_red,
+    on_tableau,
+)
 
 __all__ = ["Canfield", "State", "solve_exact"]
 
@@ -121,29 +130,6 @@ _T_INDEX = (5, 6, 7, 8)
 #: tableau bound kept (a shorter key: an over-count)
 _ENTRY_BYTES = 200
 _CHECK_EVERY = 1024
-#: the target of a search step: a foundation, or a space
-_TO_FOUNDATION = -1
-_TO_SPACE = -2
-
-
-def _code(card: Card) -> int:
-    """The int of ``card``: ``13 * suit + rank - 1`` (0..51)."""
-    return 13 * int(card.suit) + int(card.rank) - 1
-
-
-def _rank(c: int) -> int:
-    """The rank (1..13) of card int ``c``."""
-    return c % 13 + 1
-
-
-def _red(c: int) -> bool:
-    """Whether card int ``c`` is a diamond or a heart."""
-    return c // 13 in (1, 2)
-
-
-def _on_tableau(top: int, c: int) -> bool:
-    """Whether card ``c`` may go on tableau card ``top``: one rank lower round the corner, the other colour."""
-    return _red(top) != _red(c) and _rank(c) == (_rank(top) - 2) % 13 + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +155,13 @@ class Canfield:
         if base is None:
             raise ValueError("a canfield position with no foundation card has no base rank")
         piles = game.piles
-        reserve = tuple(_code(c) for c in piles["r0"].cards)
+        reserve = tuple(card_code(c) for c in piles["r0"].cards)
         start: State = (
             len(reserve),
-            tuple(tuple(_code(c) for c in piles[f"t{i}"].cards) for i in range(4)),
-            tuple(tuple(_code(c) for c in piles[f"f{i}"].cards) for i in range(4)),
-            tuple(_code(c) for c in piles["w"].cards),
-            tuple(_code(c) for c in reversed(piles["s"].cards)),
+            tuple(tuple(card_code(c) for c in piles[f"t{i}"].cards) for i in range(4)),
+            tuple(tuple(card_code(c) for c in piles[f"f{i}"].cards) for i in range(4)),
+            tuple(card_code(c) for c in piles["w"].cards),
+            tuple(card_code(c) for c in reversed(piles["s"].cards)),
         )
         return cls(reserve, int(base), start, game.total)
 
@@ -185,10 +171,10 @@ class Canfield:
         piles = game.piles
         return (
             len(piles["r0"].cards),
-            tuple(tuple(_code(c) for c in piles[f"t{i}"].cards) for i in range(4)),
-            tuple(tuple(_code(c) for c in piles[f"f{i}"].cards) for i in range(4)),
-            tuple(_code(c) for c in piles["w"].cards),
-            tuple(_code(c) for c in reversed(piles["s"].cards)),
+            tuple(tuple(card_code(c) for c in piles[f"t{i}"].cards) for i in range(4)),
+            tuple(tuple(card_code(c) for c in piles[f"f{i}"].cards) for i in range(4)),
+            tuple(card_code(c) for c in piles["w"].cards),
+            tuple(card_code(c) for c in reversed(piles["s"].cards)),
         )
 
     def cleared(self, state: State) -> int:
@@ -197,9 +183,9 @@ class Canfield:
 
     def _on_foundation(self, found: tuple[int, ...], c: int) -> bool:
         if not found:
-            return _rank(c) == self.base
+            return card_rank(c) == self.base
         top = found[-1]
-        return top // 13 == c // 13 and _rank(c) == _rank(top) % 13 + 1
+        return top // 13 == c // 13 and card_rank(c) == card_rank(top) % 13 + 1
 
     def legal(self, state: State) -> list[str]:
         """The legal moves in ``state``, in the engine's notation and order (sources r0, t0..t3,
@@ -221,7 +207,7 @@ class Canfield:
                 if self._on_foundation(fnd[j], top):
                     found.append((_F_INDEX[j], 1, str(Move.transfer(sid, f"f{j}", 1))))
             count = len(cards) if is_tab else 1
-            if is_tab and any(not _on_tableau(a, b) for a, b in zip(cards, cards[1:])):
+            if is_tab and any(not on_tableau(a, b) for a, b in zip(cards, cards[1:])):
                 count = 0  # (not a built run: it cannot move as a whole)
             if count:
                 bottom = cards[-count]
@@ -229,7 +215,7 @@ class Canfield:
                     dst = f"t{j}"
                     if dst == sid:
                         continue
-                    if (not tab[j]) or _on_tableau(tab[j][-1], bottom):
+                    if (not tab[j]) or on_tableau(tab[j][-1], bottom):
                         found.append((_T_INDEX[j], count, str(Move.transfer(sid, dst, count))))
             found.sort()
             moves += [m for _, _, m in found]
@@ -291,8 +277,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     for f in fnd0:
         if f:
             heights0[f[0] // 13] = len(f)
-    red = [_red(c) for c in range(52)]
-    rank = [_rank(c) for c in range(52)]
+    red = [is_red(c) for c in range(52)]
+    rank = [card_rank(c) for c in range(52)]
     # the card each suit's foundation takes next, by height (None once complete)
     wanted = [[13 * s + (base - 1 + h) % 13 if h < 13 else -1 for h in range(14)] for s in range(4)]
     # fits[top][c]: c goes on tableau card top
@@ -312,7 +298,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     # less a multiple of three (from those the waste reaches ``w`` by deals)
     dominated = [sum(1 << x for x in range(w, 0, -3)) if w else -1 for w in range(n_talon + 1)]
     kept = 0
-    path: list[tuple[int, int]] = []  # (card, target card or _TO_FOUNDATION / _TO_SPACE)
+    path: list[tuple[int, int]] = []  # (card, target card or TO_FOUNDATION / TO_SPACE)
     nodes = 0
     best = sum(heights0)
     budget_nodes = budget.nodes
@@ -325,44 +311,6 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     def safe(c: int, heights: list[int]) -> bool:
         a, b = others[c]
         return heights[a] >= need[c] and heights[b] >= need[c]
-
-    def bound(tab: list[tuple[int, ...]]) -> int:
-        """The most cards that can be on the foundations in any position reachable from this one
-        (see "Bound" in the module docstring)."""
-        # clear greedily: a suit's next card goes up unless a card still above it in its pile
-        # has not; what is left at the end is on or after a cycle. Only tableau cards can stop
-        # a suit, so each suit walks its tableau cards alone, in the order it needs them
-        # (entries 4096 * place in the suit's order + 4 * height in the pile + pile, sorted).
-        stops: list[list[int]] = [[], [], [], []]
-        for p in range(4):
-            i = 0
-            for c in tab[p]:
-                stops[c // 13].append(step[c] + 4 * i + p)
-                i += 1
-        tops = [len(tab[0]), len(tab[1]), len(tab[2]), len(tab[3])]
-        for chain in stops:
-            chain.sort()
-        at = [0, 0, 0, 0]
-        progress = True
-        while progress:
-            progress = False
-            for s in range(4):
-                chain = stops[s]
-                j = at[s]
-                while j < len(chain):
-                    e = chain[j]
-                    p = e & 3
-                    if tops[p] != (e >> 2 & 1023) + 1:
-                        break
-                    tops[p] -= 1
-                    j += 1
-                if j != at[s]:
-                    at[s] = j
-                    progress = True
-        total = 0
-        for s in range(4):
-            total += stops[s][at[s]] >> 12 if at[s] < len(stops[s]) else 13
-        return total
 
     reach_cache: dict[tuple[int, int], list[int]] = {}
 
@@ -403,7 +351,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         kept += 1
         most = bounds.get(piles)
         if most is None:
-            most = bounds[piles] = bound(tab)
+            most = bounds[piles] = cycle_bound(tab, step)
         if most <= best:
             return False
         nxt = (wanted[0][heights[0]], wanted[1][heights[1]], wanted[2][heights[2]], wanted[3][heights[3]])
@@ -413,31 +361,31 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         steps: list[tuple[int, int, int, int]] = []  # (source kind, where, card, target)
         # a safe foundation move, played alone (see the module docstring)
         if k and nxt[rtop // 13] == rtop and safe(rtop, heights):
-            steps.append((0, 0, rtop, _TO_FOUNDATION))
+            steps.append((0, 0, rtop, TO_FOUNDATION))
         if not steps:
             for i in range(4):
                 c = tops[i]
                 if c >= 0 and nxt[c // 13] == c and safe(c, heights):
-                    steps.append((1, i, c, _TO_FOUNDATION))
+                    steps.append((1, i, c, TO_FOUNDATION))
                     break
         if not steps and n:
             p = w if wc and n <= 3 else n
             c = talon[seq[p - 1]]
             if nxt[c // 13] == c and safe(c, heights):
-                steps.append((2, p, c, _TO_FOUNDATION))
+                steps.append((2, p, c, TO_FOUNDATION))
         if not steps:
             spaces = k == 0 and -1 in tops
             cards = [(p, talon[seq[p - 1]]) for p in counts]
             # foundation moves first
             if k and nxt[rtop // 13] == rtop:
-                steps.append((0, 0, rtop, _TO_FOUNDATION))
+                steps.append((0, 0, rtop, TO_FOUNDATION))
             for i in range(4):
                 c = tops[i]
                 if c >= 0 and nxt[c // 13] == c:
-                    steps.append((1, i, c, _TO_FOUNDATION))
+                    steps.append((1, i, c, TO_FOUNDATION))
             for p, c in cards:
                 if nxt[c // 13] == c:
-                    steps.append((2, p, c, _TO_FOUNDATION))
+                    steps.append((2, p, c, TO_FOUNDATION))
             # whole piles, the reserve top and talon cards onto tableau cards
             for j in range(4):
                 t = tops[j]
@@ -454,7 +402,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         steps.append((2, p, c, t))
             if spaces:
                 for p, c in cards:
-                    steps.append((2, p, c, _TO_SPACE))
+                    steps.append((2, p, c, TO_SPACE))
         for kind, where, c, target in steps:
             nodes += 1
             if not nodes % _CHECK_EVERY or nodes >= budget_nodes:
@@ -466,17 +414,17 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 nk = k - 1
                 moved: tuple[int, ...] = (c,)
             elif kind == 1:
-                moved = tab[where] if target != _TO_FOUNDATION else (c,)
+                moved = tab[where] if target != TO_FOUNDATION else (c,)
                 ntab[where] = tab[where][: len(tab[where]) - len(moved)]
             else:
                 nseq = seq[: where - 1] + seq[where:]
                 nmask = mask & ~(1 << seq[where - 1])
                 nw = where - 1
                 moved = (c,)
-            if target == _TO_FOUNDATION:
+            if target == TO_FOUNDATION:
                 nheights = heights.copy()
                 nheights[c // 13] += 1
-            elif target == _TO_SPACE:
+            elif target == TO_SPACE:
                 ntab[tops.index(-1)] = moved
             else:
                 j = tops.index(target)
@@ -501,52 +449,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     else:
         if won:
             verdict.result = "won"
-            verdict.solution = _engine_moves(game, path)
+            verdict.solution = engine_moves(game, path, ("r0",))
         else:
             verdict.result = "lost"
     verdict.best_cleared = max(verdict.best_cleared, best)
     return finished(verdict, nodes, kept, began)
-
-
-def _engine_moves(game: Game, path: list[tuple[int, int]]) -> list[str]:
-    """The search's steps (card, target) written out as the engine's moves, played on a copy of
-    ``game`` to name the piles (deals and redeals written out before a talon card)."""
-    replay = game.copy()
-    piles = replay.piles
-    out: list[str] = []
-
-    def play(move: str) -> None:
-        replay.apply(move)
-        out.append(move)
-
-    for c, target in path:
-        src = count = None
-        if piles["r0"].cards and _code(piles["r0"].cards[-1]) == c:
-            src, count = "r0", 1
-        for i in range(4):
-            codes = [_code(x) for x in piles[f"t{i}"].cards]
-            if c in codes:
-                src = f"t{i}"
-                count = 1 if target == _TO_FOUNDATION else len(codes) - codes.index(c)
-        if src is None:  # a talon card: deal and redeal until it shows
-            for _ in range(60):
-                if piles["w"].cards and _code(piles["w"].cards[-1]) == c:
-                    break
-                play(_DEAL if piles["s"].cards else _REDEAL)
-            src, count = "w", 1
-        if target == _TO_FOUNDATION:
-            dst = next(
-                f"f{j}"
-                for j in range(4)
-                if (piles[f"f{j}"].cards and _code(piles[f"f{j}"].cards[-1]) // 13 == c // 13)
-                or (
-                    not piles[f"f{j}"].cards
-                    and not any(_code(x) // 13 == c // 13 for f in range(4) for x in piles[f"f{f}"].cards[:1])
-                )
-            )
-        elif target == _TO_SPACE:
-            dst = next(f"t{j}" for j in range(4) if not piles[f"t{j}"].cards)
-        else:
-            dst = next(f"t{j}" for j in range(4) if piles[f"t{j}"].cards and _code(piles[f"t{j}"].cards[-1]) == target)
-        play(str(Move.transfer(src, dst, count or 1)))
-    return out

@@ -48,6 +48,13 @@ of the rank still finds one whenever it comes, and its own foundation needs no o
 the rank; taking the card from a draw-one talon changes no other card's order. So every line
 from the position before is matched, move for move, from the position after (the card's own
 move left out), with at least as many cards up and at least as many foundations started. A
+second safe move, in the last pass only: the waste's top card x of rank r when its foundation
+is started, a top of rank r - 1 takes it, and no other card of rank r lies in the stock. Proof:
+the other cards of rank r lie under x on the waste and no redeal is left, so no line plays one
+of them before x; only a card of rank r takes a top of rank r - 1, so until a line plays x it
+never needs the top x takes, and the top of rank r that x makes only adds moves. Playing x
+first and then that line, less x's move, is legal move for move; once the line plays x both
+reach the same position, and a line that never plays x ends with one card fewer up. A
 search that ends without a win has matched every reachable position: the deal is lost, and the
 most cards up in any position searched (52 with a foundation empty counting 51) is the most
 that can be cleared.
@@ -70,14 +77,28 @@ than the most cleared so far (`_bound`); the figure counts cards that can never 
   goes up (the frontier) is dealt it covers every card still on the waste for good, so a card
   before the frontier goes up before the frontier is dealt, taken by a top made by cards before
   the frontier, or never. These marks are repeated until
-  none is added. Every mark follows from rules and earlier marks, so the bound is never below
-  what a line can clear; tests/solver/test_friday_13.py holds it against a plain search.
+  none is added.
+* One pass at a time (`_pass_up`), in a looser game: a rank once shown on a foundation's top
+  shows there for good, and a card of a label's rank may start that foundation whenever every
+  foundation to its left is (or may be) started. Every line of the rules is a line of the looser
+  game. There, playing a card that fits never hurts (the ranks shown only grow, the foundations
+  started only grow, the waste only loses its top card: every line from before is matched from
+  after, less that card's move), so playing every card as soon as it fits, over the pass,
+  takes up every card that any line takes up in it. Over the pass under way this gives the
+  cards that may go up before the redeal; every other card is surely in the next pass. In the
+  next pass a card that may have gone up covers nothing (it may be gone), and the ranks it shows
+  and the foundations it may start count from the pass's start; a card that goes up in neither
+  pass never does. In the last pass the cards it leaves are the first marks of the rule above.
+
+Every mark follows from rules and earlier marks, so the bound is never below what a line can
+clear; tests/solver/test_friday_13.py holds it against a plain search, on late positions of real
+deals and on made-up positions before and after the redeal.
 
 Pruning a position whose bound is at most the best clear found loses nothing: the best clear
 only grows, so a position skipped later for its (redeals, waste count) was worth no more.
 
 Before the search of every position, greedy random lines (`_playout`, at most 4,096 lines and a
-quarter of the budget's seconds and nodes) play the most promising move three times in four, else any legal
+tenth of the budget's seconds and nodes) play the most promising move three times in four, else any legal
 one: they win most winnable deals in milliseconds, including ones whose wins the ordered search
 reaches late. tests/solver/test_friday_13.py checks the model against the engine move for
 move, the verdicts and best clears against a plain search of the model's own moves, and the
@@ -85,14 +106,16 @@ bound against a plain search. Budgets: ``nodes`` counts cards played (and moves 
 lines), ``positions`` the keys kept, ``memory_mb`` those (about 150 bytes each, as tracemalloc
 counts) and the stack; the clock is read every 2,048 cards played (every 32 random lines).
 
-Cost, measured on deals 1000 to 1049 at 10 s a deal, one process under ``nice -n 5`` on this
-project's two-core machine while others measured too (load average 1 to 6): 36 won (72%),
-none proved lost, 14 unknown; every win took under 0.1 s (most under 0.01 s), 2.8 s a deal over
-all; 109,000 positions kept a deal on average, 355 MB peak resident memory. Without the bound
-and the random lines, in the same hour: 31 won (62%), 3.8 s a deal, 497 MB. The unknown deals
-are most likely lost, with 32 to 48 cards cleared in the best line found: the bound cuts the
-second pass, but the search still cannot see every first pass within 10 s. Reproduce by
-calling `solve_exact` on ``find_game("friday_13")(seed)`` with ``Budget()``.
+Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s a deal), one process under ``nice -n 5``
+on this project's two-core machine while others measured too (load average 4 to 8): 36 won
+(72%), 1 proved lost (deal 1000, 32 cards, in 4.4 s and 127,000 positions), 13 unknown; every
+win took under 0.3 s (most under 0.01 s), 2.7 s a deal over all, 187 MB peak resident memory.
+The unknown deals are most likely lost, with 39 to 48 cards cleared in the best line found:
+the search now sees through the first pass (a few hundred positions before the redeal) but
+cannot yet see every line of the last pass: deal 1006 (39 cards) keeps 1.9 million positions
+in 90 s without an end (245 MB resident), nearly all after the redeal, where the bound counts a
+rank as shown for good and misses that three cards of one rank may need three tops at once. Reproduce
+by calling `solve_exact` on ``find_game("friday_13")(seed)`` with ``Budget()`` for each seed.
 """
 
 from __future__ import annotations
@@ -315,7 +338,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             return False  # (no line from here clears more than found: see the module docstring)
         # the cards that can be played next: (deals first, place after the deals, talon place)
         steps = []
-        if k and _safe(talon[rest[k - 1]], started, counts, talon, rest):
+        if k and (
+            _safe(talon[rest[k - 1]], started, counts, talon, rest)
+            or (used >= allowed and _last_safe(talon, rest, k, started, counts))
+        ):
             steps.append((_SAFE, place, k))  # (the only step tried: see the module docstring)
         else:
             _steps(steps, k, n, used, allowed, rest)
@@ -396,7 +422,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
 
 #: The share of the budget's seconds (and nodes) the greedy random lines may take first
-_PLAYOUT_SHARE = 0.25
+_PLAYOUT_SHARE = 0.1
 #: The most greedy random lines played (about a second's worth on this machine: the deals won
 #: by them in 1000 to 1049 needed at most 1,000)
 _PLAYOUT_LINES = 4096
@@ -463,7 +489,21 @@ def _bound(
     ``last`` whether no redeal is left."""
     ranks = [talon[i] for i in rest]
     n = len(ranks)
-    stuck = [False] * n
+    tokens = [count > 0 for count in counts]
+    once = _pass_up(ranks, k, [True] * n, tokens, started, started)
+    if last:
+        stuck = [not up for up in once]
+    else:
+        # the pass after the redeal: the cards that may go up in this one may be gone by then,
+        # and they may have made their ranks show and started their foundations
+        ups = {ranks[p] for p in range(n) if once[p]}
+        for rank in ups:
+            tokens[rank] = True
+        ready = started
+        while ready < 13 and _LABELS[ready] in ups:
+            ready += 1
+        second = _pass_up(ranks, 0, [not up for up in once], tokens, started, ready)
+        stuck = [not (a or b) for a, b in zip(once, second)]
     frontier = n  # the first card known never to go up (n: none)
     if last:
         while True:
@@ -526,6 +566,50 @@ def _bound(
     return bound
 
 
+def _pass_up(ranks: list[int], k: int, blocks: list[bool], tokens: list[bool], started: int, ready: int) -> list[bool]:
+    """Which cards may go up in one pass of the talon, a superset (see the module docstring):
+    ``ranks`` the talon's ranks in order (the first ``k`` on the waste, bottom first),
+    ``blocks[p]`` whether card p surely lies in this pass's talon (a card that may be gone
+    covers nothing), ``tokens[r]`` whether a foundation may show rank r (1 to 13) when the pass
+    begins, ``started`` the foundations surely started and ``ready`` (at least ``started``)
+    those that may be started when the pass begins. Plays the pass greedily with every rank
+    once shown showing for good. Returns a list of n bools."""
+    n = len(ranks)
+    shown = list(tokens)
+    up = [False] * n
+    placed = ready  # foundations started in the greedy line
+    stack: list[int] = []
+    loose: list[int] = []  # cards that may be gone: they cover nothing and wait to go up
+    for p in range(n):
+        if blocks[p]:
+            stack.append(p)
+        else:
+            loose.append(p)
+        if p < k - 1:
+            continue  # the waste is laid out before anything goes up
+        moved = True
+        while moved:
+            moved = False
+            while stack:
+                r = ranks[stack[-1]]
+                place = _PLACE[r]
+                if shown[13 if r == 1 else r - 1] or started <= place <= placed:
+                    up[stack.pop()] = shown[r] = moved = True
+                    if place == placed:
+                        placed += 1
+                else:
+                    break
+            for q in loose:
+                if not up[q]:
+                    r = ranks[q]
+                    place = _PLACE[r]
+                    if shown[13 if r == 1 else r - 1] or started <= place <= placed:
+                        up[q] = shown[r] = moved = True
+                        if place == placed:
+                            placed += 1
+    return up
+
+
 def _safe(rank: int, started: int, counts: list[int], talon: tuple[int, ...], rest: tuple[int, ...]) -> bool:
     """Whether the waste's top card, of ``rank``, may go up at once with nothing lost (see the
     module docstring): its own foundation is started, or this card starts it, and the
@@ -538,6 +622,17 @@ def _safe(rank: int, started: int, counts: list[int], talon: tuple[int, ...], re
     ready = counts[13 if rank == 1 else rank - 1] + starts
     left = sum(1 for i in rest if talon[i] == rank)
     return ready >= left
+
+
+def _last_safe(talon: tuple[int, ...], rest: tuple[int, ...], k: int, started: int, counts: list[int]) -> bool:
+    """Whether, in the last pass, the waste's top card may go up at once with nothing lost (see
+    the module docstring): its foundation is started, a top one rank lower takes it, and no
+    other card of its rank lies in the stock (``rest``: the talon places left, the first ``k``
+    on the waste)."""
+    rank = talon[rest[k - 1]]
+    if _PLACE[rank] >= started or not counts[13 if rank == 1 else rank - 1]:
+        return False
+    return all(talon[rest[p]] != rank for p in range(k, len(rest)))
 
 
 def _notation(model: Friday13, steps: list[tuple[int, int, int, int]]) -> list[str]:

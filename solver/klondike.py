@@ -45,15 +45,19 @@ position reachable from the start is one searched or reached from one searched b
 redeals alone (which change neither foundations nor anything else): the wins and the most
 cleared are the same as those of every position reachable.
 
-Three passes. The first two move part of a run (a run whose lowest card sits on a face-up card)
+Three searches. Two of them move part of a run (a run whose lowest card sits on a face-up card)
 only when the card it uncovers can go to its foundation at once, as Solvitaire's Klondike does
 ("partial-if-card-above-buildable"): best first (fewest face-down cards, then most cleared)
-until 15% of the budget is spent (`_GREEDY_SHARE`), then depth first until 45%
-(`_FIRST_SHARE`). Between them they find most wins far sooner, but they are not known to lose
-nothing, so they only ever answer "won"; when both end without a win, the last pass searches
-depth first with every step (below) and alone may answer "lost".
+until 15% of the budget is spent (`_GREEDY_SHARE`), then depth first. They find most wins far
+sooner, but they are not known to lose nothing, so they only ever answer "won". The third, the
+exact pass, searches depth first with every step (below) and alone may answer "lost". After the
+best-first search the two depth-first ones take turns of 1,024 steps (`_RESTRICTED_TURNS` turns
+of the restricted one to each of the exact one's), each with its own table, until one wins or
+the exact one has met every position; a restricted search that ends without a win leaves the
+rest of the budget to the exact one. So a win that the restricted search finds late is still
+found, and a loss small enough to search whole in about half the budget is still proved.
 
-Why the last pass is exact. Its steps are all the engine's moves, with the deals and redeals
+Why the exact pass is exact. Its steps are all the engine's moves, with the deals and redeals
 that only move the pointer folded in (tests/solver/test_klondike.py checks the model's moves and
 next positions against the engine, move for move, over random lines of play, and the verdicts
 and best clears against a plain search of every position reachable by the engine's own moves).
@@ -70,32 +74,38 @@ Three things are left out, each provably without losing a win or a clear:
   that only swaps two piles, which the rules treat alike.
 * Of several empty piles only the first is tried as a destination, for the same reason.
 
-So a last pass that ends without a win has met every position reachable, up to those swaps
+So an exact pass that ends without a win has met every position reachable, up to those swaps
 and dominated positions (those above and those of "Dominance"): the deal is lost, and the most
 foundation cards in any position met (in any pass) is the most that can be cleared. A win comes
 back as the engine's moves (``deal`` and ``redeal`` written out), which the engine replays to
 ``won``. Budgets apply as in `solver.search`: ``nodes`` (steps tried, all passes together),
-``seconds`` (the clock read every 1,024 steps), ``positions`` (table entries, one pass's table
-at a time; an entry holds every pointer met with its key) and ``memory_mb`` (the table and the
-path, counted as bytes per entry: `_ENTRY_BYTES`, `_FRAME_BYTES`, and the caches below:
-`_CACHE_BYTES`, `_HEAD_BYTES`); a search cut short says unknown and its best clear is a lower
-bound.
+``seconds`` (the clock read every 1,024 steps), ``positions`` (table entries, of the tables of
+the searches under way together; an entry holds every pointer met with its key) and
+``memory_mb`` (those tables and the paths, counted as bytes per entry: `_ENTRY_BYTES`,
+`_FRAME_BYTES`, and the caches below: `_CACHE_BYTES`, `_HEAD_BYTES`); a search cut short says
+unknown and its best clear is a lower bound.
 
 Speed, without changing what is searched. Each pile's run (with the cards each of its heads
 builds on) and each talon and pointer's offers are worked out once and cached; a step's
-destinations come from a map of the tops. Every position searched is settled (no safe card on
+destinations come from a map of the tops (and a mask of their bits, to skip a head or a talon
+card none of whose two parents is a top without a look-up). Every position searched is settled (no safe card on
 a tableau top), so after a run moves only the card it uncovered is checked for a safe move (the
 run's top was a top already), and after a talon card goes onto a pile, only that card. A run
 moved from one face-up card onto another pile, uncovering no face-down card and playing nothing
 up, is not tried straight back: that step would lead to the position it came from, which is in
 the table with its pointer, so the search would skip it anyway.
 
-Cost, measured on deals 0 to 99 at 10 s a deal, one process at ``nice -n 5`` on this project's
-two-core machine shared with other work (load average 5 to 7): 81 decided (66 won, 15 lost), 19
-unknown; 2.2 s a deal on average, median 0.02 s, 10 s at most (the unknown ones); 25,000
-positions kept a deal on average. The wins found take under 5 s, the losses proved up to 5 s;
-the unknown deals look like losses too big to search whole in 10 s (best clears 6 to 40 cards;
-about 110,000 positions and 1.2 million steps searched in the 10 s). Reproduce with
+Cost, measured at the default budget (10 s a deal), one process at ``nice -n 5`` on this
+project's two-core machine shared with other work (load average 3 to 11, which halves the steps a
+second at its worst): deals 0 to 99: 83 decided (67 won, 16 lost), 17 unknown (22 and 82 decided
+only at the lower load); 2.3 s a deal on average, median 0.04 s, 29,000 positions kept a deal on
+average; deals 1000 to 1049: 43 decided (39 won, 4 lost), 7 unknown, 1.7 s on average, median
+0.02 s. Wins found take under 7 s, losses proved under 10 s; an unknown deal has searched 0.4 to
+2.8 million steps. The unknown deals are not known to be losses, and a low best clear says
+nothing: 1024 and 22 are wins the restricted search alone finds in about 18 s and 5 s, 1026 (best
+clear 9 after 40 s of the exact pass alone) one it finds in 3 s, while 4 and 9 are losses proved
+in 23 s and 18 s (the restricted search first, then the exact pass alone), and 1003 is left
+unknown by 40 s of the exact pass alone. Reproduce with
 ``nice -n 5 arena solve klondike --deals 100 --jobs 1`` (10 s a deal, the default budget).
 """
 
@@ -104,6 +114,7 @@ from __future__ import annotations
 import heapq
 import operator
 import time
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from engine.core import Game
@@ -130,6 +141,11 @@ _PARENTS = [
     (13 * _OTHERS[c // 13][0] + c % 13 + 1, 13 * _OTHERS[c // 13][1] + c % 13 + 1) if c % 13 < 12 else (-1, -1)
     for c in range(52)
 ]
+#: by card ``a`` of the pair in `_PARENTS`: the bits (1 << card) of both cards of its pair
+_PAIR = [0] * 52
+for _a, _b in _PARENTS:
+    if _a >= 0:
+        _PAIR[_a] = 1 << _a | 1 << _b
 #: What one kept position costs, in bytes beyond its key's length: the key's bytes object header
 #: (33), its share of the table and its mask of pointers, rounded up (tracemalloc's peak stays
 #: under the count: 1.8 MB for a search stopped at 2 MB, 7.5 MB at 8 MB; tests check it).
@@ -137,11 +153,11 @@ _ENTRY_BYTES = 100
 #: What one position waiting in the best-first pass's frontier costs, in bytes (its state and
 #: its entry in the table of parents).
 _OPEN_BYTES = 1500
-#: The shares of the budget (time and steps, from the start) that the quicker first passes may
-#: spend: best first until 15%, then depth first until 45% (the rest goes to the exact pass, which
-#: alone proves losses).
+#: The share of the budget (time and steps, from the start) that the best-first pass may spend.
 _GREEDY_SHARE = 0.15
-_FIRST_SHARE = 0.45
+#: Turns (of 1,024 steps) the restricted depth-first pass takes for each turn of the exact one
+#: (0: the exact pass alone).
+_RESTRICTED_TURNS = 1
 #: Whether the depth-first passes skip a run's step straight back onto the card it left (for speed
 #: only: it changes no position searched; tests turn it off to check that).
 _SKIP_BACK = True
@@ -377,13 +393,18 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     if game.won:
         return finished(verdict, 0, 0, began)
     apply = model.apply
-    # seen: the key of a position less its pointer -> a bit mask of the pointers met with it
-    # (bit 0: the class of 0, bit q: pointer q off the beat); see "Dominance" in the docstring
-    seen: dict[bytes, int] = {}
-    memory = 0
+    # each search under way (by name) -> its table of positions: the key of a position less its
+    # pointer -> a bit mask of the pointers met with it (bit 0: the class of 0, bit q: pointer q
+    # off the beat; see "Dominance" in the docstring), the bytes it holds and its depth-first path
+    tables: dict[str, dict[bytes, int]] = {}
+    held: dict[str, int] = {}
+    paths: dict[str, list] = {}
+    # the most positions the searches under way kept at once
+    peak = 0
     # the bytes the caches of runs and talon offers hold (kept across passes)
     cached = 0
     limit_bytes = budget.memory_mb * 1024 * 1024
+    budget_nodes, budget_positions = budget.nodes, budget.positions
     nodes = 0
     best = game.cleared
     # each pile's run (a pile's bytes -> `_run_info`), filled as met
@@ -419,19 +440,38 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         below 52, so 255 and 254 part them unambiguously), then the talon."""
         return b"\xff".join(sorted(state[0])) + b"\xfe" + state[2]
 
-    def met(here: bytes, p: int) -> bool:
-        """Whether a position of key ``here`` and pointer ``p`` (0: the class of 0) was met, or one
-        whose pointer reaches ``p`` by deals and redeals; if not, it is counted as met."""
-        nonlocal memory
+    def met(seen: dict[bytes, int], here: bytes, p: int) -> bool:
+        """Whether a position of key ``here`` and pointer ``p`` (0: the class of 0) is in ``seen``,
+        or one whose pointer reaches ``p`` by deals and redeals; if not, it is entered there."""
         mask = seen.get(here)
         if mask is None:
             seen[here] = 1 << p
-            memory += len(here) + _ENTRY_BYTES
             return False
         if p == 0 or mask & _BEHIND[p]:
             return True
         seen[here] = mask | 1 << p
         return False
+
+    def check(until: float) -> None:
+        """Raise Spent when the clock is past ``until`` or the searches under way hold more
+        positions or bytes than the budget allows."""
+        nonlocal peak
+        if time.monotonic() > until:
+            raise Spent(f"time budget ({budget.seconds:g} s) spent")
+        count = sum(map(len, tables.values()))
+        peak = max(peak, count)
+        if count > budget_positions:
+            raise Spent(f"memory budget ({budget_positions:,} positions) spent")
+        if sum(held.values()) + cached + _FRAME_BYTES * sum(map(len, paths.values())) > limit_bytes:
+            raise Spent(f"memory budget ({budget.memory_mb:g} MB) spent")
+
+    def drop(name: str) -> None:
+        """Forget the table, bytes and path of the search ``name`` (it ended)."""
+        nonlocal peak
+        peak = max(peak, len(tables.get(name, ())))
+        tables.pop(name, None)
+        held.pop(name, None)
+        paths.pop(name, None)
 
     def steps(state: State, restricted: bool) -> list[Step]:
         piles, heights, talon, p = state
@@ -442,13 +482,16 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         first_space = -1
         # the pile whose top is each card (a top card is in one pile only)
         top_at: dict[int, int] = {}
+        # the same tops as bits (1 << card), to skip a head none of whose two cards is a top
+        tops = 0
         for j, pile in enumerate(piles):
             if len(pile) == 2:
                 if first_space < 0:
                     first_space = j
             else:
                 top_at[pile[-1]] = j
-        where = top_at.get
+                tops |= 1 << pile[-1]
+        where, pair = top_at.get, _PAIR
         for i, pile in enumerate(piles):
             size = len(pile) - 2
             if not size:
@@ -466,6 +509,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 if a < 0:  # a King
                     if first_space >= 0 and (k < size or d):
                         add((60 + d if k == size else -10, ("t", i, first_space, k)))
+                    continue
+                if not tops & pair[a]:
                     continue
                 ja, jb = where(a), where(b)
                 if ja is None:
@@ -494,6 +539,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 if first_space >= 0:
                     add((30, ("T", q, first_space)))
                 continue
+            if not tops & pair[a]:
+                continue
             ja, jb = where(a), where(b)
             if ja is not None and jb is not None and jb < ja:
                 ja, jb = jb, ja
@@ -508,20 +555,26 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     if start[3] % 3 == 0 or start[3] == len(start[2]):
         start = (*start[:3], 0)  # the class of 0: it reaches what these pointers reach
     best = max(best, sum(start[1]))
-    budget_nodes, budget_positions = budget.nodes, budget.positions
 
-    def run(until: float, most: int, restricted: bool = True) -> list[Step] | None:
-        """Search depth first from ``start``; the win's steps, or None when every position was
-        met. Raises Spent when a budget (``until``: the clock, ``most``: steps) runs out."""
-        nonlocal nodes, memory, best
-        seen.clear()
-        memory = 0
-        met(prefix(start), start[3])
-        # frames: (state, steps to try, index of the next); line[k]: the steps into frame k+1
-        stack: list[list] = [[start, steps(start, restricted), 0]]
-        line: list[list[Step]] = []
+    def run(restricted: bool) -> Generator[None, None, list[Step] | None]:
+        """Search depth first from ``start`` (``restricted``: the first passes' steps); yields
+        every 1,024 steps, after reading the clock, so that two searches can take turns; returns
+        the win's steps, or None when every position was met. Raises Spent when a budget runs
+        out."""
+        nonlocal nodes, best
+        name = "restricted" if restricted else "exact"
+        seen: dict[bytes, int] = {}
+        tables[name] = seen
+        here = prefix(start)
+        met(seen, here, start[3])
+        memory = len(here) + _ENTRY_BYTES
+        held[name] = memory
         if sum(start[1]) == 52:
             return []
+        # frames: (state, steps to try, index of the next); line[k]: the steps into frame k+1
+        stack: list[list] = [[start, steps(start, restricted), 0]]
+        paths[name] = stack
+        line: list[list[Step]] = []
         join, seen_get, behind, skip_back = b"\xff".join, seen.get, _BEHIND, _SKIP_BACK
         while stack:
             frame = stack[-1]
@@ -532,23 +585,20 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     line.pop()
                 continue
             frame[2] = index + 1
-            if nodes >= most:
+            if nodes >= budget_nodes:
                 raise Spent(f"node budget ({budget_nodes:,} moves) spent")
             nodes += 1
             if not nodes & 1023:
-                if time.monotonic() > until:
-                    raise Spent(f"time budget ({budget.seconds:g} s) spent")
-                if len(seen) > budget_positions:
-                    raise Spent(f"memory budget ({budget_positions:,} positions) spent")
-                if memory + cached + len(stack) * _FRAME_BYTES > limit_bytes:
-                    raise Spent(f"memory budget ({budget.memory_mb:g} MB) spent")
+                held[name] = memory
+                check(deadline)
+                yield
             step = todo[index]
             child, more = settle(apply(state, step), step)
             cleared = sum(child[1])
             if cleared == 52:
                 line.append([step, *more])
                 return [s for group in line for s in group]
-            # met(prefix(child), child[3]), written out: this is the search's innermost loop
+            # met(seen, prefix(child), child[3]), written out: this is the search's innermost loop
             here = join(sorted(child[0])) + b"\xfe" + child[2]
             p = child[3]
             mask = seen_get(here)
@@ -574,14 +624,15 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     def greedy(until: float, most: int) -> list[Step] | None:
         """Search best first (fewest face-down cards, then most cards cleared, then deepest) with
-        the first pass's steps; the win's steps, or None when every position was met. Raises
-        Spent when a budget runs out."""
-        nonlocal nodes, memory, best
-        seen.clear()
+        the first passes' steps; the win's steps, or None when every position was met. Raises
+        Spent when a budget (``until``: the clock, ``most``: steps) runs out."""
+        nonlocal nodes, best
+        seen: dict[bytes, int] = {}
+        tables["greedy"] = seen
         memory = 0
         parents: dict[tuple[bytes, int], tuple[tuple[bytes, int], list[Step]]] = {}
         root = (prefix(start), start[3])
-        met(*root)
+        met(seen, *root)
         order = 0
         frontier: list[tuple[int, int, int, State, tuple[bytes, int]]] = [(0, 0, 0, start, root)]
         if sum(start[1]) == 52:
@@ -593,12 +644,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     raise Spent(f"node budget ({budget_nodes:,} moves) spent")
                 nodes += 1
                 if not nodes & 1023:
-                    if time.monotonic() > until:
-                        raise Spent(f"time budget ({budget.seconds:g} s) spent")
-                    if len(seen) > budget_positions:
-                        raise Spent(f"memory budget ({budget_positions:,} positions) spent")
-                    if memory + cached > limit_bytes:
-                        raise Spent(f"memory budget ({budget.memory_mb:g} MB) spent")
+                    held["greedy"] = memory
+                    check(until)
                 child, more = settle(apply(state, step), step)
                 cleared = sum(child[1])
                 if cleared == 52:
@@ -608,7 +655,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         plan[:0] = before
                     return plan
                 k = (prefix(child), child[3])
-                if met(*k):
+                if met(seen, *k):
                     continue
                 parents[k] = (here, [step, *more])
                 memory += len(k[0]) + _ENTRY_BYTES + _OPEN_BYTES
@@ -619,21 +666,39 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 heapq.heappush(frontier, (3 * hidden - cleared, -depth - 1, order, child, k))
         return None
 
-    plan = None
-    positions = 0
-    try:
-        # First a search that moves part of a run only to send the card it uncovers up at once
-        # (Solvitaire's rule): it finds most wins soon, but proves nothing when it finds none.
-        for first, share in ((greedy, _GREEDY_SHARE), (run, _FIRST_SHARE)):
+    def take_turns() -> list[Step] | None:
+        """Run the restricted and the exact depth-first searches by turns (`_RESTRICTED_TURNS`
+        turns of 1,024 steps for the restricted one to each of the exact one's) until one wins,
+        the exact one meets every position (None: lost) or a budget runs out (Spent). A restricted
+        search that ends without a win leaves the rest of the time to the exact one."""
+        exact = run(False)
+        restricted = run(True) if _RESTRICTED_TURNS else None
+        turn = 0
+        while True:
+            # turns 0 .. _RESTRICTED_TURNS - 1 of each round are the restricted search's
+            search = restricted if restricted is not None and turn < _RESTRICTED_TURNS else exact
+            turn = (turn + 1) % (_RESTRICTED_TURNS + 1)
             try:
-                plan = first(began + budget.seconds * share, max(1, int(budget_nodes * share)))
-            except Spent:
-                pass
-            positions = max(positions, len(seen))
-            if plan is not None:
-                break
+                next(search)
+            except StopIteration as stop:
+                if stop.value is not None:
+                    return stop.value
+                if search is exact:
+                    return None
+                drop("restricted")
+                restricted = None
+
+    plan = None
+    try:
+        # First a best-first search that moves part of a run only to send the card it uncovers up
+        # at once (Solvitaire's rule): it finds many wins soon, but proves nothing when it finds none.
+        try:
+            plan = greedy(began + budget.seconds * _GREEDY_SHARE, max(1, int(budget_nodes * _GREEDY_SHARE)))
+        except Spent:
+            pass
+        drop("greedy")
         if plan is None:
-            plan = run(deadline, budget_nodes, restricted=False)
+            plan = take_turns()
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:
@@ -644,9 +709,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         else:
             verdict.result = "lost"
     verdict.best_cleared = max(verdict.best_cleared, best)
-    positions = max(positions, len(seen))
-    seen.clear()
-    return finished(verdict, nodes, positions, began)
+    for name in list(tables):
+        drop(name)
+    return finished(verdict, nodes, peak, began)
 
 
 def _written(game: Game, model: Klondike, plan: list[Step]) -> list[str]:

@@ -62,6 +62,7 @@ EXACT = frozenset(
         "calculation",
         "canfield",
         "chameleon",
+        "dutchess",
         "eight_off",
         "four_seasons",
         "friday_13",

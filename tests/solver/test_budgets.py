@@ -69,6 +69,7 @@ HARD = {
     "calculation": 1000,
     "canfield": 5,
     "chameleon": 1003,
+    "dutchess": 1001,
     "eight_off": 204,
     "four_seasons": 1009,
     "friday_13": 1000,

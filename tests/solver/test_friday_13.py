@@ -9,7 +9,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver import Budget
-from solver.friday_13 import Friday13, _bound, solve_exact
+from solver.friday_13 import _LABELS, Friday13, _bound, _last_safe, solve_exact
 from tests.solver.models import UNLIMITED, plain_search
 
 
@@ -153,3 +153,101 @@ def test_greedy_random_lines_win_deals_the_ordered_search_reaches_late():
         for move in verdict.solution:
             replay.apply(move)
         assert replay.won, seed
+
+
+def random_position(rng: random.Random) -> Friday13:
+    """A made-up position with 4 to 10 talon cards, most of them near a foundation's top or a
+    label still to start, some on the waste, the redeal used or not."""
+    tops = [0] * 13
+    started = rng.randrange(4, 14)
+    for place in range(started):
+        tops[place] = rng.randrange(1, 14)
+    near = [top % 13 + 1 for top in tops if top] + [_LABELS[place] for place in range(started, 13)]
+    talon = tuple((rng.choice(near) + rng.choice((-1, 0, 0, 1)) - 1) % 13 + 1 for _ in range(rng.randrange(4, 11)))
+    return Friday13(talon, (talon, rng.randrange(len(talon) + 1), tuple(tops), rng.randrange(2)), 1, 52)
+
+
+def test_the_bound_holds_in_both_passes_and_sees_through_the_first():
+    # made-up positions, most before the redeal: the bound is never below what a plain search
+    # clears, and before the redeal it is often exact
+    rng = random.Random(8)
+    first_pass = exact = 0
+    for _ in range(400):
+        model = random_position(rng)
+        left, k, tops, used = model.start
+        counts = [0] * 14
+        for top in tops:
+            counts[top] += 1
+        started = sum(1 for top in tops if top)
+        bound = _bound(left, tuple(range(len(left))), k, started, counts, used >= 1, model.total)
+        _, best = plain_search(model)
+        assert bound >= best, model.start
+        if not used:
+            first_pass += 1
+            exact += bound == best
+    assert first_pass > 150 and exact > 0.75 * first_pass, (first_pass, exact)
+    # a whole deal: the first pass of deal 1000 cannot clear more than 33 (a line clears 32)
+    model = Friday13.from_game(find_game("friday_13")(1000))
+    left, k, tops, _ = model.start
+    counts = [0] * 14
+    for top in tops:
+        counts[top] += 1
+    assert _bound(left, tuple(range(len(left))), k, 4, counts, False, model.total) <= 33
+
+
+def test_the_last_pass_safe_move_loses_nothing():
+    # positions after the redeal where the waste's top card is the last of its rank outside the
+    # waste: the search (which plays it alone) clears as much as a plain search of every move
+    rng = random.Random(34)
+    checked = safe = 0
+    for seed in range(40, 90):
+        line = [game for game in line_of_play(seed, rng) if game.redeals and 6 <= _talon(game) <= 11]
+        for game in line[:: max(1, len(line) // 4)]:
+            model = Friday13.from_game(game)
+            left, k, tops, _ = model.start
+            counts = [0] * 14
+            for top in tops:
+                counts[top] += 1
+            started = sum(1 for top in tops if top)
+            safe += bool(k) and _last_safe(left, tuple(range(len(left))), k, started, counts)
+            verdict = solve_exact(game, Budget(nodes=50_000, seconds=30))  # (few random lines first)
+            won, best = plain_search(model)
+            assert (verdict.result, verdict.best_cleared) == ("won" if won else "lost", best), game.position()
+            checked += 1
+    assert checked > 80 and safe > 10, (checked, safe)
+
+
+class _LastSafeFirst:
+    """A model whose only move, in the last pass, is the safe move where `_last_safe` finds one."""
+
+    def __init__(self, model: Friday13) -> None:
+        self.model, self.start, self.total = model, model.start, model.total
+
+    def cleared(self, state):
+        return self.model.cleared(state)
+
+    def play(self, state, move):
+        return self.model.play(state, move)
+
+    def legal(self, state):
+        left, k, tops, used = state
+        counts = [0] * 14
+        for top in tops:
+            counts[top] += 1
+        started = sum(1 for top in tops if top)
+        if k and used and _last_safe(left, tuple(range(len(left))), k, started, counts):
+            rank = left[k - 1]
+            return [next(f"w>f{j}" for j, top in enumerate(tops) if top and top % 13 + 1 == rank)]
+        return self.model.legal(state)
+
+
+def test_playing_the_last_pass_safe_move_alone_clears_as_much_on_made_up_positions():
+    rng = random.Random(3)
+    forced = 0
+    for _ in range(800):
+        left, k, tops, _ = random_position(rng).start
+        model = Friday13(left, (left, k, tops, 1), 1, 52)
+        restricted = _LastSafeFirst(model)
+        assert plain_search(restricted) == plain_search(model), model.start
+        forced += restricted.legal(model.start) != model.legal(model.start)
+    assert forced > 50, forced

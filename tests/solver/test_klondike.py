@@ -153,7 +153,7 @@ def _late_positions(rng: random.Random) -> list[Game]:
 def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay(passes, monkeypatch):
     if passes == "last_alone":  # the quicker first passes take no share: the exact pass decides alone
         monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
-        monkeypatch.setattr(klondike, "_FIRST_SHARE", 0.0)
+        monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
     rng = random.Random(2)
     cases = _late_positions(rng) + [find_game("klondike")(seed) for seed in (0, 8)]
     cases += [Game.from_position(text) for text in TRAPS]
@@ -227,7 +227,7 @@ def test_skipping_the_step_straight_back_keeps_every_position(seed, monkeypatch)
     # same positions with it and without it (a skip that also dropped the step back onto a card
     # just turned up, a new position, keeps fewer)
     monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
-    monkeypatch.setattr(klondike, "_FIRST_SHARE", 0.0)
+    monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
     game = find_game("klondike")(seed)
     skipping = solve_exact(game, UNLIMITED)
     monkeypatch.setattr(klondike, "_SKIP_BACK", False)
@@ -235,3 +235,19 @@ def test_skipping_the_step_straight_back_keeps_every_position(seed, monkeypatch)
     assert skipping.result == trying.result == "lost"
     assert skipping.best_cleared == trying.best_cleared
     assert skipping.positions == trying.positions and skipping.nodes < trying.nodes
+
+
+@pytest.mark.parametrize("seed", [1004, 1005])
+def test_the_restricted_and_the_exact_search_take_turns(seed, monkeypatch):
+    # after the best-first search the restricted depth-first search and the exact one take turns
+    # of 1,024 steps, each with its own table: a win the restricted one finds costs about twice
+    # its own steps, the same line, and both tables count as positions kept
+    monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    game = find_game("klondike")(seed)
+    monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 10**6)  # the restricted search all but alone
+    alone = solve_exact(game, UNLIMITED)
+    monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 1)
+    turns = solve_exact(game, UNLIMITED)
+    assert alone.result == turns.result == "won" and alone.solution == turns.solution
+    assert abs(turns.nodes - 2 * alone.nodes) <= 1024
+    assert turns.positions > alone.positions
