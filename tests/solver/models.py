@@ -5,7 +5,7 @@ hold each exact search's verdicts and best clears against."""
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Protocol
 
 from engine.core import Game
@@ -29,15 +29,56 @@ class Model(Protocol):
     def cleared(self, state: Hashable, /) -> int: ...
 
 
-def playout(key: str, seed: int, rng: random.Random, moves: int | None = None) -> list[Game]:
+def playout(key: str, seed: int, rng: random.Random, moves: int | None = None, lean: float = 0.0) -> list[Game]:
     """The positions of one random line of play of deal ``seed`` of game ``key``, from the deal
-    on, until the game is over or ``moves`` moves were played."""
+    on, until the game is over or ``moves`` moves were played. With ``lean`` (a share, 0 to 1),
+    each move is chosen among the moves other than ``deal`` and ``redeal`` that often where there
+    are any, so that the line goes somewhere (one more draw of ``rng`` a move); at 0, among all
+    legal moves."""
     game = find_game(key)(seed)
     line = [game.copy()]
     while not game.over and (moves is None or len(line) <= moves):
-        game.apply(rng.choice(list(game.legal_moves())))
+        legal = list(game.legal_moves())
+        if lean:
+            plays = [move for move in legal if str(move) not in ("deal", "redeal")]
+            if plays and rng.random() < lean:
+                legal = plays
+        game.apply(rng.choice(legal))
         line.append(game.copy())
     return line
+
+
+def assert_plays_as_engine(
+    model: Model,
+    game: Game,
+    read: Callable[[Game], Hashable],
+    again: Callable[[Game], Model] | None = None,
+    where: object = None,
+) -> list[str]:
+    """Assert that ``model`` plays ``game``'s position as the engine does: at ``read(game)`` (the
+    model's state of a position) it lists the engine's legal moves, in the engine's order, and has
+    as many cards cleared; each move played on that state gives ``read`` of the engine's position
+    after the move. With ``again`` (a model made from a `Game`), the model it makes of ``game``
+    starts with the same moves and as many cards cleared. Messages name ``game``'s position,
+    after ``where`` (e.g. the seed) where one is given. Returns the legal moves as strings.
+    Raises AssertionError at the first difference."""
+
+    def context(*more: object) -> tuple[object, ...]:
+        return (game.position(), *more) if where is None else (where, game.position(), *more)
+
+    state = read(game)
+    legal = [str(move) for move in game.legal_moves()]
+    assert model.legal(state) == legal, context()
+    assert model.cleared(state) == game.cleared, context()
+    for move in legal:
+        child = game.copy()
+        child.apply(move)
+        assert model.play(state, move) == read(child), context(move)
+    if again is not None:
+        here = again(game)
+        assert here.legal(here.start) == legal, context("again")
+        assert here.cleared(here.start) == game.cleared, context("again")
+    return legal
 
 
 def plain_search(model: Model) -> tuple[bool, int]:

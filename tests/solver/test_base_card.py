@@ -13,7 +13,7 @@ import pytest
 
 from engine.core import Game
 from engine.games import find_game
-from tests.solver.models import UNLIMITED, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, playout
 
 #: Per game: a deal the search wins within a few seconds, and the deals whose winning lines give
 #: late positions.
@@ -54,17 +54,8 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions(key):
     for seed in range(20):
         deal = model(find_game(key)(seed))
         for game in playout(key, seed, rng, 150):
-            state = deal.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert deal.legal(state) == legal, (seed, game.position())
-            assert deal.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert deal.play(state, move) == deal.state_of(child), (seed, game.position(), move)
+            assert_plays_as_engine(deal, game, deal.state_of, again=model, where=seed)
             positions += 1
-            again = model(game)
-            assert again.legal(again.start) == legal
     assert positions > 500
 
 

@@ -10,7 +10,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver.besieged_city import Besieged, solve_exact
-from tests.solver.models import UNLIMITED, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, playout
 
 
 def winning_line(seed: int) -> list[Game]:
@@ -26,21 +26,6 @@ def winning_line(seed: int) -> list[Game]:
     return line
 
 
-def check_position(model: Besieged, game: Game) -> int:
-    """Assert the model's moves and next states in ``game`` are the engine's; the moves checked."""
-    state = model.state_of(game)
-    legal = [str(move) for move in game.legal_moves()]
-    assert model.legal(state) == legal, game.position()
-    assert model.cleared(state) == game.cleared
-    for move in legal:
-        child = game.copy()
-        child.apply(move)
-        assert model.play(state, move) == model.state_of(child), (game.position(), move)
-    # a model read from this position starts where the deal's model stands
-    assert Besieged.from_game(game).legal(Besieged.from_game(game).start) == legal
-    return len(legal)
-
-
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     rng = random.Random(5)
     positions = moves = 0
@@ -48,13 +33,13 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(6):
         model = Besieged.from_game(find_game("besieged_city")(seed))
         for game in playout("besieged_city", seed, rng)[::3]:
-            moves += check_position(model, game)
+            moves += len(assert_plays_as_engine(model, game, model.state_of, again=Besieged.from_game))
             positions += 1
     for seed in (1002, 1009):  # late positions, with the pack and the talon used up
         line = winning_line(seed)
         model = Besieged.from_game(line[0])
         for game in line[-60:]:
-            moves += check_position(model, game)
+            moves += len(assert_plays_as_engine(model, game, model.state_of, again=Besieged.from_game))
             positions += 1
             kinds.update(str(move).split(" ")[0] for move in game.legal_moves())
             branch = game.copy()  # and a few random moves from there
@@ -62,7 +47,7 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
                 if branch.over:
                     break
                 branch.apply(rng.choice(list(branch.legal_moves())))
-                moves += check_position(model, branch)
+                moves += len(assert_plays_as_engine(model, branch, model.state_of, again=Besieged.from_game))
     assert positions > 150 and moves > 2000
     assert "transpose" in kinds
 

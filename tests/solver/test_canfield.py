@@ -10,6 +10,7 @@ from engine.core import Game
 from engine.games import find_game
 from solver.canfield import Canfield, State, solve_exact
 from solver.search import Budget
+from tests.solver.models import assert_plays_as_engine, playout
 
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8, memory_mb=10**5)
 #: positions (from random lines of deals 175 and 211) where playing a card to its foundation as
@@ -30,37 +31,15 @@ REGROUP = (
 )
 
 
-def playout(seed: int, rng: random.Random, moves: int) -> list[Game]:
-    """The positions of one random line of play of deal ``seed`` (at most ``moves`` moves),
-    leaning to moves other than deal and redeal so that the line goes somewhere."""
-    game = find_game("canfield")(seed)
-    line = [game.copy()]
-    while not game.over and len(line) <= moves:
-        legal = [str(m) for m in game.legal_moves()]
-        plays = [m for m in legal if m not in ("deal", "redeal")]
-        game.apply(rng.choice(plays) if plays and rng.random() < 0.6 else rng.choice(legal))
-        line.append(game.copy())
-    return line
-
-
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     rng = random.Random(7)
     positions = 0
     for seed in range(25):
         model = Canfield.from_game(find_game("canfield")(seed))
-        for game in playout(seed, rng, 150):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
-            positions += 1
+        for game in playout("canfield", seed, rng, 150, lean=0.6):
             # a model read from this position starts where the deal's model stands
-            again = Canfield.from_game(game)
-            assert again.legal(again.start) == legal
+            assert_plays_as_engine(model, game, model.state_of, again=Canfield.from_game, where=seed)
+            positions += 1
     assert positions > 2000
 
 
@@ -105,7 +84,7 @@ def _late_positions(rng: random.Random) -> list[Game]:
                     late.apply(rng.choice(legal))
             cases.append(late)
     for seed in range(30, 38):
-        cases.append(playout(seed, rng, rng.randrange(60, 200))[-1])
+        cases.append(playout("canfield", seed, rng, rng.randrange(60, 200), lean=0.6)[-1])
     return cases
 
 

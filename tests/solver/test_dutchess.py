@@ -12,22 +12,10 @@ from engine.core import Game
 from engine.games import find_game
 from solver.dutchess import Dutchess, solve_exact
 from solver.search import Budget
-from tests.solver.models import UNLIMITED, plain_search
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 #: a deal the search wins within a second
 WON = (1002,)
-
-
-def _line(seed: int, rng: random.Random, moves: int) -> list[Game]:
-    """One random line of deal ``seed``, leaning away from deal and redeal so that it goes somewhere."""
-    game = find_game("dutchess")(seed)
-    line = [game.copy()]
-    while not game.over and len(line) <= moves:
-        legal = [str(m) for m in game.legal_moves()]
-        plays = [m for m in legal if m not in ("deal", "redeal")]
-        game.apply(rng.choice(plays) if plays and rng.random() < 0.7 else rng.choice(legal))
-        line.append(game.copy())
-    return line
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -35,18 +23,9 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     positions = 0
     for seed in range(20):
         model = Dutchess.from_game(find_game("dutchess")(seed))
-        for game in _line(seed, rng, 150):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+        for game in playout("dutchess", seed, rng, 150, lean=0.7):
+            assert_plays_as_engine(model, game, model.state_of, again=Dutchess.from_game, where=seed)
             positions += 1
-            again = Dutchess.from_game(game)
-            assert again.legal(again.start) == legal
     assert positions > 1500
 
 
@@ -85,7 +64,7 @@ def _late_positions(rng: random.Random) -> list[Game]:
                     late.apply(rng.choice(legal))
             cases.append(late)
     for seed in range(40):
-        cases.append(_line(seed, rng, rng.randrange(60, 200))[-1])
+        cases.append(playout("dutchess", seed, rng, rng.randrange(60, 200), lean=0.7)[-1])
     return cases
 
 

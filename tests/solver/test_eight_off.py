@@ -13,6 +13,7 @@ from engine.core import Game
 from engine.games import find_game
 from solver.eight_off import NONE, EightOffModel, State, solve_exact
 from solver.search import Budget, solve_depth_first
+from tests.solver.models import assert_plays_as_engine
 
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8, memory_mb=4096)
 #: Deals the search proves lost (the generic search agrees: see the test below), with the most
@@ -61,15 +62,7 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(12, 16):
         games += along_a_win(seed, rng)
     for game in games:
-        model = EightOffModel.from_game(game)
-        state = model.start
-        legal = [str(move) for move in game.legal_moves()]
-        assert model.legal(state) == legal, game.position()
-        assert model.cleared(state) == game.cleared
-        for move in legal:
-            child = game.copy()
-            child.apply(move)
-            assert model.play(state, move) == EightOffModel.state_of(child), (game.position(), move)
+        assert_plays_as_engine(EightOffModel.from_game(game), game, EightOffModel.state_of)
         positions += 1
     assert positions > 700
     assert any(game.won for game in games)

@@ -10,21 +10,14 @@ from engine.core import Game
 from engine.games import find_game
 from solver import Budget
 from solver.friday_13 import _LABELS, Friday13, _bound, _last_safe, solve_exact
-from tests.solver.models import UNLIMITED, plain_search
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 
 def line_of_play(seed: int, rng: random.Random, moves: int | None = None) -> list[Game]:
-    """The positions of a random line of play of deal ``seed`` (a card to a foundation chosen
-    four times in five where there is one), from the deal on, until the game is over or
-    ``moves`` moves were played."""
-    game = find_game("friday_13")(seed)
-    line = [game.copy()]
-    while not game.over and (moves is None or len(line) <= moves):
-        legal = [str(move) for move in game.legal_moves()]
-        ups = [move for move in legal if ">" in move]
-        game.apply(rng.choice(ups if ups and rng.random() < 0.8 else legal))
-        line.append(game.copy())
-    return line
+    """The positions of a random line of play of deal ``seed`` (a card to a foundation, every
+    move but deal and redeal, chosen four times in five where there is one), from the deal on,
+    until the game is over or ``moves`` moves were played."""
+    return playout("friday_13", seed, rng, moves, lean=0.8)
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -33,20 +26,11 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(25):
         model = Friday13.from_game(find_game("friday_13")(seed))
         for game in line_of_play(seed, rng):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
-                redeals += move == "redeal"
-                starts += ">" in move and not game.piles[move.split(">")[1]].cards
-            positions += 1
             # a model read from this position starts where the deal's model stands
-            again = Friday13.from_game(game)
-            assert again.legal(again.start) == legal
+            legal = assert_plays_as_engine(model, game, model.state_of, again=Friday13.from_game, where=seed)
+            redeals += "redeal" in legal
+            starts += sum(">" in move and not game.piles[move.split(">")[1]].cards for move in legal)
+            positions += 1
     assert positions > 2000 and redeals > 10 and starts > 50
 
 

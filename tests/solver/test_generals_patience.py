@@ -12,7 +12,7 @@ from engine.games import find_game
 from solver import Budget
 from solver.generals_patience import Thirteen, _Search, reserve_stuck, solve_exact
 from solver.search import solve_best_first
-from tests.solver.models import UNLIMITED, plain_search
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search
 
 KEY = "generals_patience"
 RANKS = "A23456789TJQK"
@@ -38,18 +38,10 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(8):
         model = Thirteen.from_game(find_game(KEY)(seed))
         for game in line_of_play(seed, rng):
-            state = model.read(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.read(child), (seed, game.position(), move)
+            legal = assert_plays_as_engine(model, game, model.read, again=Thirteen.from_game, where=seed)
             positions += 1
-            second += state[6]
+            second += model.read(game)[6]
             ended += not legal
-            assert Thirteen.from_game(game).legal(Thirteen.from_game(game).start) == legal
     assert positions > 1500 and second > 100 and ended == 8
 
 

@@ -17,6 +17,7 @@ from server.catalog import public_catalogs
 from solver import Budget, solve
 from solver.golf import Golf, State, solve_exact
 from solver.search import solve_best_first, solve_depth_first
+from tests.solver.models import assert_plays_as_engine
 
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8)
 OPTIONS = [{}, {"queen_on_king": False}]
@@ -50,17 +51,9 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions(options):
         model = Golf.from_game(start)
         for _ in range(2):
             for game in playout(seed, options, rng):
-                state = model.state_of(game)
-                legal = [str(move) for move in game.legal_moves()]
-                assert model.legal(state) == legal, (seed, game.position())
-                assert model.cleared(state) == game.cleared
-                for move in legal:
-                    child = game.copy()
-                    child.apply(move)
-                    assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
-                positions += 1
                 # a model read from this position starts where the deal's model stands
-                assert Golf.from_game(game).legal(Golf.from_game(game).start) == legal
+                assert_plays_as_engine(model, game, model.state_of, again=Golf.from_game, where=seed)
+                positions += 1
     assert positions > 1000
 
 

@@ -9,7 +9,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver.idiots_delight import IdiotsDelight, clearable, solve_exact
-from tests.solver.models import UNLIMITED, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 KEY = "idiots_delight"
 
@@ -21,21 +21,13 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
         model = IdiotsDelight.from_game(find_game(KEY)(seed))
         for _ in range(2):
             for game in playout(KEY, seed, rng):
-                state = model.state_of(game)
-                legal = [str(move) for move in game.legal_moves()]
-                assert model.legal(state) == legal, (seed, game.position())
-                assert model.cleared(state) == game.cleared
+                # a model read from this position starts where the deal's model stands
+                legal = assert_plays_as_engine(model, game, model.state_of, again=IdiotsDelight.from_game, where=seed)
                 for move in legal:
-                    child = game.copy()
-                    child.apply(move)
-                    assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
                     if move != "deal":
                         spaces += not game.piles[move[3:]].cards
                         discards += bool(game.piles[move[3:]].cards)
                 positions += 1
-                # a model read from this position starts where the deal's model stands
-                again = IdiotsDelight.from_game(game)
-                assert again.legal(again.start) == legal and again.cleared(again.start) == game.cleared
     assert positions > 1000 and spaces > 50 and discards > 500
 
 

@@ -11,21 +11,16 @@ from engine.games import find_game
 from solver import Budget
 from solver.osmosis import Osmosis, State, solve_exact
 from solver.search import solve_depth_first
+from tests.solver.models import assert_plays_as_engine, playout
 
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8, memory_mb=10**5)
 
 
 def line_of_play(seed: int, rng: random.Random, moves: int) -> list[Game]:
     """The positions of a random line of ``moves`` moves of deal ``seed`` (a card to a
-    foundation chosen three times in four where there is one), from the deal on."""
-    game = find_game("osmosis")(seed)
-    line = [game.copy()]
-    while not game.over and len(line) <= moves:
-        legal = [str(move) for move in game.legal_moves()]
-        ups = [move for move in legal if ">" in move]
-        game.apply(rng.choice(ups if ups and rng.random() < 0.75 else legal))
-        line.append(game.copy())
-    return line
+    foundation, every move but deal and redeal, chosen three times in four where there is one),
+    from the deal on."""
+    return playout("osmosis", seed, rng, moves, lean=0.75)
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -34,18 +29,10 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(25):
         model = Osmosis.from_game(find_game("osmosis")(seed))
         for game in line_of_play(seed, rng, 120):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
-                redeals += move == "redeal"
-            positions += 1
             # a model read from this position starts where the deal's model stands
-            assert Osmosis.from_game(game).legal(Osmosis.from_game(game).start) == legal
+            legal = assert_plays_as_engine(model, game, model.state_of, again=Osmosis.from_game, where=seed)
+            redeals += "redeal" in legal
+            positions += 1
     assert positions > 1500 and redeals > 20
 
 

@@ -10,7 +10,7 @@ from engine.core import Game
 from engine.games import find_game
 from solver.perpetual_motion import PerpetualMotion, solve_exact
 from solver.search import Budget, solve_depth_first
-from tests.solver.models import UNLIMITED, plain_search
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -20,17 +20,8 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
         game = find_game("perpetual_motion")(seed)
         model = PerpetualMotion.from_game(game)
         for _ in range(250):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+            legal = assert_plays_as_engine(model, game, model.state_of, again=PerpetualMotion.from_game, where=seed)
             positions += 1
-            here = PerpetualMotion.from_game(game)
-            assert here.legal(here.start) == legal and here.cleared(here.start) == game.cleared
             if not legal:
                 break
             move = rng.choice(legal)

@@ -9,7 +9,7 @@ import random
 from engine.games import find_game
 from solver.pyramid import Pyramid, solve_exact
 from solver.search import Budget, solve_depth_first
-from tests.solver.models import UNLIMITED, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -19,22 +19,13 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
         model = Pyramid.from_game(find_game("pyramid")(seed))
         for _ in range(2):
             for game in playout("pyramid", seed, rng):
-                state = model.state_of(game)
-                legal = [str(move) for move in game.legal_moves()]
-                assert model.legal(state) == legal, (seed, game.position())
-                assert model.cleared(state) == game.cleared
+                # a model read from this position lists the same moves
+                legal = assert_plays_as_engine(model, game, model.state_of, again=Pyramid.from_game, where=seed)
                 for move in legal:
-                    child = game.copy()
-                    child.apply(move)
-                    assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
                     if move[0] == "r" and move.split(">")[1][0] == "r":
                         src, dst = (int(pid[1:]) for pid in move.split(">"))
                         pairs_with_cover += abs(src - dst) > 1 and src // 7 != dst // 7
                 positions += 1
-                # a model read from this position lists the same moves
-                here = Pyramid.from_game(game)
-                assert here.legal(here.start) == legal
-                assert here.cleared(here.start) == game.cleared
     assert positions > 1000 and pairs_with_cover > 0
 
 

@@ -11,7 +11,7 @@ from engine.games import find_game
 from server.catalog import public_catalogs
 from solver import Budget
 from solver.queens_quadrille import Quadrille, _bound, _winnable, solve_exact
-from tests.solver.models import UNLIMITED, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 KEY = "queens_quadrille"
 
@@ -44,17 +44,8 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(25):
         model = Quadrille.from_game(find_game(KEY)(seed))
         for game in playout(KEY, seed, rng):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+            assert_plays_as_engine(model, game, model.state_of, again=Quadrille.from_game, where=seed)
             positions += 1
-            again = Quadrille.from_game(game)
-            assert again.legal(again.start) == legal
     assert positions > 1000
 
 

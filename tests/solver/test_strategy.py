@@ -10,7 +10,7 @@ from engine.core import Game
 from engine.games import find_game
 from solver import Budget
 from solver.strategy import Strategy, solve_exact
-from tests.solver.models import UNLIMITED, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -19,16 +19,8 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(20):
         model = Strategy.from_game(find_game("strategy")(seed))
         for game in playout("strategy", seed, rng):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
+            assert_plays_as_engine(model, game, model.state_of, again=Strategy.from_game, where=seed)
             positions += 1
-            assert Strategy.from_game(game).legal(Strategy.from_game(game).start) == legal
     assert positions > 1000
 
 

@@ -9,7 +9,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver.try_again import TryAgain, clearable, solve_exact, top_bound
-from tests.solver.models import UNLIMITED, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 KEY = "try_again"
 
@@ -33,19 +33,10 @@ def test_the_model_plays_the_engines_moves_to_the_engines_positions():
     for seed in range(25):
         model = TryAgain.from_game(find_game(KEY)(seed))
         for game in line_of_play(seed, rng) + playout(KEY, seed, rng):
-            state = model.state_of(game)
-            legal = [str(move) for move in game.legal_moves()]
-            assert model.legal(state) == legal, (seed, game.position())
-            assert model.cleared(state) == game.cleared
-            for move in legal:
-                child = game.copy()
-                child.apply(move)
-                assert model.play(state, move) == model.state_of(child), (seed, game.position(), move)
-                ups += ">f" in move
-            positions += 1
             # a model read from this position starts where the deal's model stands
-            again = TryAgain.from_game(game)
-            assert again.legal(again.start) == legal and again.cleared(again.start) == game.cleared
+            legal = assert_plays_as_engine(model, game, model.state_of, again=TryAgain.from_game, where=seed)
+            ups += sum(">f" in move for move in legal)
+            positions += 1
     assert positions > 2000 and ups > 200
 
 
