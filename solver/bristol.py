@@ -1,4 +1,5 @@
-"""An exact search for Bristol: ranks only, tableau piles sorted, safe foundation moves alone.
+"""An exact search for Bristol: ranks only, tableau piles sorted, safe foundation moves alone,
+a bound on the cards still to come up, and restarts in shuffled move orders.
 
 Rules: 003_08087bb95aa03446.txt ("Bristol"), as engine/games/bristol.py states them: eight
 tableau piles ``t0`` to ``t7`` (all face up) build down by one rank whatever the suits, one card
@@ -30,44 +31,83 @@ card, with whatever is later built on it, on top of the other pile) is matched m
 that card stays, by the same moves in ``S`` with the card's own pile named instead (its top is the
 same card; the cards of the pile below are reached in ``S'`` only once the card has left, and then
 ``S`` and ``S'`` hold the same piles, the emptied one never used again), so ``S`` clears at least
-as much. Positions equal in the canonical form are searched once. So a search that ends without a
-win proves the deal lost, and the most cards up in any position searched is the most that can be
-cleared; tests/solver/test_bristol.py compares verdicts and best clears with a plain search of
-every position on late positions, on positions where a lone tableau card could move, and on
-positions with stock still to come (where sorting the reserves would be wrong). A win comes back as
+as much. Positions equal in the canonical form are searched once. Third, a position is not
+searched past when `bound` shows that nothing reached from it has more cards up than the best
+position reached so far (which is real, so the best clear stays exact and no win is cut: a win
+would need a bound of 52). So a search that ends without a win proves the deal lost, and the most
+cards up in any position searched is the most that can be cleared; tests/solver/test_bristol.py
+compares verdicts and best clears with a plain search of every position on late positions, on
+positions where a lone tableau card could move, and on positions with stock still to come (where
+sorting the reserves would be wrong), and the bound with a plain search's best. A win comes back as
 moves in the engine's notation, which the engine replays to ``won``.
 
-Budgets: ``nodes`` counts moves tried, ``positions`` the canonical positions kept, ``memory_mb``
-those and the search's stack at measured sizes (about 215 bytes a position kept, stack
+The bound. In a position, let ``up[r]`` be the cards of rank r up (``up[0]`` = 4). Take the
+least set ``U`` of cards ("uncoverable") and counts ``most`` closed under these rules: every pile's
+top and every stock card is in ``U``; a card is in ``U`` when each card above it in its pile may
+leave; a card of rank w may leave when some card of rank w + 1 in ``U`` may lie on the tableau
+(it is a tableau card, or a reserve or stock card of rank v such that some card of rank v + 1 in
+``U`` may lie on the tableau), or when ``most[w - 1] > up[w]``; ``most[0]`` = 4 and ``most[r]`` =
+min(``most[r - 1]``, ``up[r]`` + the cards of rank r in ``U``). Then every position reached from
+this one has at most sum(``most``) cards up. Proof, by induction along any line of play from the
+position: each card that is ever a pile's top is in ``U`` (a stock card is a top when dealt; any
+other card is first a top once each card now above it has left, and a card leaves onto a tableau
+card of rank one higher that is a top then, so in ``U`` by induction and lying on the tableau,
+itself or through the reserve card it was, or onto a foundation of height w - 1, when rank w - 1
+has more cards up than rank w, which has ``up[w]`` at least); and at every moment rank r has at
+most ``most[r]`` cards up (each card gone up since was a top, so in ``U``, and rank r never has
+more up than rank r - 1). `bound` grows ``U`` pile by pile from the tops down until nothing
+changes, so it is the least such set; it is worked out only for positions within two cards of the
+best so far (elsewhere it seldom cuts, and skipping a cut loses nothing).
+
+Probes. The search is a series of depth-first searches ("probes") of the same position, each with
+its own table of positions, taking turns so that each kind keeps about as many positions in all:
+plain probes try each position's moves in the plain order (foundation moves first, a deal last)
+and stop once they keep more than 300, 600, 1,200, ... positions (doubling); shuffled probes try
+them in an order shuffled by a fixed seed (so a deal's verdict is the same every run) and stop
+once they keep more than 300 times the next term of Luby's sequence (`solver.exact.luby`: 1, 1,
+2, 1, 1, 2, 4, ...). A depth-first search whose first choices lead into a large part of the
+positions with no win is thus left, and a win that some order finds soon is found (most deals a
+single plain search left unknown are won this way). The order of the moves changes which
+positions come first, never which are searched, so a probe that ends by itself has searched every
+position: it found a win, or it proves that none exists, with the best clear exact (the cuts use
+the best clear of any probe, which is a position reached). A probe that is stopped proves nothing.
+
+Budgets: ``nodes`` counts moves tried, ``positions`` the canonical positions kept by the probe
+under way (the verdict's ``positions``: by all probes together), ``memory_mb`` those and the
+probe's stack at measured sizes (about 215 bytes a position kept, stack
 included, as tracemalloc counts); the clock is read every 1,024 positions.
 
-Cost, measured on deals 0 to 49 with a 10 s budget, one process under ``nice -n 5`` on this
-project's two-core machine while others measured too (load average 2.6 to 3.3): 44 decided, all
-won, 6 unknown (deals 5, 9, 13, 16, 26, 33, with 43 to 48 cards up at best); 1.4 s a deal on
-average, median 0.004 s, 10 s at most; 59,000 positions kept a deal on average, 510,000 at most;
-70 MB peak resident memory for a 10 s search keeping 385,000 positions. No whole deal was proved
-lost: a lost deal must be searched whole, and the six unknown deals each keep 350,000 to 510,000
-positions in their 10 s without deciding (half that at load average 5), so this search does not
-reach 95% decided at 10 s. Reproduce with ``arena solve bristol --deals 50 --seconds 10 --nodes
-100000000 --jobs 1``.
+Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5`` on
+this project's two-core machine while others measured too (load average about 4): 48 decided, all
+won, 2 unknown (deal 1006 with 49 cards up at best, 1041 with 50); 0.54 s a deal on average,
+median 0.009 s, 10 s at most; 18,000 positions kept a deal on average (all probes), 342,000 at
+most; 30 MB peak resident memory. At load average 8 to 10: the same 48 decided (0.77 s a deal on
+average), and 46 of deals 1050 to 1099 (1054, 1056, 1072, 1074 unknown, 47 or 48 cards up). No
+deal was proved lost: a lost deal must be searched whole, which the bound shortens only where few
+cards are still to come up, and the unknown deals keep 320,000 to 340,000 positions in their 10 s
+(alone on a core the search keeps about 75,000 positions a second). Reproduce with a script
+calling ``solve_exact(find_game("bristol")(seed), Budget())`` for each seed under ``nice -n 5``.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Game
-from solver.exact import Spent, finished, start_verdict
+from solver.exact import Spent, finished, luby, start_verdict
 from solver.search import Budget, Verdict
 
-__all__ = ["Bristol", "State", "solve_exact"]
+__all__ = ["Bristol", "State", "bound", "solve_exact"]
 
 #: (tableau piles' ranks, reserve piles' ranks, stock cards dealt, foundation heights)
 State = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], int, tuple[int, ...]]
 
 _DEAL = "deal"
+#: The seed of the probes' move shuffles (fixed: a deal's verdict is the same every time).
+_SEED = 40
 #: A line of play, last moves first: (the line before, its last moves in notation).
 _Link = tuple[Any, list[str]] | None
 #: Bytes a kept position costs (a bytes key of about 60 bytes and its slot in the set), and one
@@ -163,51 +203,121 @@ def _key(state: State, dealt_out: bool) -> bytes:
     return b"\0".join([*parts, b"\xff", *kept, bytes([dealt, *sorted(heights)])])
 
 
-def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
-    """Decide ``game`` (Bristol, from its current position; it is not changed) exactly (see the
-    module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
-    engine's notation, lost (proved) with the most cards that can be cleared, or unknown with
-    the budget that ran out (its best clear then a lower bound)."""
-    began = time.monotonic()
-    verdict = start_verdict(game)
-    if game.won:
-        return finished(verdict, 0, 0, began)
-    model = Bristol.from_game(game)
-    deadline = began + budget.seconds
+def _up_counts(heights: tuple[int, ...]) -> list[int]:
+    """``c`` with ``c[r]`` the cards of rank ``r`` on the foundations (``c[0]`` = 4, ``c[14]`` = 0)
+    for foundation ``heights``: a foundation of height h holds one card of each rank 1 to h."""
+    return [4] + [sum(h >= r for h in heights) for r in range(1, 14)] + [0]
+
+
+def bound(
+    tableau: tuple[tuple[int, ...], ...],
+    reserves: tuple[tuple[int, ...], ...],
+    rest: tuple[int, ...],
+    heights: tuple[int, ...],
+) -> int:
+    """An upper bound on the cards up in any position reachable from the one given (``rest``: the
+    stock cards not dealt yet), proved in the module docstring: a least fixpoint of cards that may
+    ever be uncovered, and of how many cards of each rank may ever go up."""
+    c = _up_counts(heights)
+    tab = [0] * 15  # uncovered-at-some-time tableau cards by rank
+    res = [0] * 15  # the same for reserve and stock cards
+    piles: list[list[Any]] = []
+    for pile in tableau:
+        if pile:
+            tab[pile[-1]] += 1
+            if len(pile) > 1:
+                piles.append([pile, len(pile) - 1, tab])
+    for pile in reserves:
+        if pile:
+            res[pile[-1]] += 1
+            if len(pile) > 1:
+                piles.append([pile, len(pile) - 1, res])
+    for rank in rest:
+        res[rank] += 1
+    room = [False] * 15
+    while True:
+        # target[v]: a card of rank v may lie on the tableau uncovered
+        target = [False] * 16
+        most = [4] * 15
+        total = 0
+        u = 4
+        for r in range(1, 14):
+            n = c[r] + tab[r] + res[r]
+            if n < u:
+                u = n
+            most[r] = u
+            total += u
+        for v in range(13, 0, -1):
+            target[v] = bool(tab[v]) or (bool(res[v]) and target[v + 1])
+            # a card of rank v may leave its pile: onto a v + 1, or up
+            room[v] = target[v + 1] or most[v - 1] > c[v]
+        changed = False
+        for entry in piles:
+            pile, e, counts = entry
+            if e and room[pile[e]]:
+                while e and room[pile[e]]:
+                    e -= 1
+                    counts[pile[e]] += 1
+                entry[1] = e
+                changed = True
+        if not changed:
+            return total
+
+
+class _Tally:
+    """What the probes of one search have spent and found: moves tried, positions kept (over all
+    probes), the most cards up in any position reached, and the line of play to a win."""
+
+    __slots__ = ("nodes", "kept", "best", "won")
+
+    def __init__(self, best: int) -> None:
+        self.nodes = 0
+        self.kept = 0
+        self.best = best
+        self.won: _Link = None
+
+
+def _probe(model: Bristol, budget: Budget, deadline: float, tally: _Tally, rng: random.Random | None, cap: int) -> bool:
+    """One depth-first search of every position from ``model.start`` (with the safe moves, the
+    lone-card rule, the canonical form and the bound cut of the module docstring), its moves in
+    the plain order (foundation moves first, a deal last) or, with ``rng``, shuffled; it stops
+    once it keeps more than ``cap`` positions. True when it ended by itself: a win was found
+    (``tally.won``), or every position was searched, which proves that none is won. Raises
+    `Spent` when a budget runs out."""
     stock = model.stock
     seen: set[bytes] = set()
-    best = game.cleared
-    nodes = 0
+    best = tally.best
+    nodes = tally.nodes
     stack: list[tuple[State, _Link]] = [(model.start, None)]
-    won_link: _Link = None
     try:
         while stack:
-            (tableau, reserves, dealt, heights), link = stack.pop()
+            state, link = stack.pop()
+            tableau, reserves, dealt, heights = state
             # the safe moves (see the module docstring), alone
-            t, r, h = list(tableau), list(reserves), list(heights)
-            safe: list[str] = []
-            low = min(h)
-            again = True
-            while again:
-                again = False
-                for letter, piles in (("t", t), ("r", r)):
-                    for i, pile in enumerate(piles):
-                        if pile and pile[-1] == low + 1:
-                            j = h.index(pile[-1] - 1)
-                            h[j] += 1
-                            piles[i] = pile[:-1]
-                            safe.append(f"{letter}{i}>f{j}")
-                            low = min(h)
-                            again = True
-            if safe:
+            low = min(heights)
+            if any(pile and pile[-1] == low + 1 for pile in tableau + reserves):
+                t, r, h = list(tableau), list(reserves), list(heights)
+                safe: list[str] = []
+                again = True
+                while again:
+                    again = False
+                    for letter, piles in (("t", t), ("r", r)):
+                        for i, pile in enumerate(piles):
+                            if pile and pile[-1] == low + 1:
+                                j = h.index(pile[-1] - 1)
+                                h[j] += 1
+                                piles[i] = pile[:-1]
+                                safe.append(f"{letter}{i}>f{j}")
+                                low = min(h)
+                                again = True
                 link = (link, safe)
-            count = sum(h)
+                state = (tuple(t), tuple(r), dealt, tuple(h))
+            count = sum(state[3])
             if count > best:
                 best = count
             if count == 52:
-                won_link = link
-                break
-            state = (tuple(t), tuple(r), dealt, tuple(h))
+                tally.won = link
+                return True
             key = _key(state, dealt == len(stock))
             if key in seen:
                 continue
@@ -218,8 +328,16 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 )
                 if reason:
                     raise Spent(reason)
+            if len(seen) > cap:
+                return False
+            if count >= best - _NEAR and bound(state[0], state[1], stock[dealt:], state[3]) <= best:
+                continue  # (no position reached from here clears more than the best so far)
             children: list[tuple[State, _Link]] = []
             tt, rr, hh = state[0], state[1], state[3]
+            onto: dict[int, list[int]] = {}  # tableau piles by the rank that goes on them
+            for j, other in enumerate(tt):
+                if other:
+                    onto.setdefault(other[-1] - 1, []).append(j)
             if dealt < len(stock):
                 cards = stock[dealt : dealt + 3]
                 dealt_r = tuple(pile + cards[i : i + 1] for i, pile in enumerate(rr))
@@ -229,10 +347,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     if not pile:
                         continue
                     rank = pile[-1]
-                    for j, other in enumerate(tt if letter == "r" or len(pile) > 1 else ()):
-                        if other and other[-1] == rank + 1 and (letter != "t" or i != j):
+                    for j in onto.get(rank, ()) if letter == "r" or len(pile) > 1 else ():
+                        if letter != "t" or i != j:
                             nt = list(tt)
-                            nt[j] = other + (rank,)
+                            nt[j] = tt[j] + (rank,)
                             if letter == "t":
                                 nt[i] = pile[:-1]
                                 child: State = (tuple(nt), rr, dealt, hh)
@@ -250,19 +368,64 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             nodes += len(children)
             if nodes >= budget.nodes:
                 raise Spent(f"node budget ({budget.nodes:,} moves) spent")
-            stack += children  # (a foundation move is tried first, a deal last)
-        if won_link is None:
+            if rng is not None:
+                rng.shuffle(children)
+            stack += children  # (unshuffled: a foundation move is tried first, a deal last)
+        return True
+    finally:
+        tally.nodes = nodes
+        tally.kept += len(seen)
+        tally.best = best
+
+
+#: The bound is worked out only for positions this close to the best clear so far (others rarely
+#: have a bound as low as it, and it costs about as much as the rest of a position's work).
+_NEAR = 2
+
+#: Positions the first probe of each kind may keep (then doubled for plain probes, times Luby's
+#: sequence for shuffled ones).
+_FIRST_CAP = 300
+
+
+def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
+    """Decide ``game`` (Bristol, from its current position; it is not changed) exactly (see the
+    module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
+    engine's notation, lost (proved) with the most cards that can be cleared, or unknown with
+    the budget that ran out (its best clear then a lower bound). ``positions``: the positions
+    kept by all its probes together."""
+    began = time.monotonic()
+    verdict = start_verdict(game)
+    if game.won:
+        return finished(verdict, 0, 0, began)
+    model = Bristol.from_game(game)
+    tally = _Tally(game.cleared)
+    rng = random.Random(_SEED)
+    plain_cap, plain, shuffled, term = _FIRST_CAP, 0, 0, 1  # (plain, shuffled: positions kept)
+    try:
+        while True:
+            kept = tally.kept
+            if plain <= shuffled:
+                if _probe(model, budget, began + budget.seconds, tally, None, plain_cap):
+                    break
+                plain += tally.kept - kept
+                plain_cap *= 2
+            else:
+                if _probe(model, budget, began + budget.seconds, tally, rng, _FIRST_CAP * luby(term)):
+                    break
+                shuffled += tally.kept - kept
+                term += 1
+        if tally.won is None:
             verdict.result = "lost"
     except Spent as spent:
         verdict.reason = spent.args[0]
-    if won_link is not None:
+    if tally.won is not None:
         verdict.result = "won"
         chunks = []
-        line: _Link = won_link
+        line: _Link = tally.won
         while line is not None:
             line, moves = line
             chunks.append(moves)
         verdict.solution = [move for moves in reversed(chunks) for move in moves]
-        best = model.total
-    verdict.best_cleared = max(verdict.best_cleared, best)
-    return finished(verdict, nodes, len(seen), began)
+        tally.best = model.total
+    verdict.best_cleared = max(verdict.best_cleared, tally.best)
+    return finished(verdict, tally.nodes, tally.kept, began)

@@ -13,33 +13,43 @@ foundation's suit is fixed by the deal. Which cards are up fixes the counts, and
 interchangeable (every rule treats them alike), so the search keys a position by the fans
 sorted, as bytes.
 
-The search: three searches take turns (two slices of about 1,024 moves each for the first two, one
-line of play for the third), and the first to end decides. Two search every reachable position,
-each with its own table of keys: one depth first (a card to a foundation tried before moves
-between fans), one best first (fewest cards left, then fewest cards lying over the cards wanted
-next); each expands every position (by key) once, with every legal move (a King of Clubs goes to
-one space only: spaces are interchangeable). Nothing is pruned, so when either ends without a win
-it has expanded every reachable position: the deal is lost, and the most cards up in any position
-reached (by any of the three; all are reachable) is the most that can be cleared. The third plays
-random lines (seeded, so a search is repeatable; a card to a foundation chosen three times in four
-where there is one, at most 300 moves) and counts only when one is won. The orders find different
-wins: some deals fall at once to one and not within 10 s to another. A win comes back as moves in
+The search: four searches take turns (`solver.exact.take_turns`: two slices of about 1,024 moves
+each for the first two, one line of play for the third, four slices for the fourth), and the first
+exhaustive one to end decides. Two search every reachable position, each with its own table of
+keys: one depth first (a card to a foundation tried before moves between fans), one best first
+(fewest cards left, then fewest cards lying over the cards wanted next); each expands every
+position (by key) once, with every legal move (a King of Clubs goes to one space only: spaces are
+interchangeable). Nothing is pruned, so when either ends without a win it has expanded every
+reachable position: the deal is lost, and the most cards up in any position reached (by any of
+the four; all are reachable) is the most that can be cleared. The third plays random lines (a
+card to a foundation chosen three times in four where there is one, at most 300 moves); it is not
+exhaustive and counts only when it wins. The fourth is random restarts
+(`solver.exact.random_restarts`): depth-first lines, each with a fresh table of keys and 5,000
+moves times the next term of Luby's sequence (5,000, 5,000, 10,000, 5,000, 5,000, 10,000,
+20,000, ...), the moves at each position in a random order (foundation moves first at half of
+them), with the same moves as the exhaustive two, so a line whose frontier empties within its
+moves has expanded every reachable position and decides too; it wins deals that look lost to
+the others (1001, 1007, 1013, 1020, 1031, 1041 stop them at 21 to 43 cards up). The random lines
+and restarts are seeded, so a search is repeatable. The orders find different wins: some
+deals fall at once to one and not within 10 s to another. A win comes back as moves in
 the engine's notation, which the engine replays to ``won`` (tests/solver/test_kings_clover.py
 checks the model's moves and next positions against the engine's, move for move, and the verdicts
 against a plain search of the model's own moves).
 
 Budgets: ``nodes`` counts moves tried (random lines' moves too), ``positions`` the keys kept
-(both tables), ``memory_mb`` the kept keys and the frontiers' positions at measured sizes; the
+(all three tables), ``memory_mb`` the kept keys and the frontiers' positions at measured sizes; the
 clock is read every 2,048 moves.
 
 Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5`` on
-this project's two-core machine while others measured too (load average 4 to 7): 42 decided, all
-won (a win takes 0.5 s on average, median 0.06 s, 5.8 s at most), 8 unknown (the time budget:
-1001, 1007, 1013, 1020, 1031, 1037, 1041, 1045, best clears 13 to 35); 2.0 s a deal on average,
-median 0.1 s; 40,000 positions kept on average. The depth-first search alone wins 1001 in about
-5 s; the others are most likely lost, and a proof needs every arrangement of the fans, more than
-these searches reach in 10 s. Reproduce by calling `solve_exact` on
-``find_game("kings_clover")(seed)`` for those seeds.
+this project's two-core machine while others measured too (load average 2 to 3): 48 decided,
+all won (a win takes 0.34 s on average, median 0.02 s, 3.3 s at most), 2 unknown (the time
+budget: 1037 and 1045, best clears 26 and 17); 0.72 s a deal on average, median 0.03 s; 21,000
+positions kept on average. Deals that stop the exhaustive searches at 11 to 43 cards up are not
+necessarily lost: the random restarts win 1001, 1007, 1013, 1020, 1031 and 1041 (how far a search
+gets in 10 s depends on the machine's load, so one near the limit may be won in one run and not
+in another). No deal is proved lost: a proof needs every arrangement of the fans, more than these
+searches reach in 10 s. Reproduce by calling `solve_exact` on ``find_game("kings_clover")(seed)``
+for those seeds.
 """
 
 from __future__ import annotations
@@ -51,7 +61,7 @@ from collections.abc import Iterator, Sized
 from dataclasses import dataclass
 
 from engine.core import Game
-from solver.exact import Spent, finished, start_verdict
+from solver.exact import Spent, finished, random_restarts, start_verdict, take_turns
 from solver.search import Budget, Verdict
 
 __all__ = ["KingsClover", "State", "solve_exact"]
@@ -69,6 +79,9 @@ _FRAME_BYTES = 1200
 #: random line of play.
 _SLICE = 1024
 _PLAYOUT_MOVES = 300
+#: The unit of the restarts search's lines: a line makes this many moves times the next term of
+#: Luby's sequence before the next starts.
+_RESTART = 5000
 
 
 def _card(card: object) -> int:
@@ -304,19 +317,25 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 raise _Won(line)
             yield
 
-    # turns: two slices depth first, two best first, one random line
-    searches = [(depth_first(), 2), (best_first(), 2), (playouts(), 1)]
+    def restarts() -> Iterator[None]:
+        """Random depth-first lines of `_RESTART` moves times Luby's sequence (`random_restarts`),
+        each with a fresh table of keys; it ends when a line has expanded every position."""
+        mine = len(tables)
+        tables.append(({}, []))
+
+        def begin(stack: list[tuple[State, bytes]]) -> None:
+            tables[mine] = ({k0: (None, "")}, stack)
+
+        def grow(entry: tuple[State, bytes]) -> list[tuple[bool, tuple[State, bytes]]]:
+            fresh = expand(entry[0], entry[1], tables[mine][0])
+            return [(not between, (child, ck)) for between, child, ck in fresh]
+
+        return random_restarts((start, k0), grow, begin, lambda: nodes, _RESTART, _SLICE, 1)
+
+    # turns: two slices depth first, two best first, one random line, four of random restarts
     try:
-        while True:
-            for search, turns in searches:
-                try:
-                    for _ in range(turns):
-                        next(search)
-                except StopIteration:
-                    verdict.result = "lost"  # an exhaustive search ended without a win
-                    raise
-    except StopIteration:
-        pass
+        take_turns([(depth_first(), 2, True), (best_first(), 2, True), (playouts(), 1, False), (restarts(), 4, True)])
+        verdict.result = "lost"  # an exhaustive search ended without a win
     except _Won as won:
         verdict.result = "won"
         verdict.solution = won.args[0]

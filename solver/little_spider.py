@@ -18,36 +18,47 @@ stock is empty (any pile may go to any pile), so the search keys a position by t
 dealt and the piles sorted (as bytes); while the stock has cards the piles are fixed by the
 cards up, so the key is the dealt count and the counts.
 
-The search: two searches of every reachable position take turns (four slices of about 1,024
-moves for the first, one for the second), each with its own table of keys, and the first to end
-gives the verdict. The first plays stage one (dealing: only which top cards go up, few positions)
-depth first; each position that has dealt the whole stock is the root of a stage-two
+The search: three searches take turns (`solver.exact.take_turns`: four slices of about 1,024
+moves for the first, one for the second, two for the third). The first two search every reachable
+position, each with its own table of keys, and the first of the three to end gives the verdict.
+The first plays stage one (dealing: only which top cards go up, few positions) depth first; each
+position that has dealt the whole stock is the root of a stage-two
 depth-first search (foundation moves first, then moves between piles that bring a card wanted
 next nearest the top of its pile), and these take turns in slices, the root with the least work
 done so far first, each card fewer up at a root counting as 4,096 moves: no single root's huge
 tableau game takes the whole budget, which is where a plain order spends it. The second is best
 first: fewest cards left, then fewest cards lying over the cards wanted next (one still in the
-stock counting 99); it wins some deals at once that the first reaches late. Each expands every
-position (by key) once, with every legal move but one kind: a card that starts a foundation goes
-to the first empty foundation only (the four are interchangeable, so the others only rename
-them). Nothing else is pruned, so a search that ends without a win has expanded every reachable
-position: the deal is lost, and the most cards up in any position reached is the most that can
-be cleared. A win comes back as moves in the engine's notation, which the engine replays to
-``won`` (tests/solver/test_little_spider.py checks the model's moves and next positions against
-the engine's, move for move, and the verdicts against a plain search of the model's own moves).
+stock counting 99); it wins some deals at once that the first reaches late. The third is random
+restarts (`solver.exact.random_restarts`): depth-first lines from the position searched, each
+with a fresh table of keys and 2,000 moves times the next term of Luby's sequence (2,000, 2,000,
+4,000, 2,000, 2,000, 4,000, 8,000, ...), the moves at each position in a random order (foundation
+moves first at half of them; seeded, so a search is repeatable); it wins deals such as 1002 and
+1039 that both exhaustive searches leave at 50 cards up (a fixed line length wins some such deals
+and misses others: 40,000 moves win 1002, 5,000 win 1039). All three expand every position (by
+key) once, with every legal move but one kind: a card that starts a foundation goes to the first
+empty foundation only (the four are interchangeable, so the others only rename them). Nothing
+else is pruned, so a search that ends without a win (for the restarts: a line whose frontier
+empties within its moves) has expanded every reachable position: the deal is lost, and the most
+cards up in any position reached is the most that can be cleared. A win comes back as moves in
+the engine's notation, which the engine replays to ``won`` (tests/solver/test_little_spider.py
+checks the model's moves and next positions against the engine's, move for move, and the verdicts
+against a plain search of the model's own moves).
 
-Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept (both searches), ``memory_mb``
-the keys (with their line back) and the frontiers' positions at measured sizes; the clock is read every 2,048
-moves.
+Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept (all three searches),
+``memory_mb`` the keys (with their line back) and the frontiers' positions at measured sizes; the
+clock is read every 2,048 moves.
 
 Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5`` on
-this project's two-core machine while others measured too (load average 4 to 7): 33 decided, all
-won (every deal a best-first search alone wins among them; a win takes 0.7 s on average, median
-0.2 s, 8.3 s at most), 17 unknown (the time budget); 3.9 s a deal on average, median 0.8 s; 95,000
-positions kept on average. Every unknown deal reaches 49 or 50 cards up; the last cards then lie
-in one pile in the order opposite to their foundation's (Ten to King of Hearts, King on top, with
-Hearts building up), with no Queen or Ace left to take the King: positions that a better order, or
-a proof that the deal is lost at 50, would settle. Reproduce by calling `solve_exact` on
+this project's two-core machine while others measured too (load average 2 to 3): 35 decided, all
+won (a win takes 0.34 s on average, median 0.06 s, 3.1 s at most), 15 unknown (the time
+budget); 3.3 s a deal on average, median 0.26 s; 170,000 positions kept on average. Every unknown
+deal reaches 49 or 50 cards up; the last cards then lie in one pile in the order opposite to
+their foundation's (say Five down to Ace of Hearts, Ace on top, with Hearts building down), with
+no card left to take the top one. Such deals are not necessarily lost: both exhaustive searches
+stop 1002 and 1039 so, and the random restarts win them. No deal is proved lost: each of deal
+1000's three fullest stage-two roots alone has more than two million positions, and an upper
+bound from a relaxed game (a card with a neighbour rank still down anywhere moves to a free cell)
+cuts about one position in seventy there. Reproduce by calling `solve_exact` on
 ``find_game("little_spider")(seed)`` for those seeds.
 """
 
@@ -60,7 +71,7 @@ from dataclasses import dataclass
 
 from engine.cards import Colour
 from engine.core import Game
-from solver.exact import Spent, finished, start_verdict
+from solver.exact import Spent, finished, random_restarts, start_verdict, take_turns
 from solver.search import Budget, Verdict
 
 __all__ = ["LittleSpider", "State", "solve_exact"]
@@ -80,6 +91,9 @@ _FRAME_BYTES = 1200
 #: card fewer up at a root counts as (see `solve_exact`).
 _SLICE = 1024
 _CARD_WORK = 4096
+#: The unit of the restarts search's lines: a line makes this many moves times the next term of
+#: Luby's sequence before the next starts.
+_RESTART = 2000
 
 
 class _Won(Exception):
@@ -295,7 +309,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     Parents = dict[object, tuple[object, str]]
     tables: list[Parents] = []  # each search's keys, with their line back
-    frames = [0, 0]  # the positions on each search's frontier
+    frames = [0, 0]  # the positions on each exhaustive search's frontier
+    frontier: list[list[tuple[State, object]]] = [[]]  # the random restarts' frontier
 
     def expand(state: State, skey: object, parents: Parents) -> list[tuple[State, object]]:
         """The children of ``state`` not yet in ``parents`` (added there), best first; raises
@@ -313,7 +328,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     kept,
                     time.monotonic(),
                     deadline,
-                    kept * _KEY_BYTES + sum(frames) * _FRAME_BYTES,
+                    kept * _KEY_BYTES + (sum(frames) + len(frontier[0])) * _FRAME_BYTES,
                 )
                 if reason:
                     raise Spent(reason)
@@ -392,19 +407,27 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 yield
                 mark = nodes + _SLICE
 
-    # turns: four slices from the roots, then one best first
-    searches = [(by_roots(), 4), (best_first(), 1)]
+    def restarts() -> Iterator[None]:
+        """Random depth-first lines of `_RESTART` moves times Luby's sequence (`random_restarts`),
+        each with a fresh table of keys; it ends when a line has expanded every position."""
+        mine = len(tables)
+        tables.append({})
+
+        def begin(stack: list[tuple[State, object]]) -> None:
+            tables[mine] = {k0: (None, "")}
+            frontier[0] = stack
+
+        def grow(entry: tuple[State, object]) -> list[tuple[bool, tuple[State, object]]]:
+            state, skey = entry
+            cleared = sum(state[2])
+            return [(sum(child[2]) > cleared, (child, k)) for child, k in expand(state, skey, tables[mine])]
+
+        return random_restarts((start, k0), grow, begin, lambda: nodes, _RESTART, _SLICE, 0)
+
+    # turns: four slices from the roots, one best first, two of random restarts
     try:
-        while True:
-            for search, turns in searches:
-                try:
-                    for _ in range(turns):
-                        next(search)
-                except StopIteration:
-                    verdict.result = "lost"  # an exhaustive search ended without a win
-                    raise
-    except StopIteration:
-        pass
+        take_turns([(by_roots(), 4, True), (best_first(), 1, True), (restarts(), 2, True)])
+        verdict.result = "lost"  # an exhaustive search ended without a win
     except _Won as won:
         verdict.result = "won"
         verdict.solution = won.args[0]

@@ -9,7 +9,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver import Budget
-from solver.bristol import Bristol, State, solve_exact
+from solver.bristol import Bristol, State, bound, solve_exact
 
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8, memory_mb=10**5)
 
@@ -118,7 +118,7 @@ def test_no_move_of_a_lone_tableau_card_loses_anything():
             moves = [str(move).partition(">") for move in game.legal_moves()]
             if not any(src in lone and dst.startswith("t") for src, _, dst in moves):
                 continue
-            verdict = solve_exact(game, Budget(nodes=10**9, positions=2_000))
+            verdict = solve_exact(game, Budget(nodes=10**9, positions=1_000))
             if verdict.result == "unknown" or verdict.positions > 150:
                 continue  # (the plain search would take too long)
             try:
@@ -143,7 +143,7 @@ def test_reserves_with_stock_still_to_come_are_told_apart():
         for game in line_of_play(seed, rng, 80)[20:]:
             if not game.piles["s"].cards:
                 break
-            verdict = solve_exact(game, Budget(nodes=10**9, positions=2_000))
+            verdict = solve_exact(game, Budget(nodes=10**9, positions=1_000))
             if verdict.result == "unknown" or verdict.positions > 300:
                 continue  # (the plain search would take too long)
             try:
@@ -155,3 +155,55 @@ def test_reserves_with_stock_still_to_come_are_told_apart():
             compared += 1
             break
     assert compared >= 3, compared
+
+
+def test_the_bound_is_never_below_what_a_plain_search_clears():
+    """The bound on cards up (the module docstring's fixpoint) holds against a plain search of
+    every position on late positions, and it is often tight, so the search cuts with it."""
+    rng = random.Random(5)
+    checked = tight = below = 0
+    for seed in range(40):
+        for game in line_of_play(seed, rng, 120)[35::6]:
+            model = Bristol.from_game(game)
+            tableau, reserves, dealt, heights = model.start
+            most = bound(tableau, reserves, model.stock[dealt:], heights)
+            assert model.cleared(model.start) <= most <= 52
+            try:
+                _, best = _plain(model, limit=3_000)
+            except OverflowError:
+                continue
+            assert best <= most, game.position()
+            checked += 1
+            tight += best == most
+            below += most < 52
+    assert checked >= 100 and tight >= 50 and below >= 50, (checked, tight, below)
+
+
+def test_probes_in_shuffled_orders_find_a_win_that_the_plain_order_does_not():
+    """Deal 1007: the plain depth-first order keeps no more than 13 cards up in its first 400,000
+    moves (its first choices lead to a huge part with no win); the probes win it within 100,000."""
+    game = find_game("bristol")(1007)
+    verdict = solve_exact(game, Budget(nodes=100_000, seconds=60))
+    assert verdict.result == "won" and verdict.nodes < 100_000
+    replay = game.copy()
+    for move in verdict.solution:
+        replay.apply(move)
+    assert replay.won
+
+
+def test_the_bound_cuts_lost_positions_short(monkeypatch):
+    """Late positions proved lost: the search with the bound's cut gives the verdict and best
+    clear that it gives with no cut (a bound of 99 everywhere), and keeps fewer positions on
+    some of them."""
+    shorter = 0
+    for seed in range(12):
+        for game in line_of_play(seed, random.Random(seed), 120)[30::5]:
+            cut = solve_exact(game, Budget(nodes=10**9, positions=1_000))
+            if cut.result != "lost":
+                continue
+            with monkeypatch.context() as patch:
+                patch.setattr("solver.bristol.bound", lambda *state: 99)
+                plain = solve_exact(game, Budget(nodes=10**9, positions=1_000))
+            assert (plain.result, plain.best_cleared) == (cut.result, cut.best_cleared), game.position()
+            shorter += cut.positions < plain.positions
+    assert shorter >= 20, shorter

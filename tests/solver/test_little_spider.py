@@ -18,6 +18,10 @@ QUICK_WINS = (1001, 1008)
 #: Deals a best-first search alone leaves unknown after 10 s (1004 stops there at 15 cards up),
 #: which the depth-first searches from the ends of the dealing win within seconds.
 BEYOND_BEST_FIRST = (1004, 1009, 1011)
+#: Deals both exhaustive searches leave unknown after 10 s (at 50 cards up), which the random
+#: restarts win within about 50,000 and 100,000 moves in all (1002 only with lines of tens of
+#: thousands of moves, which Luby's sequence reaches).
+BEYOND_EXHAUSTIVE = (1002, 1039)
 
 #: Red Aces up, black Kings down; Hearts up to the Two, Diamonds to the Eight, the rest up. The
 #: Five of Hearts lies on the Three of Hearts and no Four or Six is left to take it: lost, once
@@ -95,6 +99,16 @@ def test_deals_beyond_a_best_first_order_are_won_within_seconds():
     for seed in BEYOND_BEST_FIRST:
         game = find_game(KEY)(seed)
         verdict = solve_exact(game, Budget(seconds=10))
+        assert verdict.result == "won", (seed, verdict.reason)
+        for move in verdict.solution:
+            game.apply(move)
+        assert game.won
+
+
+def test_random_restarts_win_deals_the_exhaustive_searches_do_not_reach():
+    for seed in BEYOND_EXHAUSTIVE:
+        game = find_game(KEY)(seed)
+        verdict = solve_exact(game, Budget(nodes=200_000, seconds=120))
         assert verdict.result == "won", (seed, verdict.reason)
         for move in verdict.solution:
             game.apply(move)
