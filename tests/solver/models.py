@@ -5,12 +5,12 @@ hold each exact search's verdicts and best clears against."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Protocol
 
 from engine.core import Game
 from engine.games import find_game
-from solver import Budget
+from solver import Budget, Verdict
 
 #: A budget no test position comes near.
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8)
@@ -96,3 +96,15 @@ def plain_search(model: Model) -> tuple[bool, int]:
                 seen.add(child)
                 stack.append(child)
     return best == model.total, best
+
+
+def assert_won_within(key: str, seeds: Iterable[int], budget: Budget, solve: Callable[[Game, Budget], Verdict]) -> None:
+    """Assert that ``solve`` wins each deal ``seed`` of game ``key`` within ``budget`` and that the
+    engine replays its line to ``won``."""
+    for seed in seeds:
+        game = find_game(key)(seed)
+        verdict = solve(game, budget)
+        assert verdict.result == "won", (seed, verdict.reason)
+        for move in verdict.solution:
+            game.apply(move)
+        assert game.won, seed

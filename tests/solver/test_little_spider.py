@@ -10,7 +10,7 @@ from engine.core import Game
 from engine.games import find_game
 from solver import Budget
 from solver.little_spider import LittleSpider, solve_exact
-from tests.solver.models import UNLIMITED, plain_search
+from tests.solver.models import UNLIMITED, assert_won_within, plain_search
 
 KEY = "little_spider"
 #: Deals the search wins within a second (seeds 1000 to 1009).
@@ -96,23 +96,11 @@ def test_wins_replay_on_the_engine():
 
 
 def test_deals_beyond_a_best_first_order_are_won_within_seconds():
-    for seed in BEYOND_BEST_FIRST:
-        game = find_game(KEY)(seed)
-        verdict = solve_exact(game, Budget(seconds=10))
-        assert verdict.result == "won", (seed, verdict.reason)
-        for move in verdict.solution:
-            game.apply(move)
-        assert game.won
+    assert_won_within(KEY, BEYOND_BEST_FIRST, Budget(seconds=10), solve_exact)
 
 
 def test_random_restarts_win_deals_the_exhaustive_searches_do_not_reach():
-    for seed in BEYOND_EXHAUSTIVE:
-        game = find_game(KEY)(seed)
-        verdict = solve_exact(game, Budget(nodes=200_000, seconds=120))
-        assert verdict.result == "won", (seed, verdict.reason)
-        for move in verdict.solution:
-            game.apply(move)
-        assert game.won
+    assert_won_within(KEY, BEYOND_EXHAUSTIVE, Budget(nodes=200_000, seconds=120), solve_exact)
 
 
 def test_verdicts_and_best_clears_equal_a_plain_search_on_late_positions():
