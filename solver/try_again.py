@@ -61,7 +61,31 @@ smaller of the sum over piles and turned cards and the bound by ranks. A positio
 count plus it cannot beat the most cleared so far is not searched: nothing below it could change
 the verdict or the best clear.
 
-Two passes. The first cuts, by the same bound, every position that cannot clear all 52 cards:
+Free cards. Let every card still to be turned be free from the start: it may go up whenever a
+foundation is one below its rank, and it covers no pile. Every line of the game from a position
+is a line of this relaxed play too (the same cards go up in the same order: a pile card goes up
+in the game only after every card above it, those of the pile now included, and a card still to
+be turned is free), so the most the relaxed play puts up bounds the game's, and equals it when
+no card is left to turn (then the two are the same play). `can_clear` searches the relaxed play
+(its positions: each pile's height and the free cards left of each rank; the foundations follow)
+for a line that puts up a given number of cards, and a position is cut when none does. Besides the
+safe move above, it plays alone a free card of rank r when some foundation is at r - 1 and no pile
+holds a card of rank r: take any relaxed line L; if L plays a card of rank r, its first one is a
+free one (no pile holds one), and moving it to the front changes no move between (no other card of
+rank r plays there, and a higher foundation count of rank r only lets more cards of rank r + 1
+go); if L plays none, adding it in front keeps every move of L legal. So nothing is lost. It is
+tried on positions with at most `_FREE_MAX` cards to turn, and gives up (no cut) past
+`_RELAXED_LIMIT` positions of its own.
+
+Random lines first. For half the time budget the search runs as lines, each a fresh search with
+its own table and a share of moves: the first 20,000 in the search's fixed order, then 2,000 times
+Luby's sequence (`solver.exact.luby`) with the deal's piles in a random order at one position in
+twenty (`random.Random(1)`, so runs repeat). A line that ends within its share searched every
+position (a win, or the first pass's proof that there is none); one cut short proves nothing, and
+its table is dropped. Wins that the fixed order reaches only after a long fruitless subtree are
+found so.
+
+Two passes. The first cuts, by the same bounds, every position that cannot clear all 52 cards:
 it ends with a win, or with a proof that there is none. Only then does the second search
 again, cutting only as above, for the most cards that can be cleared (the first pass's most
 cleared carried over as a start); a deal is lost when the second pass ends. Wins are found far
@@ -78,33 +102,33 @@ win comes back as moves in the engine's notation, which the engine replays to ``
 
 Budgets: ``nodes`` counts moves tried in both passes, ``positions`` the keys kept (the larger
 pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the search's stack; the
-clock is read every 1,024 moves.
+clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
+between; its own table, that many keys of some 20 bytes at most, is not counted).
 
 Cost, measured on deals 1000 to 1049 at the race's par budget (``Budget()``: 10 s), one process
-under ``nice -n 5`` on this project's two-core machine while others worked too (load average 4 to
-5): 11 decided (all won, each in 0.15 s or less), 39 unknown; 72,000 positions kept a deal on
-average, 206,000 at most. On a deal with no win the first pass can end within seconds (deal 1001:
-under 5 s); the second, the exact most cleared, does not end within 10 s: the bound above still
-allows far more cards than the deal clears in the positions after the last cards are turned. On
-late positions the bound decides what the runs' bound alone does not: from random play down to 16
-cards left (deals 0 to 19, 5 s each), 4 proved lost, against none with the runs' bound alone.
-Reproduce by calling `solve_exact` with ``Budget()`` on each deal
-(``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1`` once the game is in
-``solver.search.EXACT``.
+under ``nice -n 5`` on this project's two-core machine while others worked too (load average 2 to
+3.5): 18 decided (all won: 11 within 0.2 s, the other 7 by the random lines within 4.3 s), 32
+unknown, none proved lost; 6.7 s a deal on average, 7,700 positions kept on average, 42,000 at
+most. The unknown deals run out of time in the random lines or the first exhaustive pass, which
+does not end within 60 s on deal 1001 even with `_FREE_MAX` at 9: `can_clear` then cuts every
+position with nine cards to turn that it is tried on, but positions with ten or more are seldom
+cut (their relaxed play can still clear all 52 cards). Reproduce by calling `solve_exact` with
+``Budget()`` on each deal (``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1``.
 """
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.core import Game
-from solver.exact import Spent, finished, start_verdict
+from solver.exact import Spent, finished, luby, start_verdict
 from solver.search import Budget, Verdict
 
-__all__ = ["State", "TryAgain", "clearable", "solve_exact", "top_bound"]
+__all__ = ["State", "TryAgain", "can_clear", "clearable", "solve_exact", "top_bound"]
 
 #: (each waste pile's ranks bottom to top, each foundation's height, cards turned since the
 #: position read)
@@ -118,6 +142,20 @@ _KING = 13
 _KEY_BYTES = 140
 _FRAME_BYTES = 1500
 _SEP = 255
+#: The relaxed play (`can_clear`) is tried on positions with at most this many cards still to be
+#: turned, and gives up (no cut) past this many of its own positions.
+_FREE_MAX = 4
+_RELAXED_LIMIT = 500
+#: Random lines before the exhaustive passes: a line's moves (times Luby's sequence), the share
+#: of the time budget they may take, and how often a deal's piles are tried in a random order.
+_FIRST = 20_000
+_RESTART = 2000
+_RESTART_SHARE = 0.5
+_SHUFFLE = 0.05
+
+
+class _Restart(Exception):
+    """A random line tried its share of moves."""
 
 
 def top_bound(pile: Sequence[int], limit: int) -> int:
@@ -201,6 +239,112 @@ def _clearable(
     for j, pile in enumerate(piles):
         by_pile += min(len(pile) - ends[j], top_bound(pile, limit))
     return min(by_rank, by_pile)
+
+
+def can_clear(
+    piles: Sequence[Sequence[int]],
+    heights: Sequence[int],
+    future: Sequence[int],
+    need: int,
+    limit: int = 1 << 62,
+) -> bool:
+    """Whether ``need`` more cards could go up from a position (``piles`` the waste piles' ranks
+    bottom to top, ``heights`` the foundations' heights, ``future`` the ranks still to be turned)
+    if every card still to be turned were free from the start (see the module docstring, "Free
+    cards"). False is a proof that the game cannot put up ``need`` more cards; True when the
+    relaxed play can, or when more than ``limit`` of its positions would have to be looked at."""
+    free = [0] * (_KING + 2)
+    for rank in future:
+        free[rank] += 1
+    return _can_clear([list(p) for p in piles], sorted(heights), free, need, limit)
+
+
+def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need: int, limit: int) -> bool:
+    """`can_clear` with ``heights`` sorted and ``free[r]`` the count of free cards of rank r;
+    ``piles``, ``heights`` and ``free`` are changed while it runs and restored."""
+    if need <= 0:
+        return True
+    seen: set[bytes] = set()
+    n = len(piles)
+    if sum(len(p) for p in piles) + sum(free) < need:
+        return False
+
+    def dfs(gone: int) -> bool:
+        # safe moves, alone: a card of rank r once every foundation is at r - 1 or more
+        played: list[int] = []  # the pile a safe move took from, or -1 for a free card
+        played_rank: list[int] = []
+        # and a free card of rank r when a foundation is at r - 1 and no pile holds a card of rank r
+        while True:
+            low = heights[0] + 1
+            source = -2
+            if low <= _KING:
+                if free[low]:
+                    source = -1
+                else:
+                    for i in range(n):
+                        if piles[i] and piles[i][-1] == low:
+                            source = i
+                            break
+            if source == -2:
+                for j in range(1, 4):
+                    r = heights[j] + 1
+                    if r <= _KING and free[r] and heights[j - 1] != heights[j]:
+                        # the cards of rank r not up: one per foundation below r
+                        if free[r] == sum(1 for h in heights if h < r):
+                            source, low = -1, r
+                            break
+                else:
+                    break
+            if source == -1:
+                free[low] -= 1
+            else:
+                piles[source].pop()
+            played.append(source)
+            played_rank.append(low)
+            heights[heights.index(low - 1)] = low
+            heights.sort()
+            gone += 1
+        found = gone >= need
+        if not found:
+            key = bytes(len(p) for p in piles) + bytes(free)
+            if len(seen) >= limit:
+                found = True
+            elif key not in seen:
+                seen.add(key)
+                for j in range(len(heights)):
+                    h = heights[j]
+                    # one foundation of each height: the last, so that the heights stay sorted
+                    if h == _KING or (j + 1 < len(heights) and heights[j + 1] == h):
+                        continue
+                    r = h + 1
+                    heights[j] = r
+                    if free[r]:
+                        free[r] -= 1
+                        found = dfs(gone + 1)
+                        free[r] += 1
+                    if not found:
+                        for i in range(n):
+                            pile = piles[i]
+                            if pile and pile[-1] == r:
+                                pile.pop()
+                                found = dfs(gone + 1)
+                                pile.append(r)
+                                if found:
+                                    break
+                    heights[j] = h
+                    if found:
+                        break
+        # undo the safe moves, the last first (a foundation of the card's rank goes back down)
+        for i in reversed(played):
+            rank = played_rank.pop()
+            heights[heights.index(rank)] = rank - 1
+            if i < 0:
+                free[rank] += 1
+            else:
+                piles[i].append(rank)
+        return found
+
+    return dfs(0)
 
 
 def _next_can_go(pile: Sequence[int], rank: int, k: int, low: int) -> bool:
@@ -322,15 +466,25 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     for t in range(n_turn - 1, -1, -1):
         masks[t] = masks[t + 1] | 1 << turn[t]
         below[t] = [n + (turn[t] < r) for r, n in enumerate(below[t + 1])]
+    # frees[t][r]: how many cards of rank r are turned from t on
+    frees = [[0] * (_KING + 2) for _ in range(n_turn + 1)]
+    for t in range(n_turn - 1, -1, -1):
+        frees[t] = list(frees[t + 1])
+        frees[t][turn[t]] += 1
     floor = total - 1  # the first pass cuts every position that cannot win; the second none
     kept = 0
 
+    rng: random.Random | None = None
+    cap = budget_nodes  # a restart's last move
+
     def tick() -> None:
         nonlocal nodes
-        if nodes >= budget_nodes:
-            raise Spent(f"node budget ({budget_nodes:,} moves) spent")
+        if nodes >= cap:
+            if nodes >= budget_nodes:
+                raise Spent(f"node budget ({budget_nodes:,} moves) spent")
+            raise _Restart
         nodes += 1
-        if not nodes & 1023:
+        if not nodes & 127:
             reason = budget.spent(
                 0, len(seen), time.monotonic(), deadline, len(seen) * _KEY_BYTES + depth * _FRAME_BYTES
             )
@@ -378,6 +532,12 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         bound = cleared + _clearable(piles, heights, masks[turned], below[turned])
         if bound <= best or bound <= floor:
             return False
+        if (
+            rng is None
+            and n_turn - turned <= _FREE_MAX
+            and not _can_clear(piles, sorted(heights), frees[turned], max(best, floor) - cleared + 1, _RELAXED_LIMIT)
+        ):
+            return False
         key = bytes([turned]) + bytes([_SEP]).join(sorted(bytes(p) for p in piles))
         if key in seen:
             return False
@@ -414,6 +574,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     else ((1, 0) if not piles[i] else (2, -piles[i][-1]))
                 ),
             )
+            if rng is not None and term > 1 and rng.random() < _SHUFFLE:
+                rng.shuffle(order)
             done = []
             for i in order:
                 pile = piles[i]
@@ -433,7 +595,29 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     sys.setrecursionlimit(max(old, 3000))
     piles0, heights0, _ = model.start
     try:
-        won = search([list(p) for p in piles0], list(heights0), 0)
+        # lines first, each a fresh search with a share of moves (Luby's sequence), the later
+        # ones in a partly random order, for a share of the time: wins are found far sooner so
+        won = ended = False
+        rng = random.Random(1)
+        term = 0
+        while not ended and time.monotonic() < began + budget.seconds * _RESTART_SHARE:
+            term += 1
+            # the first line in the fixed order, the later ones with a few random turns
+            cap = min(budget_nodes, nodes + (_FIRST if term == 1 else _RESTART * luby(term - 1)))
+            seen.clear()
+            line.clear()
+            depth = 0
+            try:
+                won = search([list(p) for p in piles0], list(heights0), 0)
+                ended = True  # won, or a line that ended searched every position: no win
+            except _Restart:
+                pass
+        rng, cap = None, budget_nodes
+        if not ended:
+            kept, depth = len(seen), 0
+            seen.clear()
+            line.clear()
+            won = search([list(p) for p in piles0], list(heights0), 0)
         if not won:
             # no win: search again for the most cards that can be cleared
             kept, floor, depth = len(seen), -1, 0

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engine.core import Game
 from engine.games import find_game
-from solver.try_again import TryAgain, clearable, solve_exact, top_bound
+from solver import try_again
+from solver.search import Budget
+from solver.try_again import TryAgain, can_clear, clearable, solve_exact, top_bound
 from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
 
 KEY = "try_again"
@@ -76,7 +80,11 @@ def small_positions(rng: random.Random, count: int) -> list[Game]:
     return found
 
 
-def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay():
+@pytest.mark.parametrize("lines", [True, False], ids=["random lines first", "ordered passes only"])
+def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay(lines, monkeypatch):
+    if not lines:
+        # no random lines: the ordered passes, with the free cards' cut, decide every position
+        monkeypatch.setattr(try_again, "_RESTART_SHARE", 0.0)
     rng = random.Random(13)
     cases = []
     for seed in range(30):
@@ -139,3 +147,35 @@ def test_no_first_card_of_a_rank_bounds_what_a_plain_search_clears():
     model = TryAgain.from_game(game)
     assert clearable(*model.start[:2], ()) == 0
     assert (solve_exact(game, UNLIMITED).result, solve_exact(game, UNLIMITED).best_cleared) == ("lost", 34)
+
+
+def test_free_cards_bound_what_a_plain_search_clears_and_decide_it_when_all_are_turned():
+    # the relaxed play (every card still to be turned free) reaches what a plain search clears,
+    # and exactly that once no card is left to turn
+    rng = random.Random(21)
+    cases = []
+    for seed in range(20):
+        cases += [game for game in line_of_play(seed, rng) if len(game.piles["s"].cards) <= 3 and not game.over]
+    cases += small_positions(rng, 30)
+    exact = cut = 0
+    for game in cases:
+        model = TryAgain.from_game(game)
+        piles, heights, turned = model.start
+        future = model.turn[turned:]
+        _, best = plain_search(model)
+        assert can_clear(piles, heights, future, best - game.cleared), game.position()
+        if not future:
+            assert not can_clear(piles, heights, future, best - game.cleared + 1), game.position()
+            exact += 1
+        cut += not can_clear(piles, heights, future, best - game.cleared + 1)
+    assert exact >= 10 and cut >= 20, (exact, cut)
+
+
+def test_random_lines_find_a_win_the_ordered_search_misses():
+    # deal 1014: the first pass in its fixed move order finds no win within 10 s
+    game = find_game(KEY)(1014)
+    verdict = solve_exact(game, Budget())
+    assert verdict.result == "won", verdict.reason
+    for move in verdict.solution:
+        game.apply(move)
+    assert game.won
