@@ -10,8 +10,19 @@ Cleared: cards on ``f0``; 48 wins.
 
 State. A card is ``suit * 13 + rank - 1`` (so of two cards of one suit the higher is the larger
 number). A position is the four piles' cards, bottom to top, and how many stock cards have been
-dealt (the stock's order is fixed). The search packs it into one ``bytes`` key: the dealt count,
-then each pile's cards, the piles separated by a byte no card uses.
+dealt (the stock's order is fixed).
+
+The key of a position with a deal to come: one int of 82 bits, the set of cards in the piles (bits
+0 to 51), the cards dealt (bits 52 to 57) and, for each pile, the card that was moved into it when
+it was a space, if that card is still there (6 bits a pile, card + 1, 0 for none). It fixes the
+position: call a card natural to pile j if it was in pile j at the start of the search or is a
+stock card dealt onto pile j. A card moved into a space lands in an empty pile, so it is at the
+bottom and, with nothing under it, never moves again (a move needs a pile of two cards or more);
+every other card in a pile is natural to it, since deals only add natural cards on top and
+discards and moves only take the top. So pile j is: its moved-in card if it has one; else what is
+left of its start cards (they were under every dealt card and only leave from the top); then its
+dealt natural cards still in the piles and not moved into another pile, in the order dealt. The
+moved-in card is the pile's bottom when it is not natural to it, so one position has one key.
 
 The search. Depth first over every legal move: discards first (in pile order, each onto any
 higher card of its suit: which one makes no difference to the position), then ``deal``, then
@@ -19,21 +30,41 @@ moves into spaces; each position is searched once (a set of the keys seen). Card
 piles by discards and only arrive by deals, so the moves into spaces are the only ones that can
 lead back to a position: the set of keys seen ends those cycles.
 
-Stock empty. With no deal to come, which pile holds which cards no longer matters (every move
-is the same for piles in another order), so the key sorts the piles.
+Stock empty (the search's ``endgame``). With no deal to come, which pile holds which cards no
+longer matters (every move is the same for piles in another order): the key is a ``bytes`` of the
+sorted piles (the dealt count, then each pile's cards, a byte no card uses between piles), and a
+move into a space is tried into one space only. And every discard is played alone, as soon as it is
+legal: let S have a discard of card c (top of pile i, onto a higher card h of its suit, top of
+another pile) and S' be S after it. Nothing is ever put on c again (no deal, and moves only go into
+empty piles), so c stays a top until it leaves, and while it is in play some card of its suit
+higher than c is a top of another pile: h at first; a card that moves into a space stays a top; and
+the higher top r is discarded only onto a still higher top r', which is not on c's pile (its top is
+c, lower than r). Play any line of S in S', leaving out the moves of c. Each move stays legal: a
+discard of a card x onto c has the higher top r (on neither x's pile, whose top is x, nor c's), a
+move into a space takes the top of a pile other than c's (whose top is c), which has as many cards
+in S' as in S, into a pile empty in S and so in S', and discards onto other cards are as in S. The
+piles of S' stay those of S less c, so S' clears every card S clears, c too: playing the discard
+loses nothing. After the discards a position with no space, or no pile of two cards or more, has no
+move and is not kept.
 
-Kings at every bottom (`clearable`), a bound. A King is never discarded, and the bottom card of a
-pile only leaves it by a discard (a move into a space needs a pile of two cards or more): so once
-each pile has a King at its bottom, no pile is ever empty again and no card ever moves into a
-space. From then on every card stays in the pile it is in, and each stock card goes to a pile fixed
-now (the k-th card still to be dealt to pile k mod 4). A card is discarded only while a higher card
-of its suit is the top of another pile, so a card with no higher card of its suit in another pile,
-still able to come to a top, is never discarded ("dead"); a card lying now under a dead card never
-comes to a top again. Repeating this until nothing changes marks cards that never go; the others,
-less the Kings, bound the cards still to be cleared. A position whose cleared count plus that bound
-cannot beat the most cleared so far is not searched: nothing below it could change the verdict or
-the best clear. Before every pile has its King at the bottom no bound is used (a card may still
-move to another pile through a space).
+No space to come (`clearable`), a bound. A King is never discarded, and the bottom card of a pile
+only leaves it by a discard (a move into a space needs a pile of two cards or more). Suppose for a
+moment that no pile is ever empty again: then no card ever moves into a space, every card stays in
+the pile it is in, and each stock card goes to a pile fixed now (the k-th card still to be dealt to
+pile k mod 4). A card is discarded only while a higher card of its suit is the top of another pile,
+so a card with no higher card of its suit in another pile, still able to come to a top, is never
+discarded ("dead"); a card lying now under a dead card or a King never comes to a top again
+("buried"). Repeating this until nothing changes marks the cards D that never go, under the
+supposition. If every pile is non-empty and its bottom card is a King or in D, the supposition holds
+and so does D: were some card of D discarded, take the first time it happens; until then every
+bottom card stayed, so no pile was empty, no card moved between piles, and the reckoning that put
+that card in D holds up to that time (the cards of D it rests on are all still in place), so the
+card could not be discarded then. The cards not in D, less the Kings, bound the cards still to be
+cleared. A position whose cleared count plus that bound cannot beat the most cleared so far is not
+searched: nothing below it could change the verdict or the best clear. The bound is reckoned only
+where each pile holds a King, or its bottom's own King is to be dealt onto it (else the bottom card
+can never be shown to stay); elsewhere no bound is used (a card may still move to another pile
+through a space).
 
 Why it is exact. The moves computed from the state are exactly the engine's (the test
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
@@ -44,16 +75,18 @@ search that ends without a win proves the deal lost, and the most cards cleared 
 searched is the most that can be cleared. A win comes back as moves in the engine's notation, which
 the engine replays to ``won``.
 
-Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept, ``memory_mb`` those keys at a
-measured size (`_KEY_BYTES`) plus the search's stack; the clock is read every 1,024 moves.
+Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept, ``memory_mb`` those keys at
+measured sizes (`_INT_KEY_BYTES` with a deal to come, `_KEY_BYTES` with the stock empty) plus the
+search's stack; the clock is read every 1,024 moves and every 8 reckonings of the bound.
 
 Cost, measured on deals 1000 to 1049 at the race's par budget (``Budget()``: 10 s), one process
-under ``nice -n 5`` on this project's two-core machine while others worked too (load average 4 to
-7): 5 decided (3 won, in 0.2 to 0.5 s; 2 lost, in 6.3 and 7.8 s), 45 unknown; 830,000 positions
-kept a deal on average, up to 1,920,000 (the 256 MB budget at `_KEY_BYTES`, which ended some deals
-before the clock). Most of the positions have one deal or none left, where spaces still let cards
-change piles and no sound cut found so far applies: most deals stay unknown at 10 s. Reproduce by
-calling `solve_exact` with ``Budget()`` on each deal (``find_game("idiots_delight")(seed)``), or
+under ``nice -n 5`` on this project's two-core machine while others worked too (load average 2 to
+4): 14 decided (4 won, in 0.03 to 9.9 s; 10 lost, in 2.0 to 7.1 s), 36 unknown at 10 s; 625,000
+positions kept a deal on average. The unknown deals are lost deals whose every position must be
+searched: millions of positions with one or two deals to come, where spaces still let cards change
+piles and the bound above seldom applies (deal 1001 is lost, 35 cleared, after 2.5 million
+positions and about 20 s; deal 1003 is not decided after 4.1 million positions and 60 s). Reproduce
+by calling `solve_exact` with ``Budget()`` on each deal (``find_game("idiots_delight")(seed)``), or
 ``arena solve idiots_delight --jobs 1`` once the game is in ``solver.search.EXACT``.
 """
 
@@ -77,30 +110,64 @@ _PILES = ("t0", "t1", "t2", "t3")
 #: Bytes one kept key costs in the search's set (a bytes object of up to ~60 bytes and its slot)
 #: and one frame of the search's recursion, as measured with tracemalloc (rounded up).
 _KEY_BYTES = 140
+#: Bytes one kept key of a position with a deal to come costs (an int of 82 bits and its slot).
+_INT_KEY_BYTES = 100
 _FRAME_BYTES = 1200
 _SEP = 255
+#: Where each pile's card moved into it when a space sits in the search's int key (6 bits each).
+_SHIFT = (58, 64, 70, 76)
+_KINGS = frozenset((12, 25, 38, 51))
 
 
 def _card(card: object) -> int:
     return int(card.suit) * 13 + int(card.rank) - 1  # type: ignore[attr-defined]
 
 
+def _higher(tops: list[int], i: int, card: int) -> int:
+    """The first pile other than ``i`` whose top (``tops``, -1 for a space) is a higher card of
+    ``card``'s suit, or -1 when there is none (``card`` < 0: -1)."""
+    if card < 0:
+        return -1
+    for j in range(4):
+        if j != i and tops[j] > card and tops[j] // 13 == card // 13:
+            return j
+    return -1
+
+
 def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple[int, ...], dealt: int) -> int | None:
-    """At most how many cards can still be discarded from a position whose four piles each
-    have a King at the bottom (``piles``: cards bottom to top, ``stock[dealt:]`` still to be
-    dealt), or None when some pile has no King at its bottom (a space may still come). The
-    proof is in the module docstring ("Kings at every bottom")."""
-    if not all(p and p[0] % 13 == 12 for p in piles):
+    """At most how many cards can still be discarded from a position (``piles``: cards bottom to
+    top, ``stock[dealt:]`` still to be dealt) where no pile can ever be empty again, or None when
+    that is not shown (a space may still come). A pile is never empty again when its bottom card
+    is a King or never leaves by the reckoning below. The proof is in the module docstring ("No
+    space to come")."""
+    n_stock = len(stock)
+    for j, pile in enumerate(piles):
+        if not pile:
+            return None
+        if not _KINGS.isdisjoint(pile):
+            continue  # a King at the bottom, or one above the bottom that holds it under
+        bottom = pile[0]
+        king = bottom - bottom % 13 + 12
+        try:
+            if (stock.index(king, dealt) - dealt) % 4 == j:
+                continue  # the bottom's own King is to be dealt onto it
+        except ValueError:
+            pass
         return None
     # every card's pile, for good: the piles' cards, then the stock's, dealt in turn
     home: dict[int, int] = {}
     for j, pile in enumerate(piles):
         for c in pile:
             home[c] = j
-    for d in range(dealt, len(stock)):
+    for d in range(dealt, n_stock):
         home[stock[d]] = (d - dealt) % 4
     dead: set[int] = set()
     buried: set[int] = set()
+    for pile in piles:  # a King never leaves: the cards under it never come to a top
+        for i in range(len(pile) - 1, 0, -1):
+            if pile[i] % 13 == 12:
+                buried.update(pile[:i])
+                break
     changed = True
     while changed:
         changed = False
@@ -114,9 +181,11 @@ def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple
         if changed:
             for pile in piles:
                 for i in range(len(pile) - 1, 0, -1):
-                    if pile[i] in dead:
+                    if pile[i] in dead or pile[i] % 13 == 12:
                         buried.update(pile[:i])
                         break
+    if not all(p[0] % 13 == 12 or p[0] in dead or p[0] in buried for p in piles):
+        return None
     return sum(1 for c in home if c % 13 != 12 and c not in dead and c not in buried)
 
 
@@ -211,13 +280,32 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     stock = model.stock
     n_stock = len(stock)
     total, base, in_play = model.total, model.base, model.in_play
-    seen: set[bytes] = set()
+    seen: set[bytes | int] = set()
+    ends = 0  # the keys in ``seen`` of positions with the stock empty (bytes)
+    # the key of a position with a deal to come ("The key" in the module docstring): the cards
+    # in the piles (``mask``), each pile's card moved into it when a space (``foreign``, -1:
+    # none; ``fkey``: those, bits 58 on) and the cards dealt (bits 52 to 57)
+    mask = sum(1 << c for p in model.start[0] for c in p)
+    dealing = [sum(1 << c for c in stock[d : d + 4]) for d in range(n_stock)]
+    foreign = [-1, -1, -1, -1]
+    fkey = 0
     line: list[str] = []
-    nodes = 0
+    nodes = reckoned = 0
     best = verdict.best_cleared
     depth = 0
 
     budget_nodes = budget.nodes
+
+    def check() -> None:
+        reason = budget.spent(
+            0,
+            len(seen),
+            time.monotonic(),
+            deadline,
+            ends * _KEY_BYTES + (len(seen) - ends) * _INT_KEY_BYTES + depth * _FRAME_BYTES,
+        )
+        if reason:
+            raise Spent(reason)
 
     def tick() -> None:
         nonlocal nodes
@@ -225,27 +313,72 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             raise Spent(f"node budget ({budget_nodes:,} moves) spent")
         nodes += 1
         if not nodes & 1023:
-            reason = budget.spent(
-                0, len(seen), time.monotonic(), deadline, len(seen) * _KEY_BYTES + depth * _FRAME_BYTES
-            )
-            if reason:
-                raise Spent(reason)
+            check()
 
-    def search(piles: list[list[int]], dealt: int) -> bool:
-        nonlocal nodes, best, depth
-        on = sum(len(p) for p in piles)
-        cleared = base + in_play - on - (n_stock - dealt)
+    def endgame(piles: list[list[int]]) -> bool:
+        # stock empty: every discard is played alone ("Stock empty" in the module docstring)
+        nonlocal best, depth, ends
+        forced: list[tuple[int, int, int]] = []
+        while True:
+            tops = [p[-1] if p else -1 for p in piles]
+            for i in range(4):
+                j = _higher(tops, i, tops[i])
+                if j >= 0:
+                    tick()
+                    forced.append((i, j, piles[i].pop()))
+                    break
+            else:
+                break
+        cleared = base + in_play - sum(len(p) for p in piles)
+        if cleared > best:
+            best = cleared
+        if cleared >= total:
+            for i, j, _ in reversed(forced):
+                line.append(f"{_PILES[i]}>{_PILES[j]}")
+            return True
+        if -1 in tops and any(len(p) >= 2 for p in piles):
+            # the piles are interchangeable: a sorted key, and one space stands for all
+            key = bytes([n_stock]) + bytes([_SEP]).join(sorted(bytes(p) for p in piles))
+            if key not in seen:
+                seen.add(key)
+                ends += 1
+                depth += 1
+                j = tops.index(-1)
+                for i in range(4):
+                    if len(piles[i]) >= 2:
+                        tick()
+                        card = piles[i].pop()
+                        piles[j].append(card)
+                        if endgame(piles):
+                            line.append(f"{_PILES[i]}>{_PILES[j]}")
+                            for i, j, _ in reversed(forced):
+                                line.append(f"{_PILES[i]}>{_PILES[j]}")
+                            return True
+                        piles[j].pop()
+                        piles[i].append(card)
+                depth -= 1
+        for i, _, card in reversed(forced):
+            piles[i].append(card)
+        return False
+
+    def search(piles: list[list[int]], dealt: int, cleared: int) -> bool:
+        # ``cleared``: the cards on f0 in this position
+        nonlocal best, depth, mask, fkey, reckoned
+        if dealt == n_stock:
+            return endgame(piles)
         if cleared > best:
             best = cleared
         if cleared >= total:
             return True
-        left = clearable(piles, stock, dealt)
-        if left is not None and cleared + left <= best:
-            return False
-        if dealt < n_stock:
-            key = bytes([dealt]) + bytes([_SEP]).join(bytes(p) for p in piles)
-        else:  # no deal to come: the piles are interchangeable
-            key = bytes([dealt]) + bytes([_SEP]).join(sorted(bytes(p) for p in piles))
+        p0, p1, p2, p3 = piles
+        if p0 and p1 and p2 and p3:
+            reckoned += 1
+            if not reckoned & 7:
+                check()  # a reckoning of the bound may take some milliseconds
+            left = clearable(piles, stock, dealt)
+            if left is not None and cleared + left <= best:
+                return False
+        key = mask | fkey | dealt << 52
         if key in seen:
             return False
         seen.add(key)
@@ -256,48 +389,64 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             card = tops[i]
             if card < 0:
                 continue
+            king = card - card % 13 + 12
             for j in range(4):
-                top = tops[j]
-                if j != i and top > card and top // 13 == card // 13:
+                if j != i and card < tops[j] <= king:  # onto which higher card makes no difference
                     tick()
                     piles[i].pop()
-                    if search(piles, dealt):
+                    mask ^= 1 << card
+                    moved = foreign[i] if not piles[i] else -1  # the pile's bottom leaves
+                    if moved >= 0:
+                        foreign[i] = -1
+                        fkey -= (moved + 1) << _SHIFT[i]
+                    if search(piles, dealt, cleared + 1):
                         line.append(f"{_PILES[i]}>{_PILES[j]}")
                         return True
+                    if moved >= 0:
+                        foreign[i] = moved
+                        fkey += (moved + 1) << _SHIFT[i]
+                    mask ^= 1 << card
                     piles[i].append(card)
-                    break  # onto which higher card makes no difference
-        if dealt < n_stock:
-            tick()
-            to = min(dealt + 4, n_stock)
-            for j in range(to - dealt):
-                piles[j].append(stock[dealt + j])
-            if search(piles, to):
-                line.append(_DEAL)
-                return True
-            for j in range(to - dealt):
-                piles[j].pop()
+                    break
+        tick()
+        to = min(dealt + 4, n_stock)
+        for j in range(to - dealt):
+            piles[j].append(stock[dealt + j])
+        mask ^= dealing[dealt]
+        if search(piles, to, cleared):
+            line.append(_DEAL)
+            return True
+        mask ^= dealing[dealt]
+        for j in range(to - dealt):
+            piles[j].pop()
         # spaces
         if -1 in tops:
+            spaces = [j for j in range(4) if tops[j] < 0]
             for i in range(4):
                 if len(piles[i]) >= 2:
                     card = piles[i][-1]
-                    for j in range(4):
-                        if tops[j] < 0:
-                            tick()
-                            piles[i].pop()
-                            piles[j].append(card)
-                            if search(piles, dealt):
-                                line.append(f"{_PILES[i]}>{_PILES[j]}")
-                                return True
-                            piles[j].pop()
-                            piles[i].append(card)
+                    for j in spaces:
+                        tick()
+                        piles[i].pop()
+                        piles[j].append(card)
+                        foreign[j] = card
+                        fkey += (card + 1) << _SHIFT[j]
+                        if search(piles, dealt, cleared):
+                            line.append(f"{_PILES[i]}>{_PILES[j]}")
+                            return True
+                        fkey -= (card + 1) << _SHIFT[j]
+                        foreign[j] = -1
+                        piles[j].pop()
+                        piles[i].append(card)
         depth -= 1
         return False
 
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 2000))
     try:
-        won = search([list(p) for p in model.start[0]], 0)
+        won = search(
+            [list(p) for p in model.start[0]], 0, base + in_play - n_stock - sum(len(p) for p in model.start[0])
+        )
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:

@@ -133,3 +133,70 @@ def test_with_a_king_at_every_bottom_the_bound_holds_and_bites():
     assert bites >= 20, bites
     # a space: the bound does not apply
     assert clearable(((51,), (), (25,), (38, 0)), (), 0) is None
+
+
+def test_with_no_space_to_come_the_bound_holds_where_a_bottom_is_not_a_king():
+    # each pile holds a King somewhere above its bottom (or at it): the bottom never leaves, no
+    # space ever comes, and a plain search never clears more than the bound allows
+    rng = random.Random(23)
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    positions = held = bites = 0
+    for _ in range(80):
+        others = [name for name in names if name[0] != "K"]
+        rng.shuffle(others)
+        cards = others[: rng.randrange(10, 15)]
+        stock = cards[: rng.randrange(0, 9)]
+        piles: list[list[str]] = [[] for _ in range(4)]
+        for name in cards[len(stock) :]:
+            piles[rng.randrange(4)].append(name)
+        for pile, king in zip(piles, rng.sample(["KC", "KD", "KH", "KS"], 4)):
+            pile.insert(rng.randrange(len(pile) + 1), king)
+        gone = "".join(name for name in names if name not in cards and name[0] != "K")
+        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        game = find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}")
+        model = IdiotsDelight.from_game(game)
+        left = clearable(model.start[0], model.stock, 0)
+        assert left is not None
+        _, best = plain_search(model)
+        assert best - game.cleared <= left, game.position()
+        held += any(pile[0][0] != "K" for pile in piles)
+        bites += left < len(cards)
+        positions += 1
+    assert held >= 40 and bites >= 20, (held, bites)
+    # the bottom's own King to be dealt onto it holds it too; a Queen under nothing does not
+    assert clearable(((11,), (25,), (38,), (51,)), (13, 14, 15, 16, 12), 0) is not None
+    assert clearable(((11,), (25,), (38,), (51,)), (13, 14, 15, 12), 0) is None
+
+
+def test_with_the_stock_empty_every_discard_is_played_alone():
+    # three Clubs that discard in any order, and a Heart Queen held under the Club King: a
+    # search of every order would keep each set of Clubs discarded, this one keeps none
+    queen = "".join(f"{r}{s}" for s in "cdhs" for r in "a23456789tjq" if f"{r}{s}" not in ("2c", "3c", "4c", "qh"))
+    game = find_game(KEY).from_position(f"{KEY} - f0:{queen} t0:KS2C t1:KH3C t2:KD4C t3:QHKC s:")
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared, verdict.positions) == ("lost", 47, 0)
+    # late positions with the stock empty: as a plain search of every position finds
+    rng = random.Random(29)
+    verdicts = {"won": 0, "lost": 0}
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    small = []
+    for _ in range(60):  # the four Kings and four to eight other cards, spread at random
+        cards = [name for name in names if name[0] == "K"] + rng.sample(names[:12] + names[13:25], rng.randrange(4, 9))
+        rng.shuffle(cards)
+        piles: list[list[str]] = [[] for _ in range(4)]
+        for name in cards:
+            piles[rng.randrange(4)].append(name)
+        gone = "".join(name for name in names if name not in cards)
+        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        small.append(find_game(KEY).from_position(f"{text} s:"))
+    for game in late_positions(rng, range(40, 100), 0) + small:
+        verdict = solve_exact(game, UNLIMITED)
+        won, best = plain_search(IdiotsDelight.from_game(game))
+        assert (verdict.result, verdict.best_cleared) == ("won" if won else "lost", best), game.position()
+        verdicts[verdict.result] += 1
+        if won:
+            replay = game.copy()
+            for move in verdict.solution:
+                replay.apply(move)
+            assert replay.won, game.position()
+    assert verdicts["won"] >= 3 and verdicts["lost"] >= 20, verdicts
