@@ -12,12 +12,14 @@ The model and the search are solver/base_card.py's (shared with Four Seasons): i
 gives the state encoding, the pruning and why it is sound, and why a search that ends without a
 win proves the deal lost.
 
-Cost, measured on deals 1000 to 1049 at `Budget()` (10 s, one process, ``nice -n 5``, on the
-project's two-core machine with a load average of 5 to 10 from other work): 7 won (14%, each in
-under a second), none proved lost, 43 unknown (best clears 6 to 33 cards); 8.1 s a deal on
-average, 9.8 s median, 11.7 s at most (the clock overran under that load); 128,000 positions kept
-on average. The lost deals are out of reach: their positions are too many to search whole in 10 s
-with no bound to cut them. Reproduce by calling `solve_exact` on ``find_game("chameleon")(seed)``
+Cost, measured on deals 1000 to 1049 at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``,
+on the project's two-core machine with a load average of 2 to 6 from other work): 7 won (14%,
+each in under 0.1 s), none proved lost, 43 unknown (best clears 6 to 33 cards); 6.9 s a deal on
+average, 8.6 s median, 10.0 s at most. The unknown deals end on the time budget or, at 3 to 6 s,
+on the memory budget (lines of blocks moved to and fro some 90,000 steps deep); some are wins
+found later (deal 1001: won in 22 s with memory to spare, after 430,000 positions kept), and any
+lost ones are out of reach: their positions are too many to search whole in 10 s with no bound
+to cut them. Reproduce by calling `solve_exact` on ``find_game("chameleon")(seed)``
 for those seeds.
 """
 
