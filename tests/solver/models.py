@@ -108,3 +108,16 @@ def assert_won_within(key: str, seeds: Iterable[int], budget: Budget, solve: Cal
         for move in verdict.solution:
             game.apply(move)
         assert game.won, seed
+
+
+def assert_verdict(verdict: Verdict, game: Game, won: bool, best: int, where: object = None) -> None:
+    """Assert that ``verdict``, an exact search's of ``game``, says what a plain search found:
+    won when ``won`` (with a line the engine replays from ``game`` to ``won``), else lost, and
+    ``best`` cards at most cleared. ``where``: context for the assertion messages."""
+    assert verdict.result == ("won" if won else "lost"), where
+    assert verdict.best_cleared == best, where
+    if won:
+        replay = game.copy()
+        for move in verdict.solution:
+            replay.apply(move)
+        assert replay.won, where

@@ -10,7 +10,7 @@ import time
 from engine.games import find_game
 from solver import Budget
 from solver.calculation import Calculation, _beam, _copy_needs, _cost, _settle, _stuck, _tails, solve_exact
-from tests.solver.models import UNLIMITED, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_verdict, assert_won_within, plain_search, playout
 
 
 def test_the_model_plays_the_engines_moves_to_the_engines_positions():
@@ -68,26 +68,13 @@ def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay()
         verdict = solve_exact(game, UNLIMITED)
         assert game.position() == before  # the game searched is not changed
         won, best = plain_search(Calculation.from_game(game))
-        assert verdict.result == ("won" if won else "lost"), before
-        assert verdict.best_cleared == best, before
+        assert_verdict(verdict, game, won, best, before)
         verdicts[verdict.result] += 1
-        if won:
-            replay = game.copy()
-            for move in verdict.solution:
-                replay.apply(move)
-            assert replay.won, before
     assert verdicts["won"] >= 5 and verdicts["lost"] >= 5, verdicts
 
 
 def test_whole_deals_won_replay():
-    for seed in (1003, 1006, 1008):
-        game = find_game("calculation")(seed)
-        verdict = solve_exact(game, Budget(seconds=30))
-        assert verdict.result == "won", seed
-        replay = game.copy()
-        for move in verdict.solution:
-            replay.apply(move)
-        assert replay.won, seed
+    assert_won_within("calculation", (1003, 1006, 1008), Budget(seconds=30), solve_exact)
 
 
 def test_a_beam_wide_enough_to_keep_every_position_equals_a_plain_search():

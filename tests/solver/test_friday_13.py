@@ -10,7 +10,7 @@ from engine.core import Game
 from engine.games import find_game
 from solver import Budget
 from solver.friday_13 import _LABELS, Friday13, _bound, _last_safe, solve_exact
-from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search, playout
+from tests.solver.models import UNLIMITED, assert_plays_as_engine, assert_won_within, plain_search, playout
 
 
 def line_of_play(seed: int, rng: random.Random, moves: int | None = None) -> list[Game]:
@@ -94,14 +94,7 @@ def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay()
 
 
 def test_whole_deals_won_replay():
-    for seed in (1001, 1002, 1003, 1012, 1019):
-        game = find_game("friday_13")(seed)
-        verdict = solve_exact(game, Budget(seconds=30))
-        assert verdict.result == "won", seed
-        replay = game.copy()
-        for move in verdict.solution:
-            replay.apply(move)
-        assert replay.won, seed
+    assert_won_within("friday_13", (1001, 1002, 1003, 1012, 1019), Budget(seconds=30), solve_exact)
 
 
 def test_the_bound_never_undercuts_the_most_a_plain_search_clears():
