@@ -55,15 +55,10 @@ reserve before the rest: it finds most won deals' wins at once. No bound on the 
 can still clear is used (every pile is a built run, and runs and single cards move freely, so the
 piles fix no order in which cards must reach the foundations), so a lost deal must be searched
 whole. Many deals left unknown at 10 s are wins found later (Four Seasons and Chameleon deal
-1001 both within 22 s, after some 1.2 million and 430,000 positions kept). Random restarts
-taking turns with this search (seeded shuffled orders, Luby-scheduled lines with fresh tables)
-won none of the deals it leaves unknown among Four Seasons 1000 to 1009 and Chameleon 1000 to
-1005 in 10 s, and other fixed orders (foundation steps first, then talon cards or tableau moves
-first, or fewest deals) won at most 1 of Four Seasons 1000 to 1019 in 2 s against this order's
-4, so the search uses this order alone. Blocks moved to and fro make deep lines: the stack
-(one level a step, the level's lists of talon cards and runs freed before the levels below are
-searched) is counted in the memory budget, and the clock is read as if the stack were unwound
-already.
+1001 both within 22 s, after some 1.2 million and 430,000 positions kept). Blocks moved to and
+fro make deep lines: the stack (one level a step, the level's lists of talon cards and runs
+freed before the levels below are searched) is counted in the memory budget, and the clock is
+read as if the stack were unwound already.
 
 Why it is exact. Every step is the engine's moves grouped (the deals before a talon card, one
 step), every position the rules reach is searched or covered by one searched (same cards in the
