@@ -87,6 +87,8 @@ def report_table(report: VerifyReport) -> Table:
         verdict = "[bold green]verified[/]"
     else:
         verdict = "[bold red]FAILED[/]" if not report.ok else "[bold yellow]not verified[/] (no trusted commitment)"
+    if report.void:
+        verdict += f"; [bold yellow]void[/], no result: {escape(report.void)}"
     table = Table(title=f"Verification of race {report.code}: {verdict}")
     table.add_column("check")
     table.add_column("result")

@@ -26,6 +26,10 @@ reason:
 * ``bonus``: each Double or Naught round was committed to (SHA-256 of its seed and salt), its
   moves replay to its recorded outcome, only a winner of the race played, each stake is the
   points before it, and the standing's points are what the rounds leave.
+
+A void race (``record.void``: the store lost moves the server had acknowledged, so the race
+ended without a result) has no result to check: its report runs ``commitment``, ``versions`` and
+``replay`` (the moves the store kept are legal), and says why it is void (`VerifyReport.void`).
 """
 
 from __future__ import annotations
@@ -55,13 +59,15 @@ class Check:
 
 @dataclass
 class VerifyReport:
-    """The outcome of `verify_record`: the race ``code``, one `Check` per entry of `CHECKS`, and
-    whether the commitment was checked against one the verifier trusts (``trusted``: one given to
-    `verify_record`, not the record's own)."""
+    """The outcome of `verify_record`: the race ``code``, one `Check` per entry of `CHECKS` (for a
+    void race, only those before ``cleared``), whether the commitment was checked against one the
+    verifier trusts (``trusted``: one given to `verify_record`, not the record's own), and
+    ``void``: why the race has no result, in the server's words ("" if it has one)."""
 
     code: str
     checks: list[Check] = field(default_factory=list)
     trusted: bool = False
+    void: str = ""
 
     @property
     def ok(self) -> bool:
@@ -81,15 +87,18 @@ class VerifyReport:
     @property
     def verdict(self) -> str:
         """``verified``; ``FAILED: CHECK, ...``; or, when every check passed but only against the
-        record's own commitment, ``not verified: ...`` with why."""
+        record's own commitment, ``not verified: ...`` with why. A void race's verdict ends with
+        ``; void, no result: WHY``."""
         if not self.ok:
-            return "FAILED: " + ", ".join(self.failed)
-        if not self.trusted:
-            return (
+            verdict = "FAILED: " + ", ".join(self.failed)
+        elif not self.trusted:
+            verdict = (
                 "not verified: no commitment published at the start to check the seed against (the "
                 "record's own proves nothing: a dishonest server can swap seed, salt and commitment together)"
             )
-        return "verified"
+        else:
+            verdict = "verified"
+        return f"{verdict}; void, no result: {self.void}" if self.void else verdict
 
     def check(self, name: str) -> Check:
         """The check called ``name``; raises KeyError if the report has none."""
@@ -123,10 +132,11 @@ def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyRe
     or was told; None checks against the record's own (which only the server vouches for): the
     report is then not ``verified``, whatever its checks say.
     Never raises for a bad record: every problem becomes a failed check. A game this engine
-    does not know fails ``versions`` and ``replay`` (and the checks that need the replay).
+    does not know fails ``versions`` and ``replay`` (and the checks that need the replay). A void
+    record (``record.void``) stops after ``replay``.
     """
     race = record.race
-    report = VerifyReport(race.code, trusted=commitment is not None)
+    report = VerifyReport(race.code, trusted=commitment is not None, void=record.void)
     add = report.checks.append
     add(_check_commitment(record, commitment))
 
@@ -165,6 +175,8 @@ def verify_record(record: RaceRecord, commitment: str | None = None) -> VerifyRe
             "; ".join(problems) if problems else f"{moves} moves of {len(record.entrants)} entrants replayed",
         )
     )
+    if record.void:  # no result: the standings are what the server acknowledged, not what it kept
+        return report
 
     standings = {s.player: s for s in record.standings}
     wrong_cleared, wrong_time = [], []

@@ -1201,6 +1201,7 @@ class RaceRecord(_Msg, tag="race_record"):
     commitment: str
     entrants: list[EntrantRecord]
     standings: list[Standing]
+    void: str = ""  # why the race ended without a result (`server.race.Race.void`), in words; "" if it did not
 
 
 class DealScore(Struct, forbid_unknown_fields=True):

@@ -1140,6 +1140,7 @@ class Race:
             commitment=self.commitment,
             entrants=entrants,
             standings=self.standings(),
+            void=self.void_reason if self.finish_reason == "void" else "",
         )
 
     # ------------------------------------------------------------------------ publishing
@@ -1227,6 +1228,7 @@ class Race:
                 "starts_at_ms": self.starts_at_ms,
                 "started_at_ms": self.started_at_ms,
                 "finish_reason": self.finish_reason,
+                "void_reason": self.void_reason,
                 "rematch": self.rematch,
                 "rematch_of": self.rematch_of,
                 "daily": self.daily,
@@ -1308,6 +1310,9 @@ class Race:
             race.starts_at_ms = m["starts_at_ms"]
             race.started_at_ms = m["started_at_ms"]
             race.finish_reason = str(m["finish_reason"])
+            race.void_reason = str(m.get("void_reason") or "")  # (older: none)
+            if race.finish_reason == "void" and not race.void_reason:
+                race.void_reason = f"the server lost acknowledged moves: race {code} is void, with no result"
             race.rematch = m["rematch"]
             race.rematch_of = m["rematch_of"]
             race.daily = m.get("daily")  # (older: none)

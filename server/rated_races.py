@@ -46,11 +46,12 @@ async def apply_race_ratings(
 ) -> bool:
     """Apply the finished race ``record``'s ratings (finished at ``finished_ms``, Unix epoch ms)
     if it is rated (`server.ratings.is_rated`: ``record.race.rated``, ``secret_seed``, no player
-    of ``bots``, two claimed entrants at least). True if applied now; False if the race is not
-    rated or was applied already. Raises `server.archive.ArchiveError` (the archive cannot be
-    read or written; `RatingConflict` after `ATTEMPTS` conflicts)."""
+    of ``bots``, two claimed entrants at least) and has a result (``record.void`` empty). True if
+    applied now; False if the race is not rated, is void or was applied already. Raises
+    `server.archive.ArchiveError` (the archive cannot be read or written; `RatingConflict` after
+    `ATTEMPTS` conflicts)."""
     race = record.race
-    if not race.rated:
+    if not race.rated or record.void:
         return False
     lines = {line.player: line for line in record.standings}
     claimed = [player for player in lines if player not in bots and await archive.claim_of(player) is not None]

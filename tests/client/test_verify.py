@@ -107,6 +107,23 @@ def test_an_honest_record_passes_every_check(key: str) -> None:
     assert [c.name for c in report.checks] == list(CHECKS)
 
 
+def test_a_void_record_checks_the_moves_kept_and_says_why_it_has_no_result() -> None:
+    """A void race's store lost acknowledged moves, so its kept moves fall short of its
+    standings: that fails ``cleared`` in a record with a result, and passes, with the words of
+    why, in a void one; a kept move changed still fails the replay."""
+    record = make_record()
+    record.entrants[0].moves[-5:] = []
+    record.entrants[0].times_ms[-5:] = []
+    assert "cleared" in _failed(record)
+    void = msgspec.structs.replace(record, void="the server lost the last 5 moves of bot-0")
+    report = verify_record(void, void.commitment)
+    assert report.ok and report.verified, str(report)
+    assert [c.name for c in report.checks] == ["commitment", "versions", "replay"]
+    assert report.verdict == "verified; void, no result: the server lost the last 5 moves of bot-0"
+    void.entrants[0].moves[3] = "r0>r1"
+    assert verify_record(void, void.commitment).failed == ["replay"]
+
+
 def test_the_commitment_is_sha256_of_seed_and_salt() -> None:
     assert commitment_of(42, "ab") == hashlib.sha256(b"42:ab").hexdigest()
 

@@ -175,6 +175,10 @@ async def test_a_move_log_shorter_than_acknowledged_voids_the_race_and_says_so(r
             later = await client.move(code, notation)
             assert not later.ok and later.code == "race_over", later
         assert [m.seq for m in await store.moves(code, ann.player)] == [1, 2, 3, 4, 5]
+        record = await bob.get_record(code)
+        assert "the last 3 moves of ann" in record.void and len(record.entrants[0].moves) == 5, record.void
+        report = verify_record(record, bob.commitments[code])
+        assert report.verified and report.verdict.startswith("verified; void, no result: "), str(report)
         print(
             "\nlost tail: ann acknowledged 8, Redis kept 5 (3 lost, all named to the entrants), "
             "0 doubled; race void, 1 counted in arena_races_void_total"

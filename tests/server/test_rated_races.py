@@ -2,12 +2,14 @@
 between two claimed players moves both ratings (the winner's up) and the board lists them in
 order; a race with a bot or a guest is not rated; rated with a public seed is refused; profile
 statistics after a few races; the statistics query is one primary-key lookup (SQLite and
-PostgreSQL); a rated race applied twice (a takeover's retry) counts once."""
+PostgreSQL); a rated race applied twice (a takeover's retry) counts once; a void race moves no
+rating."""
 
 from __future__ import annotations
 
 import uuid
 
+import msgspec
 import pytest
 
 from client.connection import ArenaClient, ArenaError
@@ -176,6 +178,26 @@ async def test_a_rated_race_applied_twice_counts_once(server):
         again = await apply_race_ratings(archive, record, 1, bots=(), secret_seed=True)
         assert again is False and await archive.ratings_of(alice.player) == before
         assert len(await archive.rating_history(alice.player, "golf", 10)) == 1
+
+
+async def test_a_void_race_moves_no_rating(server):
+    """A rated race whose store lost acknowledged moves ends void, with no result: its record
+    (here a rated race's, under a code not applied yet) changes no rating, while the same record
+    with a result does."""
+    alice = await _player(server.url, "alice")
+    bob = await _player(server.url, "bob")
+    async with alice, bob:
+        code = await _race(server, alice, bob)
+        archive = server.archiver.archive
+        record = await archive.get_race(code)
+        assert record is not None
+        other = msgspec.structs.replace(record, race=msgspec.structs.replace(record.race, code="VOID01"))
+        before = await archive.ratings_of(alice.player)
+        void = msgspec.structs.replace(other, void="the server lost the last 2 moves of alice")
+        assert await apply_race_ratings(archive, void, 2, bots=(), secret_seed=True) is False
+        assert await archive.ratings_of(alice.player) == before
+        assert await apply_race_ratings(archive, other, 2, bots=(), secret_seed=True) is True
+        assert await archive.ratings_of(alice.player) != before
 
 
 def test_places_tie_equal_cards_and_time():
