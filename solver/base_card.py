@@ -54,11 +54,13 @@ Order and stack. Steps are tried fewest deals first, foundation steps before oth
 reserve before the rest: it finds most won deals' wins at once. No bound on the cards a position
 can still clear is used (every pile is a built run, and runs and single cards move freely, so the
 piles fix no order in which cards must reach the foundations), so a lost deal must be searched
-whole. Many deals left unknown at 10 s are wins found later (Four Seasons and Chameleon deal
-1001 both within 22 s, after some 1.2 million and 430,000 positions kept). Blocks moved to and
-fro make deep lines: the stack (one level a step, the level's lists of talon cards and runs
-freed before the levels below are searched) is counted in the memory budget, and the clock is
-read as if the stack were unwound already.
+whole. The search keeps its own stack, no recursion: a level is a position, its steps (each an
+int) and the next one to try, about 400 bytes (Chameleon deal 1002, tracemalloc), counted in the
+memory budget: blocks moved to and fro make lines some 85,000 steps deep, and a budget that runs
+out ends the search at once. Sets of cards (the talon cards left, the tableau tops, the cards
+that go on a card, the stock from each place on) are int bit sets, so a position's steps come
+from a few ands rather than a pass over the talon. Many deals left unknown at 10 s are wins found
+later (Chameleon deal 1001: won in 16 s on a loaded machine, 430,000 positions kept).
 
 Why it is exact. Every step is the engine's moves grouped (the deals before a talon card, one
 step), every position the rules reach is searched or covered by one searched (same cards in the
@@ -73,8 +75,9 @@ then a lower bound.
 
 from __future__ import annotations
 
-import sys
 import time
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card
@@ -89,18 +92,19 @@ __all__ = ["BaseCard", "State", "search"]
 State = tuple[int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]
 
 _DEAL = "deal"
-#: bytes a kept position costs on average (its key, its value and its share of the table, with
-#: the search stack), measured with tracemalloc; rounded up
-_ENTRY_BYTES = 200
-#: bytes one level of the search's stack costs (its frame, its list of steps, its path entry),
-#: measured as the process's peak resident memory on Chameleon deals 1002 to 1004; rounded up
-_FRAME_BYTES = 2700
+#: bytes a kept position costs on average (its key, its value and its share of the table),
+#: measured with tracemalloc on Four Seasons deal 1003 (about 120); rounded up
+_ENTRY_BYTES = 160
+#: bytes one level of the search's stack costs (its frame, its piles, its array of steps),
+#: measured with tracemalloc on Chameleon deal 1002 (about 400, 85,000 levels deep); rounded up
+_FRAME_BYTES = 500
 _CHECK_EVERY = 256
-#: seconds one level of the search's stack takes to unwind when a budget ends it (measured)
-_UNWIND_SECONDS = 6e-5
 #: the target of a search step: a foundation, or a space
 _TO_FOUNDATION = -1
 _TO_SPACE = -2
+#: the same targets in a search step's int (a tableau target is its pile's index)
+_F = 62
+_S = 63
 
 
 def code(card: Card) -> int:
@@ -245,7 +249,8 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
     the module docstring). Returns a `Verdict`: won with a solution in the engine's notation,
     lost (proved) with the most cards that can be cleared, or unknown when a budget ran out
     (``nodes``: steps tried, a step being one card or block played with the deals before it;
-    ``positions``: positions kept; ``memory_mb``: those positions times a measured size)."""
+    ``positions``: positions kept; ``memory_mb``: those positions and the stack times measured
+    sizes)."""
     began = time.monotonic()
     deadline = began + budget.seconds
     verdict = start_verdict(game)
@@ -254,184 +259,248 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
     k0, tab0, fnd0, waste0, stock0 = model.start
     reserve, base, npiles, blocks = model.reserve, model.base, model.piles, model.blocks
     talon = waste0 + stock0
-    n_talon = len(talon)
+    tpos = [-1] * 53  # each card's place in the talon (-1: not there; index 52 stands for "none")
+    for p, c in enumerate(talon):
+        tpos[c] = p
+    rank = [_rank(c) for c in range(52)]
+    wanted = [[13 * s + (base - 1 + h) % 13 if h < 13 else 52 for h in range(14)] for s in range(4)]
+    fits = [[rank[c] == (rank[t] - 2) % 13 + 1 for c in range(52)] for t in range(52)]
+    # the cards that go on each card in the tableau (one rank lower round the corner, any suit)
+    lower = [tuple(13 * s + (t % 13 - 1) % 13 for s in range(4)) for t in range(52)]
+    # the height every suit needs before nothing can be built on c
+    need = [((rank[c] - base) % 13) or 13 for c in range(52)]
+    single = [bytes((c,)) for c in range(52)]
+    # sets of cards as bits; index 52 (and -1, the same entry) is "no card", the empty set
+    bit = [1 << c for c in range(52)] + [0]
+    lowerbits = [sum(bit[c] for c in lower[t]) for t in range(52)] + [0]
+    # the cards on which nothing can be built once every suit is at least so high
+    needbits = [sum(bit[c] for c in range(52) if need[c] <= low) for low in range(14)]
+    # the talon cards from each place on: the stock once ``d`` are dealt
+    from_d = [sum(bit[c] for c in talon[d:]) for d in range(len(talon) + 1)]
     heights0 = [0, 0, 0, 0]
     for f in fnd0:
         if f:
             heights0[f[0] // 13] = len(f)
-    rank = [_rank(c) for c in range(52)]
-    wanted = [[13 * s + (base - 1 + h) % 13 if h < 13 else -1 for h in range(14)] for s in range(4)]
-    fits = [[rank[c] == (rank[t] - 2) % 13 + 1 for c in range(52)] for t in range(52)]
-    # the height every suit needs before nothing can be built on c
-    need = [((rank[c] - base) % 13) or 13 for c in range(52)]
 
     seen: dict[bytes, int] = {}
     kept = 0
-    path: list[tuple[int, int]] = []  # (card or block's bottom card, target card or _TO_*)
     nodes = 0
-    depth = 0  # the search's own stack: a line of play may move blocks to and fro at length
     best = sum(heights0)
     budget_nodes = budget.nodes
-    full = (1 << n_talon) - 1
 
-    def check() -> None:
-        # (the clock is read as if the stack were unwound already: that takes a while when deep)
-        now = time.monotonic() + depth * _UNWIND_SECONDS
-        reason = budget.spent(nodes, kept, now, deadline, len(seen) * _ENTRY_BYTES + depth * _FRAME_BYTES)
+    def expand(k: int, tab: list[bytes], heights: list[int], mask: int, cards: int, d: int) -> Sequence[int]:
+        """The steps from a position, in the order they are tried, each as an int: kind (0
+        reserve top, 1 tableau run, 2 talon card) | where << 2 (pile or talon index) | count << 8
+        | card << 14 | target << 20 (a pile, or _F, or _S). ``cards``: the talon cards left as
+        bits ``1 << card`` (sets of cards below are such bits too)."""
+        h0, h1, h2, h3 = heights
+        ready = bit[wanted[0][h0]] | bit[wanted[1][h1]] | bit[wanted[2][h2]] | bit[wanted[3][h3]]
+        tops = [p[-1] if p else -1 for p in tab]
+        topbits = 0
+        for t in tops:
+            topbits |= bit[t]
+        rtop = reserve[k - 1] if k else -1
+        rbit = bit[rtop]
+        wtop = talon[d - 1] if d else -1
+        wbit = bit[wtop]
+        stock = cards & from_d[d]
+        # a safe foundation step, played alone (see the module docstring)
+        safe = ready & needbits[min(heights)]
+        if safe:
+            if safe & rbit:
+                return [rtop << 14 | _F << 20]
+            if safe & topbits:
+                for i in range(npiles):
+                    if bit[tops[i]] & safe:
+                        return [1 | i << 2 | 1 << 8 | tops[i] << 14 | _F << 20]
+            if safe & wbit:
+                return [2 | (d - 1) << 2 | 1 << 8 | wtop << 14 | _F << 20]
+            rest = mask >> d
+            if rest:
+                p = (rest & -rest).bit_length() - 1 + d
+                if safe & bit[talon[p]]:
+                    return [2 | p << 2 | 1 << 8 | talon[p] << 14 | _F << 20]
+        # fewest deals first, foundation steps before others, the reserve before the rest
+        steps: list[int] = []
+        if ready & rbit:
+            steps.append(rtop << 14 | _F << 20)
+        if ready & topbits:
+            for i in range(npiles):
+                if bit[tops[i]] & ready:
+                    steps.append(1 | i << 2 | 1 << 8 | tops[i] << 14 | _F << 20)
+        if ready & wbit:
+            steps.append(2 | (d - 1) << 2 | 1 << 8 | wtop << 14 | _F << 20)
+        if rbit:
+            for j in range(npiles):
+                if lowerbits[tops[j]] & rbit:
+                    steps.append(rtop << 14 | j << 20)
+        if blocks:
+            runs = [_run_of(p, fits) for p in tab]
+            movable = 0
+            for i in range(npiles):
+                pile = tab[i]
+                for n in range(1, runs[i] + 1):
+                    movable |= bit[pile[-n]]
+        else:
+            runs = [1 if p else 0 for p in tab]
+            movable = topbits
+        space = k == 0 and -1 in tops
+        for j in range(npiles):
+            onto = lowerbits[tops[j]]
+            if onto & movable:
+                for i in range(npiles):
+                    if i != j and runs[i]:
+                        pile = tab[i]
+                        for n in range(1, runs[i] + 1):
+                            if onto & bit[pile[-n]]:
+                                steps.append(1 | i << 2 | n << 8 | pile[-n] << 14 | j << 20)
+            if onto & wbit:
+                steps.append(2 | (d - 1) << 2 | 1 << 8 | wtop << 14 | j << 20)
+        if space:
+            for i in range(npiles):
+                pile = tab[i]
+                for n in range(1, min(runs[i], len(pile) - 1) + 1):
+                    steps.append(1 | i << 2 | n << 8 | pile[-n] << 14 | _S << 20)
+            if wbit:
+                steps.append(2 | (d - 1) << 2 | 1 << 8 | wtop << 14 | _S << 20)
+        if not stock:
+            return array("I", steps)
+        # stock cards, each after its deals: the fewest deals first (its place), then its
+        # foundation step, its tableau steps in pile order, its space step
+        later: list[int] = []
+        hits = ready & stock
+        while hits:
+            low_bit = hits & -hits
+            later.append(tpos[low_bit.bit_length() - 1] << 6)
+            hits ^= low_bit
+        for j in range(npiles):
+            hits = lowerbits[tops[j]] & stock
+            while hits:
+                low_bit = hits & -hits
+                later.append(tpos[low_bit.bit_length() - 1] << 6 | 1 + j)
+                hits ^= low_bit
+        if space:
+            rest = mask >> d
+            while rest:
+                low_bit = rest & -rest
+                later.append((d + low_bit.bit_length() - 1) << 6 | 63)
+                rest ^= low_bit
+        if later:
+            later.sort()
+            for entry in later:
+                p = entry >> 6
+                j = entry & 63
+                target = _F if j == 0 else _S if j == 63 else j - 1
+                steps.append(2 | p << 2 | 1 << 8 | talon[p] << 14 | target << 20)
+        return array("I", steps)  # (4 bytes a step while the level waits on the stack)
+
+    def check(depth: int) -> None:
+        reason = budget.spent(nodes, kept, time.monotonic(), deadline, len(seen) * _ENTRY_BYTES + depth * _FRAME_BYTES)
         if reason:
             raise Spent(reason)
 
-    def run_of(pile: tuple[int, ...]) -> int:
-        n = 1
-        while n < len(pile) and fits[pile[-n - 1]][pile[-n]]:
-            n += 1
-        return n
-
-    def dfs(k: int, tab: list[tuple[int, ...]], heights: list[int], mask: int, d: int) -> bool:
-        nonlocal nodes, best, kept, depth
-        cleared = heights[0] + heights[1] + heights[2] + heights[3]
-        if cleared > best:
-            best = cleared
-            if cleared == 52:
-                return True
-        below = mask & ((1 << d) - 1)
-        d = below.bit_length()  # one past the waste top
-        key = bytes((k,)) + mask.to_bytes(7, "little") + b"\xff".join(sorted(map(bytes, tab)))
-        known = seen.get(key)
-        if known is not None and known <= d:
-            return False
-        seen[key] = d
-        kept += 1
-        h0, h1, h2, h3 = heights
-        low = min(heights)
-        nxt = (wanted[0][h0], wanted[1][h1], wanted[2][h2], wanted[3][h3])
-        rtop = reserve[k - 1] if k else -1
-        tops = [p[-1] if p else -1 for p in tab]
-        wtop = d - 1 if d else -1  # talon index of the waste top
-        # (source kind, where, card, target): kind 0 reserve top, 1 tableau (where: pile, card:
-        # the block's bottom), 2 talon (where: talon index)
-        steps: list[tuple[int, int, int, int]] = []
-        # a safe foundation step, played alone (see the module docstring)
-        if k and nxt[rtop // 13] == rtop and low >= need[rtop]:
-            steps.append((0, 0, rtop, _TO_FOUNDATION))
-        else:
-            for i in range(npiles):
-                c = tops[i]
-                if c >= 0 and nxt[c // 13] == c and low >= need[c]:
-                    steps.append((1, i, c, _TO_FOUNDATION))
-                    break
-            else:
-                nxt_stock = (mask >> d & -(mask >> d)).bit_length() - 1 + d if mask >> d else -1
-                for p in (wtop, nxt_stock):
-                    if p >= 0:
-                        c = talon[p]
-                        if nxt[c // 13] == c and low >= need[c]:
-                            steps.append((2, p, c, _TO_FOUNDATION))
-                            break
-        if not steps:
-            cards = [(p, talon[p]) for p in range(d, n_talon) if mask >> p & 1]
-            if wtop >= 0:
-                cards.insert(0, (wtop, talon[wtop]))
-            if k and nxt[rtop // 13] == rtop:
-                steps.append((0, 0, rtop, _TO_FOUNDATION))
-            for i in range(npiles):
-                c = tops[i]
-                if c >= 0 and nxt[c // 13] == c:
-                    steps.append((1, i, c, _TO_FOUNDATION))
-            for p, c in cards:
-                if nxt[c // 13] == c:
-                    steps.append((2, p, c, _TO_FOUNDATION))
-            runs = [run_of(p) if p else 0 for p in tab] if blocks else [1 if p else 0 for p in tab]
-            for j in range(npiles):
-                t = tops[j]
-                if t < 0:
-                    continue
-                onto = fits[t]
-                for i in range(npiles):
-                    if i != j and tab[i]:
-                        pile = tab[i]
-                        for n in range(1, runs[i] + 1):
-                            if onto[pile[-n]]:
-                                steps.append((1, i, pile[-n], t))
-                if k and onto[rtop]:
-                    steps.append((0, 0, rtop, t))
-                for p, c in cards:
-                    if onto[c]:
-                        steps.append((2, p, c, t))
-            if k == 0 and -1 in tops:
-                for i in range(npiles):
-                    pile = tab[i]
-                    for n in range(1, min(runs[i], len(pile) - 1) + 1):
-                        steps.append((1, i, pile[-n], _TO_SPACE))
-                for p, c in cards:
-                    steps.append((2, p, c, _TO_SPACE))
-            # fewest deals first, foundation steps before others, the reserve before the rest
-            steps.sort(
-                key=lambda step: (
-                    step[1] - d + 1 if step[0] == 2 and step[1] >= d else 0,
-                    step[3] != _TO_FOUNDATION,
-                    step[0] != 0,
-                )
-            )
-            del cards, runs  # (the stack keeps what a level holds while it is searched below)
-        for kind, where, c, target in steps:
+    # the search's own stack: one frame a level, [reserve height, piles, heights, mask, talon
+    # cards left as bits, d, steps, next step's index]; a line of play may move blocks to and fro
+    tab_start = [bytes(p) for p in tab0]
+    d0 = (((1 << len(talon)) - 1) & ((1 << len(waste0)) - 1)).bit_length()
+    mask0 = (1 << len(talon)) - 1
+    seen[_key(k0, tab_start, mask0)] = d0
+    kept = 1
+    cards0 = from_d[0]
+    sep = b"\xff"
+    stack: list[list] = [
+        [k0, tab_start, heights0, mask0, cards0, d0, expand(k0, tab_start, heights0, mask0, cards0, d0), 0]
+    ]
+    won = False
+    try:
+        while stack:
+            frame = stack[-1]
+            k, tab, heights, mask, cards, d, steps, at = frame
+            if at == len(steps):
+                stack.pop()
+                continue
+            frame[7] = at + 1
+            step = steps[at]
             nodes += 1
             if not nodes % _CHECK_EVERY or nodes >= budget_nodes:
-                check()
-            nk, nmask, nd = k, mask, d
-            ntab = list(tab)
-            nheights = heights
+                check(len(stack))
+            kind = step & 3
+            where = step >> 2 & 63
+            c = step >> 14 & 63
+            target = step >> 20
+            nk, nmask, ncards, nd = k, mask, cards, d
+            ntab = tab.copy()
             if kind == 0:
                 nk = k - 1
-                moved: tuple[int, ...] = (c,)
+                moved = single[c]
             elif kind == 1:
                 pile = tab[where]
-                cut = len(pile) - 1 - pile[::-1].index(c)
-                moved = pile[cut:]
-                ntab[where] = pile[:cut]
+                count = step >> 8 & 63
+                moved = pile[-count:]
+                ntab[where] = pile[:-count]
             else:
                 nmask = mask & ~(1 << where)
-                nd = where + 1
-                moved = (c,)
-            if target == _TO_FOUNDATION:
+                ncards = cards & ~bit[c]
+                nd = (nmask & ((1 << (where + 1)) - 1)).bit_length()  # one past the waste top
+                moved = single[c]
+            nheights = heights
+            if target == _F:
                 nheights = heights.copy()
                 nheights[c // 13] += 1
-            elif target == _TO_SPACE:
-                ntab[tops.index(-1)] = moved
+            elif target == _S:
+                ntab[ntab.index(b"")] = moved
             else:
-                j = tops.index(target)
-                ntab[j] = ntab[j] + moved
+                ntab[target] = ntab[target] + moved
             if nk:
                 for i in range(npiles):
                     if not ntab[i] and nk:
-                        ntab[i] = (reserve[nk - 1],)
+                        ntab[i] = single[reserve[nk - 1]]
                         nk -= 1
-            path.append((c, target))
-            depth += 1
-            if dfs(nk, ntab, nheights, nmask, nd):
-                return True
-            depth -= 1
-            path.pop()
-        return False
-
-    limit = sys.getrecursionlimit()
-    # (one level a step; the stack is counted in the memory budget, `_FRAME_BYTES` a level, so
-    # the memory budget ends the search before the limit is reached)
-    sys.setrecursionlimit(max(limit, 1_000_000))
-    try:
-        won = dfs(k0, list(tab0), heights0, full, len(waste0))
+            key = sep.join(sorted(ntab)) + (nmask << 6 | nk).to_bytes(8, "little")  # `_key`
+            known = seen.get(key)
+            if known is not None and known <= nd:
+                continue
+            seen[key] = nd
+            kept += 1
+            if target == _F:
+                cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
+                if cleared > best:
+                    best = cleared
+                    if cleared == 52:
+                        won = True
+                        break
+            stack.append([nk, ntab, nheights, nmask, ncards, nd, expand(nk, ntab, nheights, nmask, ncards, nd), 0])
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:
         if won:
             verdict.result = "won"
+            path = []
+            for frame in stack:
+                tab, step = frame[1], frame[6][frame[7] - 1]
+                c, target = step >> 14 & 63, step >> 20
+                path.append((c, _TO_FOUNDATION if target == _F else _TO_SPACE if target == _S else tab[target][-1]))
             verdict.solution = _engine_moves(game, model, path)
         else:
             verdict.result = "lost"
-    finally:
-        sys.setrecursionlimit(limit)
     verdict.best_cleared = max(verdict.best_cleared, best)
     return finished(verdict, nodes, kept, began)
+
+
+def _run_of(pile: bytes, fits: list[list[bool]]) -> int:
+    """How many cards on top of ``pile`` form a built run (0 for an empty pile)."""
+    if not pile:
+        return 0
+    n = 1
+    while n < len(pile) and fits[pile[-n - 1]][pile[-n]]:
+        n += 1
+    return n
+
+
+def _key(k: int, tab: list[bytes], mask: int) -> bytes:
+    """A position's key: its piles sorted (their places only name moves), the talon cards left
+    and the reserve height."""
+    return b"\xff".join(sorted(tab)) + (mask << 6 | k).to_bytes(8, "little")
 
 
 def _engine_moves(game: Game, model: BaseCard, path: list[tuple[int, int]]) -> list[str]:

@@ -11,15 +11,16 @@ The model and the search are solver/base_card.py's (shared with Chameleon): its 
 the state encoding, the pruning and why it is sound, and why a search that ends without a win
 proves the deal lost. Here the game has no reserve and every move takes one card.
 
-Cost, measured on deals 1000 to 1049 at `Budget()` (10 s, one process, ``nice -n 5``, on the
-project's two-core machine with a load average of 6 to 8 from other work): 16 won (32%, each
-within 5 s), none proved lost, 34 unknown (best clears 8 to 33 cards); 6.9 s a deal on average,
-9.8 s median, 10.0 s at most; 211,000 positions kept on average. The unknown deals end on the
-time budget; some are wins found later (deal 1001: won in 22 s after 1.2 million positions kept,
-best clear 15 at 10 s), and any lost ones are out of reach: their positions (mostly arrangements
-of the tableau, some 45 for each set of talon cards played) are too many to search whole in 10 s
-with no bound to cut them. Reproduce by calling
-`solve_exact` on ``find_game("four_seasons")(seed)`` for those seeds.
+Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``, on the project's
+two-core machine with a load average of 2 to 4 from other work): deals 1000 to 1019, 4 won (1008,
+1013, 1016, 1017), none proved lost, 16 unknown (best clears 8 to 22); deals 1020 to 1039, 12 won,
+8 unknown (best clears 12 to 33); about 2 to 4 million steps and 0.5 to 1.5 million positions
+kept a deal left unknown (the memory budget ends a search near 1.6 million). The unknown deals
+end on the time budget. Some are wins found later, but the game's quoted odds (4 to 1 against)
+suggest most are lost, and those are out of reach: deals 1000, 1006 and 1012 are still unknown
+after 30 s and 4 million positions (best clear 22), and with no bound to cut them their positions
+(mostly arrangements of the tableau, each tableau move reversible) are too many to search whole.
+Reproduce by calling `solve_exact` on ``find_game("four_seasons")(seed)`` for those seeds.
 """
 
 from __future__ import annotations

@@ -64,17 +64,27 @@ than the most cleared so far (`_bound`); the figure counts cards that can never 
 
 * A card of rank r goes on a foundation topped r - 1 (r - 1 = King for an Ace), or starts its own
   foundation if that is not started; each top of rank r - 1 takes one card, and a new one comes
-  only when a card of rank r - 1 goes up. So of the cards of rank r left, at most (foundations
-  topped r - 1) + (cards of rank r - 1 left that can still go up) + (1 if its own foundation is
-  not started) go up: the rest never do. A foundation whose label's rank has no card left that
-  can still go up is never started: no win (51 at most).
+  only when a card of rank r - 1 goes up. A foundation starts only after every one to its left,
+  so it may start only while each label from the first foundation not started up to its own has
+  a card left that can still go up. So in any line, at every moment, the cards of rank r gone up
+  are at most (foundations topped r - 1) + (cards of rank r - 1 gone up) + (1 if its foundation
+  may start), and at most the cards of rank r left: by induction over the line's moves they stay
+  at or below the least fixed point of up[r] = min(left[r], tops[r - 1] + up[r - 1] + start[r])
+  (computed from zero), which is the most of each rank that go up. A foundation whose label's
+  rank has no card left that can still go up is never started: no win (51 at most).
 * In the last pass (no redeal left) the waste is a stack that only the cards dealt onto it
   uncover. A waste card x can go up only after the cards above it on the waste, and it can be
   taken only by a top of rank r - 1 there now or made by a card of rank r - 1 above it or still
   to be dealt; when those are no more than the cards of x's rank above it (each needs one
-  first), x never goes up, nor does any card beneath it. A card still in the stock whose rank
-  r - 1 has no top, no card left and no own start never goes up; once the first card that never
-  goes up (the frontier) is dealt it covers every card still on the waste for good, so a card
+  first), x never goes up, nor does any card beneath it. Sharper (`_uncovered`): when x goes up,
+  every waste card above it and every stock card dealt so far has gone up before it (they lay on
+  it), and nothing else has (the cards under x are under it, the rest not dealt); so for some
+  number of stock cards dealt, before the frontier below, the counting rule above, run on just
+  those cards, lets them all go up and leaves a top of rank r - 1 (or x's own start) for x. When
+  no number does, x never goes up, nor does any card beneath it (a waste card that never goes up
+  covers the cards under it for good). A card still in the stock whose rank
+  r - 1 has no top, no card left and no own start never goes up; once the first stock card that
+  never goes up (the frontier) is dealt it covers every card still on the waste for good, so a card
   before the frontier goes up before the frontier is dealt, taken by a top made by cards before
   the frontier, or never. These marks are repeated until
   none is added.
@@ -100,22 +110,27 @@ only grows, so a position skipped later for its (redeals, waste count) was worth
 Before the search of every position, greedy random lines (`_playout`, at most 4,096 lines and a
 tenth of the budget's seconds and nodes) play the most promising move three times in four, else any legal
 one: they win most winnable deals in milliseconds, including ones whose wins the ordered search
-reaches late. tests/solver/test_friday_13.py checks the model against the engine move for
+reaches late. They stop once one clears what the bound of the start allows: the search then
+proves the deal lost at its first position. tests/solver/test_friday_13.py checks the model against the engine move for
 move, the verdicts and best clears against a plain search of the model's own moves, and the
 bound against a plain search. Budgets: ``nodes`` counts cards played (and moves of the random
 lines), ``positions`` the keys kept, ``memory_mb`` those (about 150 bytes each, as tracemalloc
 counts) and the stack; the clock is read every 2,048 cards played (every 32 random lines).
 
-Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s a deal), one process under ``nice -n 5``
-on this project's two-core machine while others measured too (load average 4 to 8): 36 won
-(72%), 1 proved lost (deal 1000, 32 cards, in 4.4 s and 127,000 positions), 13 unknown; every
-win took under 0.3 s (most under 0.01 s), 2.7 s a deal over all, 187 MB peak resident memory.
-The unknown deals are most likely lost, with 39 to 48 cards cleared in the best line found:
-the search now sees through the first pass (a few hundred positions before the redeal) but
-cannot yet see every line of the last pass: deal 1006 (39 cards) keeps 1.9 million positions
-in 90 s without an end (245 MB resident), nearly all after the redeal, where the bound counts a
-rank as shown for good and misses that three cards of one rank may need three tops at once. Reproduce
-by calling `solve_exact` on ``find_game("friday_13")(seed)`` with ``Budget()`` for each seed.
+Cost, measured at ``Budget()`` (10 s a deal), one process under ``nice -n 5`` on this project's
+two-core machine while others measured too (load average 8): deals 1000 to 1019, 15 won, 1
+proved lost (deal 1000, 32 cards: the random lines clear what the bound of the start allows, so
+it is lost at once, in 0.02 s), 4 unknown (1006, 1009, 1011, 1018), 2.1 s a deal; deals 1020 to
+1039, 14 won, 6 unknown (1020, 1023, 1026, 1028, 1033, 1038), 3.0 s a deal; every win under
+0.3 s (most under 0.01 s), under 80 MB peak resident memory. The unknown deals are most likely
+lost, with 39 to 48 cards cleared in the best line found: the search sees through the first
+pass (about a thousand positions) but not yet through every line of the last: deal 1006 (39
+cards) keeps 300,000 positions in 60 s without an end, nearly all in the last pass with 29 to
+40 cards left, where the bound is still 1 to 7 cards above the truth (the same test as
+`_uncovered` for stock cards, with the cards before them adding tops, cuts the positions kept
+about three times but costs as much more per position: it does not decide these deals in 10 s
+either). Reproduce by calling `solve_exact` on ``find_game("friday_13")(seed)`` with
+``Budget()`` for each seed.
 """
 
 from __future__ import annotations
@@ -394,7 +409,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         until = min(deadline, began + budget.seconds * _PLAYOUT_SHARE)
         share = budget_nodes * _PLAYOUT_SHARE
         lines = 0
-        while played is None and nodes < share and lines < _PLAYOUT_LINES and time.monotonic() < until:
+        # (no more random lines once one clears what the bound allows: the search then ends at once)
+        most = _bound(talon, tuple(range(len(talon))), k0, started, counts, used0 >= allowed, total)
+        while played is None and best < most and nodes < share and lines < _PLAYOUT_LINES and time.monotonic() < until:
             lines += _PLAYOUT_BATCH
             for _ in range(_PLAYOUT_BATCH):
                 played, up, steps = _playout(model, rng)
@@ -505,6 +522,7 @@ def _bound(
         second = _pass_up(ranks, 0, [not up for up in once], tokens, started, ready)
         stuck = [not (a or b) for a, b in zip(once, second)]
     frontier = n  # the first card known never to go up (n: none)
+    checked, verified = -1, k  # the waste cards from `verified` up pass `_uncovered` at frontier `checked`
     if last:
         while True:
             left = [0] * 14
@@ -517,7 +535,7 @@ def _bound(
             changed = False
             # waste cards, top down: the cards of their rank above them go first, and only
             # cards above them (and before the frontier, when it lies in the stock) can take them
-            limit = frontier if k <= frontier < n else n
+            limit = frontier
             above = [0] * 14
             passed = [0] * 14
             for p in range(k, limit):
@@ -543,27 +561,91 @@ def _bound(
                 pool = early if p < frontier else left
                 if not counts[lower] and not pool[lower] and _PLACE[rank] < started:
                     stuck[p] = changed = True
-            first = next((p for p in range(n) if stuck[p]), n)
-            if first < k:
-                for p in range(first):
-                    if not stuck[p]:
-                        stuck[p] = changed = True
-            frontier = first
+            # waste cards, top down: one goes up only once every card above it is gone (what
+            # `_uncovered` finds depends only on the cards above and the frontier)
+            if frontier != checked:
+                checked, verified = frontier, k
+            for p in range(verified - 1, -1, -1):
+                if stuck[p]:
+                    break
+                if not _uncovered(ranks, p, k, frontier, counts, started):
+                    stuck[p] = changed = True
+                    break
+                verified = p
+            # a waste card that never goes up covers the cards under it for good
+            high = next((p for p in range(k - 1, -1, -1) if stuck[p]), -1)
+            for p in range(high):
+                if not stuck[p]:
+                    stuck[p] = changed = True
+            frontier = next((p for p in range(k, n) if stuck[p]), n)
             if not changed:
                 break
     left = [0] * 14
     for p in range(n):
         if not stuck[p]:
             left[ranks[p]] += 1
-    lost = n - sum(left)
-    for rank in range(1, 14):
-        lower = 13 if rank == 1 else rank - 1
-        lost += max(0, left[rank] - counts[lower] - left[lower] - (_PLACE[rank] >= started))
+    # the most cards of each rank that go up: the least fixed point of
+    # most[r] = min(left[r], counts[r - 1] + most[r - 1] + (r's foundation may still start))
+    ready = started  # foundations that may be started: each needs a card of its label left
+    while ready < 13 and left[_LABELS[ready]]:
+        ready += 1
+    most = [0] * 14
+    changed = True
+    while changed:
+        changed = False
+        for rank in range(1, 14):
+            lower = 13 if rank == 1 else rank - 1
+            cap = counts[lower] + most[lower] + (started <= _PLACE[rank] < ready)
+            if cap > left[rank]:
+                cap = left[rank]
+            if cap > most[rank]:
+                most[rank] = cap
+                changed = True
+    lost = n - sum(most)
     bound = total - lost
     for place in range(started, 13):
         if not left[_LABELS[place]]:
             return min(bound, total - 1)
     return bound
+
+
+def _uncovered(ranks: list[int], p: int, k: int, frontier: int, counts: list[int], started: int) -> bool:
+    """Whether waste card ``p`` may go up in the last pass (see the module docstring): some
+    moment, before the stock card ``frontier`` is dealt, when every waste card above it and every
+    stock card dealt so far can have gone up using only the tops those cards make (and
+    ``counts``, ``started`` as in `_bound`), and a top of the rank below (or its own start) is left
+    for it. ``ranks``: the talon's ranks, the first ``k`` on the waste."""
+    rank = ranks[p]
+    lower = 13 if rank == 1 else rank - 1
+    have = [0] * 14  # the cards that go up before it, by rank
+    ups = [0] * 14  # the most of each that can (the least fixed point, kept up to date)
+    short = 0  # cards of `have` that cannot go up
+    ready = started  # foundations that may be started: each needs a card of its label
+    j = p + 1
+    while True:
+        if j >= k:
+            if not short and counts[lower] + have[lower] + (started <= _PLACE[rank] <= ready) > have[rank]:
+                return True
+            if j >= frontier:
+                return False
+        r = ranks[j]
+        j += 1
+        have[r] += 1
+        short += 1
+        before = ready
+        while ready < 13 and have[_LABELS[ready]]:
+            ready += 1
+        todo = [r] if ready == before else list(range(1, 14))
+        while todo:
+            r = todo.pop()
+            below = 13 if r == 1 else r - 1
+            cap = counts[below] + ups[below] + (started <= _PLACE[r] < ready)
+            if cap > have[r]:
+                cap = have[r]
+            if cap > ups[r]:
+                short -= cap - ups[r]
+                ups[r] = cap
+                todo.append(r % 13 + 1)
 
 
 def _pass_up(ranks: list[int], k: int, blocks: list[bool], tokens: list[bool], started: int, ready: int) -> list[bool]:

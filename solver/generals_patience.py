@@ -82,20 +82,49 @@ replays to ``won``. Budgets: ``nodes`` (moves tried, counted in blocks of 1,024)
 ``seconds`` (the clock read every 1,024 moves), ``positions`` (keys kept) and ``memory_mb``
 (keys and frontier at a measured size per position, see `_KEY_EXTRA`).
 
-Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5``
-on this project's two-core machine with a load average of about 9: 9 of 50 decided (3 won:
-1010, 1031, 1041; 6 lost: 1017, 1022, 1023, 1035, 1037, 1048, each at its ceiling), 41 unknown;
-8.6 s a deal on average (median 10 s), about 15,000 moves tried a second. Most deals cannot be
-decided so: 62% of deals have no base whose reserve can be played out, and their best clear is
-proved only when a line reaches the ceiling, which is often far above what a line reaches
-(the second pass, where every turned card must be played, ends most games early); and the
-search rarely finds a win among the rest. Reproduce with a script calling `solve_exact` on
-``find_game("generals_patience")(seed)`` for seeds 1000 to 1049 with ``Budget()``.
+Random lines beside it (`_Search.playouts`). After each round of the best-first turns, one
+turn of random lines of play for the next base whose ceiling is above the best reached, while
+they have had less than `_PLAYOUT_SHARE` of the time: from the base's root, each move the
+first in `expand`'s order three times in four (else in a random order) that leads to a
+position not yet on the line, until the line can go nowhere new or its ceiling is no higher
+than the best. The best-first search reaches few long lines (it widens near the root), and
+the best clear of a lost deal lies at the end of a long line: these lines reach it far sooner
+(deal 1003: 57 cards in 10 s against 25). They are lines of the model's own moves, so what they
+clear is cleared in a reachable position, and a line that clears every card is a win that
+replays. When a line reaches a new best, its last `_TRAIL` positions go to the best-first
+search's frontier (`_Search.share`; those it has not seen, as seen), where their many cards up
+put them first: the search then tries the lines next to the best one, which is where a deal
+reaches its ceiling (deal 1016: lost with 88, proved in about 3 s). Only a base whose ceiling
+is below 104 hands lines over: where a win may lie, the search's own order is what finds it
+(handing lines over there diverted it from deal 1008's win). Neither changes what the
+search proves: the best reached only rises through reachable positions, so pruning by it stays
+sound, and a position handed over is searched like any other (every key marked seen lies in
+the frontier until expanded), so an ended search has still expanded every position not pruned.
+Giving the lines more of the time (0.7) did not raise the best reached on five deals near
+their ceiling (1001, 1007, 1012, 1013, 1016).
+
+Cost, measured on deals 1000 to 1039 at ``Budget()`` (10 s), one process under ``nice -n 5``
+on this project's two-core machine with a load average of about 7: 12 of 40 decided (won: 1008,
+1010, 1028, 1031; lost, each at its ceiling: 1000, 1005, 1016, 1017, 1022, 1023, 1034, 1035),
+28 unknown; 7.6 s a deal on average, about 20,000 moves tried a second. The random lines raise
+the best clear of an unknown deal a long way (1003: 25 to 55; 1007: 32 to 63; 1013: 31 to 71),
+but it is proved only where a line reaches the ceiling. Most deals cannot be decided so: 62%
+of deals have no base whose reserve can be played out, and the ceiling counts only what the
+reserve blocks, while what ends a line is the tableau and the stock after the redeal: a card
+that can go neither up nor onto a card of the next rank in the other colour (both copies up,
+in the reserve, or not yet turned) with no space ends the game, and dead cards (those the
+reserve keeps from ever going up) never leave the tableau and cover the cards under them. A
+sound bound on that needs a proof that no space can open before such a card is turned, which
+this search does not have. Deals whose reserve can be played out (ceiling 104) and are not
+won within the budget stay unknown, as a loss there has no bound below 104. Reproduce with a
+script calling `solve_exact` on ``find_game("generals_patience")(seed)`` for seeds 1000 to 1039
+with ``Budget()``.
 """
 
 from __future__ import annotations
 
 import heapq
+import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -490,6 +519,19 @@ _Link = tuple["_Link", _Step] | None
 #: search's peak, deals 1000 and 1004, rounded up); and an entry of the disorder cache.
 _KEY_EXTRA = 300
 _CACHE_EXTRA = 120
+#: The share of the time given to random lines (`_Search.playouts`).
+_PLAYOUT_SHARE = 0.3
+#: How many of a line's last positions `_Search.share` hands to the best-first search.
+_TRAIL = 40
+
+
+def _steps(link: _Link) -> list[_Step]:
+    """The steps of the line that ``link`` ends, from the root."""
+    steps: list[_Step] = []
+    while link is not None:
+        link, last = link
+        steps.append(last)
+    return steps[::-1]
 
 
 class _Search:
@@ -521,6 +563,10 @@ class _Search:
         self.won: list[_Step] | None = None
         self.inversions: dict[bytes, int] = {}
         self.frontier: list[tuple[int, int, int, _Pos, _Link]] = []
+        #: Bytes the line being played out holds (`playouts`).
+        self.line_memory = 0
+        #: Tie-breaks for the positions `share` hands to the frontier (below the search's own).
+        self.shared = 0
 
     def key(self, pos: _Pos) -> bytes:
         """The position's key: tableau piles sorted (they are alike), the stock by its length
@@ -686,6 +732,7 @@ class _Search:
         nodes = 0
         ceiling, seen, total, key_of, score = self.ceiling, self.seen, 104, self.key, self.score
         push, pop = heapq.heappush, heapq.heappop
+        yield 0  # set up: `share` may hand it positions from here on
         while frontier and shared["best"] < self.goal:
             _, depth, _, pos, link = pop(frontier)
             for step, child in self.expand(pos, complete):
@@ -697,11 +744,7 @@ class _Search:
                 if cleared > shared["best"]:
                     shared["best"] = cleared
                     if cleared == total:
-                        steps = [step]
-                        while link is not None:
-                            link, last = link
-                            steps.append(last)
-                        self.won = steps[::-1]
+                        self.won = _steps((link, step))
                         yield nodes & 1023
                         return
                 bound = ceiling(heights, res)
@@ -714,6 +757,68 @@ class _Search:
                 self.memory += len(key) + _KEY_EXTRA
                 counter += 1
                 push(frontier, (-score(child), depth - 1, counter, child, (link, step)))
+        yield nodes & 1023
+
+    def share(self, trail: list[tuple[_Pos, _Link]]) -> None:
+        """Hand the last positions of a line that reached a new best to the best-first search
+        (those it has not seen), so that it searches the lines near that one first: they hold
+        many cards up and so score high. They are positions the moves reach, so the search
+        stays exact: it only searches them sooner."""
+        seen, frontier, score = self.seen, self.frontier, self.score
+        for depth, (pos, link) in enumerate(trail):
+            key = self.key(pos)
+            if key in seen:
+                continue
+            seen.add(key)
+            self.memory += len(key) + _KEY_EXTRA
+            self.shared -= 1
+            heapq.heappush(frontier, (-score(pos), -1000 - depth, self.shared, pos, link))
+
+    def playouts(self, shared: dict[str, int], seed: int) -> Iterator[int]:
+        """Random lines of play from the root, for ever (until this base's ceiling is reached),
+        yielding the nodes tried every 1,024 of them: at each position the moves in `expand`'s
+        order three times in four, else in a random order, the first to a position not yet on
+        the line (`random.Random(seed)`, so repeatable). A line ends where it can go nowhere new
+        or its position's ceiling is no higher than the best reached. Raises the best reached in
+        ``shared``; a line that clears every card is kept in ``won``. It proves nothing: it
+        finds the long lines that the best-first search reaches late."""
+        rng = random.Random(seed)
+        nodes = 0
+        key_of, ceiling, expand, total = self.key, self.ceiling, self.expand, 104
+        while self.goal > shared["best"]:
+            pos: _Pos = self.root
+            link: _Link = None
+            line = {key_of(pos)}
+            trail: list[tuple[_Pos, _Link]] = []
+            while True:
+                children = expand(pos, False)
+                if rng.random() >= 0.75:
+                    rng.shuffle(children)
+                for step, child in children:
+                    nodes += 1
+                    if not nodes & 1023:
+                        yield 1024
+                    key = key_of(child)
+                    if key not in line:
+                        break
+                else:
+                    break  # nowhere new to go
+                line.add(key)
+                self.line_memory = len(line) * (len(key) + _KEY_EXTRA)
+                link, pos = (link, step), child
+                trail.append((pos, link))
+                heights = child[0]
+                cleared = sum(heights)
+                if cleared > shared["best"]:
+                    shared["best"] = cleared
+                    if self.goal < total:
+                        self.share(trail[-_TRAIL:])
+                    if cleared == total:
+                        self.won = _steps(link)
+                        yield nodes & 1023
+                        return
+                if ceiling(heights, child[2]) <= shared["best"]:
+                    break
         yield nodes & 1023
 
 
@@ -766,8 +871,53 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     nodes = 0
     won: tuple[list[str], State, list[_Step]] | None = None
 
+    seed = game.seed
+    #: Random lines for each base, one turn after each round of the best-first searches, by
+    #: turns (they prove nothing: they raise the best reached, which cuts the exact searches).
+    lines = [
+        (first, state, search, search.playouts(shared, seed * 4 + i))
+        for i, (first, state, search) in enumerate(searches)
+    ]
+    turn = 0
+    played = 0.0  # seconds spent on random lines
+
+    def check() -> None:
+        """Raises `Spent` when a budget is spent."""
+        positions = sum(len(s.seen) for _, _, s in searches)
+        memory = sum(s.memory + s.line_memory for _, _, s in searches)
+        reason = budget.spent(nodes, positions, time.monotonic(), deadline, memory)
+        if reason:
+            raise Spent(reason)
+
+    def play_out() -> bool:
+        """One turn of the next base's random lines that can still beat the best, while they
+        have had less than `_PLAYOUT_SHARE` of the time; True if one won."""
+        nonlocal nodes, turn, won, played
+        now = time.monotonic()
+        if played > _PLAYOUT_SHARE * (now - began):
+            return False
+        try:
+            return play_turn()
+        finally:
+            played += time.monotonic() - now
+
+    def play_turn() -> bool:
+        nonlocal nodes, turn, won
+        for _ in range(len(lines)):
+            first, state, search, walk = lines[turn % len(lines)]
+            turn += 1
+            if search.goal > shared["best"]:
+                nodes += next(walk, 0)
+                if search.won is not None:
+                    won = (first, state, search.won)
+                    return True
+                check()
+                return False
+        return False
+
     def interleave(chosen: list[tuple[list[str], State, _Search]], floor: int, complete: bool) -> None:
-        """Run the searches ``chosen`` by turns until one wins or each is done; raises `Spent`."""
+        """Run the searches ``chosen`` by turns (with the random lines, `play_out`) until one
+        wins or each is done; raises `Spent`."""
         nonlocal nodes, won
         running = [
             (first, state, search, search.best_first(shared, floor, complete)) for first, state, search in chosen
@@ -789,11 +939,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         won = (first, state, search.won)
                         return
                     continue
-                positions = sum(len(s.seen) for _, _, s in searches)
-                memory = sum(s.memory for _, _, s in searches)
-                reason = budget.spent(nodes, positions, time.monotonic(), deadline, memory)
-                if reason:
-                    raise Spent(reason)
+                check()
+            if running and play_out():
+                return
 
     try:
         # first a line to the highest ceiling of any base (a win where the reserve allows one):

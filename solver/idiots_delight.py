@@ -28,7 +28,8 @@ The search. Depth first over every legal move: discards first (in pile order, ea
 higher card of its suit: which one makes no difference to the position), then ``deal``, then
 moves into spaces; each position is searched once (a set of the keys seen). Cards only leave the
 piles by discards and only arrive by deals, so the moves into spaces are the only ones that can
-lead back to a position: the set of keys seen ends those cycles.
+lead back to a position: the set of keys seen ends those cycles. Two rules below play a discard
+alone where it is provably safe: with the stock empty, and with one deal to come.
 
 Stock empty (the search's ``endgame``). With no deal to come, which pile holds which cards no
 longer matters (every move is the same for piles in another order): the key is a ``bytes`` of the
@@ -46,6 +47,21 @@ in S' as in S, into a pile empty in S and so in S', and discards onto other card
 piles of S' stay those of S less c, so S' clears every card S clears, c too: playing the discard
 loses nothing. After the discards a position with no space, or no pile of two cards or more, has no
 move and is not kept.
+
+One deal to come, a safe discard. Let S have one deal at most still to come and a discard of a
+card c (the top of pile i, onto a higher top of its suit) where no card of c's suit lower than c
+is in play (in the piles or the stock), and S' be S after it. Play any line of S in S', leaving
+out the moves of c, keeping this: the piles of S' are those of S less c, pile for pile until the
+deal, and after it (the stock empty, where the order of the piles makes no difference) in some
+order. Each move stays legal: nothing is discarded onto c (no lower card of its suit is in play);
+another discard takes a top onto a top, both tops in S' too; the deal puts the same cards onto the
+same piles; a move of a card x into a space takes it into a pile empty in S, so empty in S', from
+a pile of two cards or more in S, which in S' holds one card only if it is [c, x] in S. Then a card
+lies on c, which only the deal puts there (a move goes into an empty pile), so the stock is empty:
+S' leaves x where it is, and its piles are again those of S less c, in another order. A move of c
+into a space is left out (S' has an empty pile where S has c alone). Once S discards c the two
+positions are the same, up to the order of the piles. So S' clears every card S clears, and c:
+the discard is searched alone, and the position it is played from is not kept (its child is).
 
 No space to come (`clearable`), a bound. A King is never discarded, and the bottom card of a pile
 only leaves it by a discard (a move into a space needs a pile of two cards or more). Suppose for a
@@ -70,24 +86,33 @@ Why it is exact. The moves computed from the state are exactly the engine's (the
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
 deals and random lines of play; it also compares this search's verdicts and best clears with a
 plain search of every position, and the bound with the most a plain search clears). Every reachable
-position is searched, matched by a searched one with the same key, or cut by the bound above, so a
+position is searched, matched by a searched one with the same key, left for the position a safe
+discard leads to (which clears all it clears and one card more), or cut by the bound above, so a
 search that ends without a win proves the deal lost, and the most cards cleared in any position
 searched is the most that can be cleared. A win comes back as moves in the engine's notation, which
 the engine replays to ``won``.
 
 Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept, ``memory_mb`` those keys at
 measured sizes (`_INT_KEY_BYTES` with a deal to come, `_KEY_BYTES` with the stock empty) plus the
-search's stack; the clock is read every 1,024 moves and every 8 reckonings of the bound.
+search's stack; the node budget and the clock are read every 1,024 moves (so ``nodes`` may pass
+its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
 
-Cost, measured on deals 1000 to 1049 at the race's par budget (``Budget()``: 10 s), one process
-under ``nice -n 5`` on this project's two-core machine while others worked too (load average 2 to
-4): 14 decided (4 won, in 0.03 to 9.9 s; 10 lost, in 2.0 to 7.1 s), 36 unknown at 10 s; 625,000
-positions kept a deal on average. The unknown deals are lost deals whose every position must be
-searched: millions of positions with one or two deals to come, where spaces still let cards change
-piles and the bound above seldom applies (deal 1001 is lost, 35 cleared, after 2.5 million
-positions and about 20 s; deal 1003 is not decided after 4.1 million positions and 60 s). Reproduce
-by calling `solve_exact` with ``Budget()`` on each deal (``find_game("idiots_delight")(seed)``), or
-``arena solve idiots_delight --jobs 1`` once the game is in ``solver.search.EXACT``.
+Cost, measured at the race's par budget (``Budget()``: 10 s), one process under ``nice -n 5`` on
+this project's two-core machine while others worked too (load average 7 to 9, so about a quarter
+of a core each): deals 1000 to 1019, 5 decided (1 won, 4 lost, in 5.9 to 7.8 s), 15 unknown;
+deals 1020 to 1039, 6 decided (2 won in 0.06 and 0.25 s; 4 lost in 2.1 to 9.2 s), 14 unknown;
+176,000 to 844,000 positions kept in an undecided deal's 10 s. The unknown deals are lost deals
+whose every position must be searched (or wins not yet found): most of the positions have one or
+two deals to come, where spaces still let cards change piles and the bound above seldom applies
+(deal 1001 is lost, 35 cleared, after 1.43 million positions and 25 s at that load; deal 1005 is
+lost with 47 cleared, so its search must show that no line clears the 48th card). The safe
+discard with one deal to come keeps about a quarter fewer positions (deal 1002: 601,000 instead of
+785,000, 7.6 s instead of 10.8 s at that load); played with two deals to come it would need no
+pile able to be emptied before the next deal (so that the card discarded is never alone under a
+dealt card that moves on), which held at no position of deals 1001 and 1002.
+Reproduce by calling `solve_exact` with ``Budget()`` on each deal
+(``find_game("idiots_delight")(seed)``), or ``arena solve idiots_delight --jobs 1`` once the game
+is in ``solver.search.EXACT``.
 """
 
 from __future__ import annotations
@@ -117,21 +142,12 @@ _SEP = 255
 #: Where each pile's card moved into it when a space sits in the search's int key (6 bits each).
 _SHIFT = (58, 64, 70, 76)
 _KINGS = frozenset((12, 25, 38, 51))
+#: For each card, the cards of its suit below it (a bit each).
+_LOWER = tuple(((1 << c) - 1) & ~((1 << (c - c % 13)) - 1) for c in range(52))
 
 
 def _card(card: object) -> int:
     return int(card.suit) * 13 + int(card.rank) - 1  # type: ignore[attr-defined]
-
-
-def _higher(tops: list[int], i: int, card: int) -> int:
-    """The first pile other than ``i`` whose top (``tops``, -1 for a space) is a higher card of
-    ``card``'s suit, or -1 when there is none (``card`` < 0: -1)."""
-    if card < 0:
-        return -1
-    for j in range(4):
-        if j != i and tops[j] > card and tops[j] // 13 == card // 13:
-            return j
-    return -1
 
 
 def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple[int, ...], dealt: int) -> int | None:
@@ -287,6 +303,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     # none; ``fkey``: those, bits 58 on) and the cards dealt (bits 52 to 57)
     mask = sum(1 << c for p in model.start[0] for c in p)
     dealing = [sum(1 << c for c in stock[d : d + 4]) for d in range(n_stock)]
+    # the last deal's cards, and the first count dealt from which one deal at most is to come
+    last = max(n_stock - 4, 0)
+    last_deal = sum(1 << c for c in stock[last:])
     foreign = [-1, -1, -1, -1]
     fkey = 0
     line: list[str] = []
@@ -295,8 +314,17 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     depth = 0
 
     budget_nodes = budget.nodes
+    # for each count of cards dealt, each suit's King's pile-to-be when it is still to be dealt
+    # (-1: not in the rest of the stock), for the bound's quick test ("No space to come")
+    king_to = []
+    for d in range(n_stock + 1):
+        to_come = stock[d:]
+        king_to.append([to_come.index(k) % 4 if k in to_come else -1 for k in (12, 25, 38, 51)])
 
     def check() -> None:
+        # every 1,024 moves: the node budget, then the others
+        if nodes >= budget_nodes:
+            raise Spent(f"node budget ({budget_nodes:,} moves) spent")
         reason = budget.spent(
             0,
             len(seen),
@@ -307,29 +335,30 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if reason:
             raise Spent(reason)
 
-    def tick() -> None:
-        nonlocal nodes
-        if nodes >= budget_nodes:
-            raise Spent(f"node budget ({budget_nodes:,} moves) spent")
-        nodes += 1
-        if not nodes & 1023:
-            check()
-
-    def endgame(piles: list[list[int]]) -> bool:
-        # stock empty: every discard is played alone ("Stock empty" in the module docstring)
-        nonlocal best, depth, ends
+    def endgame(piles: list[list[int]], cleared: int) -> bool:
+        # stock empty: every discard is played alone ("Stock empty" in the module docstring);
+        # ``cleared``: the cards on f0 before them
+        nonlocal best, depth, ends, nodes
         forced: list[tuple[int, int, int]] = []
-        while True:
-            tops = [p[-1] if p else -1 for p in piles]
-            for i in range(4):
-                j = _higher(tops, i, tops[i])
-                if j >= 0:
-                    tick()
-                    forced.append((i, j, piles[i].pop()))
-                    break
-            else:
-                break
-        cleared = base + in_play - sum(len(p) for p in piles)
+        tops = [p[-1] if p else -1 for p in piles]
+        i = 0
+        while i < 4:  # the first discard in pile order, again until there is none
+            card = tops[i]
+            if card >= 0:
+                king = card - card % 13 + 12
+                for j in range(4):
+                    if j != i and card < tops[j] <= king:
+                        nodes += 1
+                        if not nodes & 1023:
+                            check()
+                        pile = piles[i]
+                        pile.pop()
+                        tops[i] = pile[-1] if pile else -1
+                        forced.append((i, j, card))
+                        i = -1
+                        break
+            i += 1
+        cleared += len(forced)
         if cleared > best:
             best = cleared
         if cleared >= total:
@@ -346,10 +375,12 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 j = tops.index(-1)
                 for i in range(4):
                     if len(piles[i]) >= 2:
-                        tick()
+                        nodes += 1
+                        if not nodes & 1023:
+                            check()
                         card = piles[i].pop()
                         piles[j].append(card)
-                        if endgame(piles):
+                        if endgame(piles, cleared):
                             line.append(f"{_PILES[i]}>{_PILES[j]}")
                             for i, j, _ in reversed(forced):
                                 line.append(f"{_PILES[i]}>{_PILES[j]}")
@@ -361,29 +392,72 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             piles[i].append(card)
         return False
 
+    def discard(piles: list[list[int]], i: int, j: int, dealt: int, cleared: int) -> bool:
+        # pile i's top onto pile j's, then the search from there; True (the line kept) if it wins
+        nonlocal mask, fkey, nodes
+        nodes += 1
+        if not nodes & 1023:
+            check()
+        pile = piles[i]
+        card = pile.pop()
+        mask ^= 1 << card
+        moved = foreign[i] if not pile else -1  # the pile's bottom leaves
+        if moved >= 0:
+            foreign[i] = -1
+            fkey -= (moved + 1) << _SHIFT[i]
+        if search(piles, dealt, cleared + 1):
+            line.append(f"{_PILES[i]}>{_PILES[j]}")
+            return True
+        if moved >= 0:
+            foreign[i] = moved
+            fkey += (moved + 1) << _SHIFT[i]
+        mask ^= 1 << card
+        pile.append(card)
+        return False
+
     def search(piles: list[list[int]], dealt: int, cleared: int) -> bool:
         # ``cleared``: the cards on f0 in this position
-        nonlocal best, depth, mask, fkey, reckoned
+        nonlocal best, depth, mask, fkey, reckoned, nodes
         if dealt == n_stock:
-            return endgame(piles)
+            return endgame(piles, cleared)
         if cleared > best:
             best = cleared
         if cleared >= total:
             return True
         p0, p1, p2, p3 = piles
         if p0 and p1 and p2 and p3:
-            reckoned += 1
-            if not reckoned & 7:
-                check()  # a reckoning of the bound may take some milliseconds
-            left = clearable(piles, stock, dealt)
-            if left is not None and cleared + left <= best:
-                return False
+            # the bound's quick test: each pile holds a King or its bottom's King is dealt onto it
+            kings = king_to[dealt]
+            if (
+                (not _KINGS.isdisjoint(p0) or kings[p0[0] // 13] == 0)
+                and (not _KINGS.isdisjoint(p1) or kings[p1[0] // 13] == 1)
+                and (not _KINGS.isdisjoint(p2) or kings[p2[0] // 13] == 2)
+                and (not _KINGS.isdisjoint(p3) or kings[p3[0] // 13] == 3)
+            ):
+                reckoned += 1
+                if not reckoned & 7:
+                    check()  # a reckoning of the bound may take some milliseconds
+                left = clearable(piles, stock, dealt)
+                if left is not None and cleared + left <= best:
+                    return False
+        tops = [p0[-1] if p0 else -1, p1[-1] if p1 else -1, p2[-1] if p2 else -1, p3[-1] if p3 else -1]
+        if dealt >= last:
+            # one deal to come: a discard of the lowest card of its suit still in play is played
+            # alone ("One deal to come" in the module docstring)
+            held = mask | last_deal
+            for i in range(4):
+                card = tops[i]
+                if card < 0 or held & _LOWER[card]:
+                    continue
+                king = card - card % 13 + 12
+                for j in range(4):
+                    if j != i and card < tops[j] <= king:
+                        return discard(piles, i, j, dealt, cleared)
         key = mask | fkey | dealt << 52
         if key in seen:
             return False
         seen.add(key)
         depth += 1
-        tops = [p[-1] if p else -1 for p in piles]
         # discards first
         for i in range(4):
             card = tops[i]
@@ -392,23 +466,12 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             king = card - card % 13 + 12
             for j in range(4):
                 if j != i and card < tops[j] <= king:  # onto which higher card makes no difference
-                    tick()
-                    piles[i].pop()
-                    mask ^= 1 << card
-                    moved = foreign[i] if not piles[i] else -1  # the pile's bottom leaves
-                    if moved >= 0:
-                        foreign[i] = -1
-                        fkey -= (moved + 1) << _SHIFT[i]
-                    if search(piles, dealt, cleared + 1):
-                        line.append(f"{_PILES[i]}>{_PILES[j]}")
+                    if discard(piles, i, j, dealt, cleared):
                         return True
-                    if moved >= 0:
-                        foreign[i] = moved
-                        fkey += (moved + 1) << _SHIFT[i]
-                    mask ^= 1 << card
-                    piles[i].append(card)
                     break
-        tick()
+        nodes += 1
+        if not nodes & 1023:
+            check()
         to = min(dealt + 4, n_stock)
         for j in range(to - dealt):
             piles[j].append(stock[dealt + j])
@@ -423,11 +486,14 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if -1 in tops:
             spaces = [j for j in range(4) if tops[j] < 0]
             for i in range(4):
-                if len(piles[i]) >= 2:
-                    card = piles[i][-1]
+                pile = piles[i]
+                if len(pile) >= 2:
+                    card = pile[-1]
                     for j in spaces:
-                        tick()
-                        piles[i].pop()
+                        nodes += 1
+                        if not nodes & 1023:
+                            check()
+                        pile.pop()
                         piles[j].append(card)
                         foreign[j] = card
                         fkey += (card + 1) << _SHIFT[j]
@@ -437,7 +503,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         fkey -= (card + 1) << _SHIFT[j]
                         foreign[j] = -1
                         piles[j].pop()
-                        piles[i].append(card)
+                        pile.append(card)
         depth -= 1
         return False
 

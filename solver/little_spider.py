@@ -48,18 +48,35 @@ Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept (all three se
 ``memory_mb`` the keys (with their line back) and the frontiers' positions at measured sizes; the
 clock is read every 2,048 moves.
 
-Cost, measured on deals 1000 to 1049 at ``Budget()`` (10 s), one process under ``nice -n 5`` on
-this project's two-core machine while others measured too (load average 2 to 3): 35 decided, all
-won (a win takes 0.34 s on average, median 0.06 s, 3.1 s at most), 15 unknown (the time
-budget); 3.3 s a deal on average, median 0.26 s; 170,000 positions kept on average. Every unknown
-deal reaches 49 or 50 cards up; the last cards then lie in one pile in the order opposite to
-their foundation's (say Five down to Ace of Hearts, Ace on top, with Hearts building down), with
-no card left to take the top one. Such deals are not necessarily lost: both exhaustive searches
-stop 1002 and 1039 so, and the random restarts win them. No deal is proved lost: each of deal
-1000's three fullest stage-two roots alone has more than two million positions, and an upper
-bound from a relaxed game (a card with a neighbour rank still down anywhere moves to a free cell)
-cuts about one position in seventy there. Reproduce by calling `solve_exact` on
-``find_game("little_spider")(seed)`` for those seeds.
+Cost, measured at ``Budget()`` (10 s), one process under ``nice -n 5`` on this project's
+two-core machine while others measured too (load average about 7): deals 1000 to 1019, 14 won
+(1.0 s a win on average, 7.2 s at most), 6 unknown (1000, 1006, 1007, 1010, 1012, 1016), 3.7 s
+a deal and 84,000 positions kept on average; deals 1020 to 1039, 16 won (0.7 s on average, 3.5 s
+at most), 4 unknown (1020, 1032, 1035, 1038), 2.6 s a deal. Every unknown deal reaches 49 or 50
+cards up; given 60 s, 1000, 1006, 1007, 1010, 1012, 1016, 1020 and 1032 get no further before
+the memory budget (256 MB) runs out, after 30 to 60 s and about 700,000 positions. The last
+cards then lie in one pile in the order opposite to their foundation's (say Five down to Ace of
+Hearts, Ace on top, with Hearts building down), with no card left to take the top one. Such
+deals are not necessarily lost: both exhaustive searches stop 1002 and 1039 so, and the random
+restarts win them. No deal is proved lost: deal 1000's fullest stage-two root (7 cards up, 45 in
+eight piles) alone is not exhausted after 500,000 positions.
+
+Bounds that do not help, because they are too weak for what they cost here. An upper bound from
+a relaxed game (a card with a neighbour rank still down anywhere moves to a free cell) cuts
+about one position in seventy. A sound bound from the cards that can never move (once the stock
+is empty): take the greatest sets N and F of cards still down such that each card of N has
+every neighbour rank still down either in N and in its own pile or in F under another card of
+F, and each card of F lies under another card of F or is in N with a card that goes up before
+it in F or under it in its pile; then no card of N ever moves to another pile (consider the
+first that would: its target is in its own pile or covered), no card of F ever moves, and no
+card after one of F on its foundation goes up. Cutting each position whose bound is at most the
+best clear reached, with 50 up, cuts about half the stage-two positions with 20 to 49 cards
+left, but the bound costs about 90 microseconds a position (the search keeps about three times
+fewer positions in 10 s), deal 1000 is still not decided in 60 s (430,000 positions), and the
+random restarts' wins come later (1039: 18 s instead of 2 s). Playing a wanted card up alone
+when every neighbour rank still down lies under it in its own pile changes the moves tried by
+under a twentieth. Reproduce by calling `solve_exact` on ``find_game("little_spider")(seed)``
+for those seeds.
 """
 
 from __future__ import annotations

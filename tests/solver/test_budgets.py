@@ -50,6 +50,7 @@ def test_a_search_holds_about_what_its_memory_budget_allows(key, seed, search):
     megabytes = 0.002 if search is solve_by_playouts else 0.1
     seconds = 4.0 if search is solve else 10.0
     game = find_game(key)(seed)
+    search(game, Budget(nodes=1))  # (loads what the search imports on first use: not its tables)
     tracemalloc.start()
     try:
         verdict = search(game, Budget(nodes=UNLIMITED, positions=UNLIMITED, seconds=seconds, memory_mb=megabytes))
@@ -72,7 +73,7 @@ HARD = {
     "dutchess": 1001,
     "eight_off": 204,
     "four_seasons": 1009,
-    "friday_13": 1000,
+    "friday_13": 1006,
     "generals_patience": 1000,
     "golf": 3,
     "idiots_delight": 1001,

@@ -194,6 +194,52 @@ def test_the_last_pass_safe_move_loses_nothing():
     assert checked > 80 and safe > 10, (checked, safe)
 
 
+def _last_pass(talon: str, k: int, tops: tuple[int, ...]) -> Friday13:
+    """A made-up position after the redeal: ``talon`` as hex ranks (the first ``k`` on the waste,
+    bottom first), ``tops`` the foundations' top ranks (0: empty)."""
+    left = tuple(int(c, 16) for c in talon)
+    return Friday13(left, (left, k, (*tops, *(0,) * (13 - len(tops))), 1), 1, 52)
+
+
+def _bound_of(model: Friday13) -> int:
+    left, k, tops, used = model.start
+    counts = [0] * 14
+    for top in tops:
+        counts[top] += 1
+    started = sum(1 for top in tops if top)
+    return _bound(left, tuple(range(len(left))), k, started, counts, used >= model.redeals, model.total)
+
+
+def test_the_last_pass_bound_sees_waste_cards_that_are_never_uncovered():
+    # made-up positions after the redeal with much of the talon on the waste: the bound is never
+    # below what a plain search clears, and nearly always equal to it (the counts of the rank
+    # below and the waste cards that no moment uncovers)
+    rng = random.Random(55)
+    exact = 0
+    for _ in range(300):
+        left, _, tops, _ = random_position(rng).start
+        left += tuple(rng.randrange(1, 14) for _ in range(rng.randrange(4)))
+        model = Friday13(left, (left, rng.randrange(len(left) // 2, len(left) + 1), tops, 1), 1, 52)
+        bound = _bound_of(model)
+        _, best = plain_search(model)
+        assert bound >= best, model.start
+        exact += bound == best
+    assert exact >= 290, exact
+    # positions of deal 1006 after the redeal: the top Nine waits for an Eight that only comes
+    # after three Jacks that cannot all go up (a line clears 39 of them)
+    model = _last_pass("aa798d8a9b9bb9667a1cc538", 16, (2, 2, 4, 4, 5, 7, 8, 13))
+    assert _bound_of(model) == plain_search(model)[1] == 39
+    # (here the Nine could start its foundation only once the Six, Seven and Eight ones are)
+    assert _bound_of(_last_pass("aa798d8a9b9b26b9d7686677acc138", 9, (1, 2, 4, 5, 5, 5, 5, 12))) == 40
+
+
+def test_a_deal_whose_bound_at_the_start_is_met_is_lost_at_once():
+    # deal 1000: the random lines clear 32 cards, which the bound at the deal allows at most
+    verdict = solve_exact(find_game("friday_13")(1000), Budget(seconds=10))
+    assert (verdict.result, verdict.best_cleared) == ("lost", 32)
+    assert verdict.positions <= 1 and verdict.seconds < 2, verdict
+
+
 class _LastSafeFirst:
     """A model whose only move, in the last pass, is the safe move where `_last_safe` finds one."""
 

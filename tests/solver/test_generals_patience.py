@@ -10,7 +10,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver import Budget
-from solver.generals_patience import Thirteen, _Search, reserve_stuck, solve_exact
+from solver.generals_patience import Thirteen, _notation, _Search, reserve_stuck, solve_exact
 from solver.search import solve_best_first
 from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search
 
@@ -119,3 +119,65 @@ def test_whole_deals_won_replay_and_lost_ones_agree_with_the_generic_search():
     assert (verdict.result, verdict.best_cleared) == ("lost", 80)
     generic = solve_best_first(lost, Budget(nodes=3_000))
     assert generic.best_cleared <= 80
+
+
+def reached(walk, shared: dict[str, int], nodes: int) -> int:
+    """The best ``shared`` holds once ``walk`` (a search's generator of node counts) has tried
+    ``nodes`` moves or ended."""
+    tried = 0
+    for step in walk:
+        tried += step
+        if tried >= nodes:
+            break
+    return shared["best"]
+
+
+def test_random_lines_reach_further_than_the_best_first_search_and_replay():
+    model = Thirteen.from_game(find_game(KEY)(1003))
+    state = model.play(model.start, "choose t3")
+    lines, wide = {"best": 0}, {"best": 0}
+    far = reached(_Search(model, state).playouts(lines, 1), lines, 8_192)
+    near = reached(_Search(model, state).best_first(wide), wide, 32_768)
+    assert far > near + 5, (far, near)
+    rng = random.Random(8)
+    wins = 0
+    for _ in range(40):
+        game = near_end(rng, 4)
+        model = Thirteen.from_game(game)
+        search = _Search(model, model.start)
+        shared = {"best": model.cleared(model.start)}
+        reached(search.playouts(shared, 2), shared, 20_000)
+        assert shared["best"] <= plain_search(model)[1], game.position()
+        if search.won is not None:
+            wins += 1
+            replay = game.copy()
+            for move in _notation(model, model.start, search.won):
+                replay.apply(move)
+            assert replay.won, game.position()
+    assert wins >= 15, wins
+
+
+def test_lines_handed_to_the_best_first_search_keep_it_exact():
+    rng = random.Random(11)
+    handed = tried = 0
+    while tried < 30:
+        game = near_end(rng, rng.randrange(3, 6))
+        model = Thirteen.from_game(game)
+        search = _Search(model, model.start)
+        if search.goal == 104:
+            continue  # lines are handed over only below 104
+        tried += 1
+        won, best = plain_search(model)
+        shared = {"best": model.cleared(model.start)}
+        walk = search.best_first(shared)
+        next(walk)  # set up, nothing searched yet
+        reached(search.playouts(shared, 3), shared, 300)
+        handed += len(search.frontier) > 1
+        # every position marked seen waits in the frontier: the search will expand it
+        assert search.seen == {search.key(entry[3]) for entry in search.frontier}, game.position()
+        if search.won is None:
+            for _ in walk:
+                pass
+        assert shared["best"] == best, game.position()
+        assert (search.won is not None) == won, game.position()
+    assert handed >= 15, handed

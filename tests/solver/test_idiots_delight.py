@@ -194,3 +194,36 @@ def test_with_the_stock_empty_every_discard_is_played_alone():
                 replay.apply(move)
             assert replay.won, game.position()
     assert verdicts["won"] >= 3 and verdicts["lost"] >= 20, verdicts
+
+
+def test_with_one_deal_to_come_a_discard_of_the_lowest_card_of_its_suit_is_played_alone():
+    # the Two of Clubs, the lowest Club in play, goes onto the Five at once: the position it
+    # leaves is not kept, nor is any line that keeps the Two (a search of every order keeps 17)
+    gone = "".join(
+        f"{r}{s}" for s in "CDHS" for r in "A23456789TJQ" if f"{r}{s}" not in ("2C", "5C", "7C", "2D", "2H", "7S")
+    )
+    game = find_game(KEY).from_position(f"{KEY} - f0:{gone} t0: t1:KC2C t2:KD5C t3:KH2H s:7cks7s2d")
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared, verdict.positions) == ("lost", 47, 2)
+    # positions with one deal to come: as a plain search of every position finds
+    rng = random.Random(31)
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    small = []
+    for _ in range(80):  # the four Kings, two to six other cards in the piles and four in the stock
+        others = [name for name in names if name[0] != "K"]
+        rng.shuffle(others)
+        cards = [name for name in names if name[0] == "K"] + others[: rng.randrange(6, 11)]
+        rng.shuffle(cards)
+        piles: list[list[str]] = [[] for _ in range(4)]
+        for name in cards[4:]:
+            piles[rng.randrange(4)].append(name)
+        gone = "".join(name for name in names if name not in cards)
+        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        small.append(find_game(KEY).from_position(f"{text} s:{''.join(cards[:4]).lower()}"))
+    verdicts = {"won": 0, "lost": 0}
+    for game in late_positions(rng, range(100, 140), 4) + small:
+        verdict = solve_exact(game, UNLIMITED)
+        won, best = plain_search(IdiotsDelight.from_game(game))
+        assert_verdict(verdict, game, won, best, game.position())
+        verdicts[verdict.result] += 1
+    assert verdicts["won"] >= 5 and verdicts["lost"] >= 20, verdicts

@@ -34,6 +34,15 @@ TRAPS = [
     # of 0 (or from any count met with the same cards) would prove it lost
     "klondike - f0:AC f1:AD f2: f3: t0:QCJHTS t1:7H t2:KC t3:4hjdqsJSTD t4:3s6ckh2h6D5C t5:3c2s9s3djc3H "
     "t6:9c2c8hth4d9d8S7D6S5H s:qhas w:9H8D4C5S6H2D5DTC4S7C8CAHKSQD7SKD redeals=1",
+    # won only by building both black Fours from the stock on 5H, then 3D on one of them to free
+    # 2D: 5H is two above the black foundations but the other red one (AD) is four below, so 5H
+    # must not go up alone (a rule without that last condition would prove it lost)
+    "klondike - f0:AC2C3C f1:AS2S3S f2:AH2H3H4H f3:AD t0:5H t1:5d2d3D t2:khkdkskcqhqdqsqcjhjdjsjcthtdtstc"
+    "9h9d9s9c8h8d8s8c7h7d7s7c6h6d6s6c5s5c4D t3: t4: t5: t6: s:4c4s w: redeals=0",
+    # won only by taking 9D now: KH, last in the talon, is safe, but dealing to it leaves a pointer
+    # from which 9D is never on top again (KH goes up alone only from a pointer on the beat)
+    "klondike - f0:AC2C3C4C5C6C7C8C9CTCJCQCKC f1:AS2S3S4S5S6S7S8S9STSJSQSKS f2:AH2H3H4H5H6H7H8H9HTHJHQH "
+    "f3:AD2D3D4D5D6D7D8D t0:KD t1: t2: t3: t4: t5: t6: s:khtdjdqd w:9D redeals=0",
 ]
 
 
@@ -251,3 +260,29 @@ def test_the_restricted_and_the_exact_search_take_turns(seed, monkeypatch):
     assert alone.result == turns.result == "won" and alone.solution == turns.solution
     assert abs(turns.nodes - 2 * alone.nodes) <= 1024
     assert turns.positions > alone.positions
+
+
+def test_a_card_two_above_the_other_colour_goes_up_alone_when_its_twin_suit_is_three_below():
+    # heights by suit (clubs, diamonds, hearts, spades); 5H fits its foundation (hearts at 4)
+    five_of_hearts = 13 * 2 + 4
+    assert klondike._safe((4, 0, 4, 4), five_of_hearts)  # both black Fours up: nothing needs it
+    assert klondike._safe((3, 2, 4, 3), five_of_hearts)  # black Threes and the Two of diamonds up
+    assert not klondike._safe((3, 1, 4, 3), five_of_hearts)  # 3D could still need a black Four on it
+    assert not klondike._safe((2, 4, 4, 3), five_of_hearts)  # clubs only at Two: 4C may need to sit on it
+    assert not klondike._safe((4, 4, 3, 4), five_of_hearts)  # it does not fit its foundation
+
+
+@pytest.mark.parametrize("rule", ["_SAFE_WIDE", "_SAFE_END"])
+def test_each_wider_safe_rule_keeps_the_verdict_with_fewer_positions(rule, monkeypatch):
+    # deal 58 is lost: the exact pass alone keeps fewer positions with each rule (a tableau card
+    # two above the other colour; the talon's last card), and proves the same loss with the same
+    # best clear as without it
+    monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+    game = find_game("klondike")(58)
+    wide = solve_exact(game, UNLIMITED)
+    monkeypatch.setattr(klondike, rule, False)
+    narrow = solve_exact(game, UNLIMITED)
+    assert wide.result == narrow.result == "lost"
+    assert wide.best_cleared == narrow.best_cleared
+    assert wide.positions < narrow.positions
