@@ -97,19 +97,23 @@ measured sizes (`_INT_KEY_BYTES` with a deal to come, `_KEY_BYTES` with the stoc
 search's stack; the node budget and the clock are read every 1,024 moves (so ``nodes`` may pass
 its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
 
-Cost, measured at the race's par budget (``Budget()``: 10 s), one process under ``nice -n 5`` on
-this project's two-core machine while others worked too (load average 7 to 9, so about a quarter
-of a core each): deals 1000 to 1019, 5 decided (1 won, 4 lost, in 5.9 to 7.8 s), 15 unknown;
-deals 1020 to 1039, 6 decided (2 won in 0.06 and 0.25 s; 4 lost in 2.1 to 9.2 s), 14 unknown;
-176,000 to 844,000 positions kept in an undecided deal's 10 s. The unknown deals are lost deals
-whose every position must be searched (or wins not yet found): most of the positions have one or
-two deals to come, where spaces still let cards change piles and the bound above seldom applies
-(deal 1001 is lost, 35 cleared, after 1.43 million positions and 25 s at that load; deal 1005 is
-lost with 47 cleared, so its search must show that no line clears the 48th card). The safe
+Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under
+``nice -n 5`` on this project's two-core machine while others worked too (load average about 2):
+deals 1000 to 1019, 10 decided (3 won in 0.01 to 5.7 s; 7 lost in 1.7 to 7.4 s), 10 unknown,
+7.0 s a deal; deals 1020 to 1039, 7 decided (3 won in 0.01 to 3.0 s; 4 lost in 0.6 to 3.6 s),
+13 unknown, 6.9 s a deal; 0.9 to 2.7 million positions kept in an undecided deal's 10 s (deal
+1024 fills the 256 MiB with 2.7 million keys in 8.3 s). The unknown deals are lost deals whose
+every position must be searched (or wins not yet found): most of the positions have one or two
+deals to come, where spaces still let cards change piles and the bound above seldom applies
+(deals 1000, 1003, 1014, 1023 and 1030 stand at 47 cleared, so their searches must show that no
+line clears the 48th card). Half the time goes to the stock-empty searches (``endgame``) and most
+of the rest to `search`; tops, discards and the bound are reckoned with one bit a card. The safe
 discard with one deal to come keeps about a quarter fewer positions (deal 1002: 601,000 instead of
-785,000, 7.6 s instead of 10.8 s at that load); played with two deals to come it would need no
-pile able to be emptied before the next deal (so that the card discarded is never alone under a
-dealt card that moves on), which held at no position of deals 1001 and 1002.
+785,000); played with two deals to come it would need no pile able to be emptied before the next
+deal (so that the card discarded is never alone under a dealt card that moves on), which held at
+no position of deals 1001 and 1002. Sorting the piles in the key with a deal still to come gains
+nothing: every deal gives each pile its own card (the 48 stock cards make 12 full deals), so two
+positions whose piles differ only in order lead to different piles after the deal.
 Reproduce by calling `solve_exact` with ``Budget()`` on each deal
 (``find_game("idiots_delight")(seed)``), or ``arena solve idiots_delight --jobs 1`` once the game
 is in ``solver.search.EXACT``.
@@ -142,8 +146,12 @@ _SEP = 255
 #: Where each pile's card moved into it when a space sits in the search's int key (6 bits each).
 _SHIFT = (58, 64, 70, 76)
 _KINGS = frozenset((12, 25, 38, 51))
+_KING_BITS = sum(1 << king for king in _KINGS)
 #: For each card, the cards of its suit below it (a bit each).
 _LOWER = tuple(((1 << c) - 1) & ~((1 << (c - c % 13)) - 1) for c in range(52))
+#: For each card, the cards of its suit above it (a bit each): a top ``c`` can be discarded when
+#: the set of tops meets ``_HIGHER[c]`` (a pile has one top, so that top is on another pile).
+_HIGHER = tuple(((1 << (c - c % 13 + 13)) - 1) & ~((1 << (c + 1)) - 1) for c in range(52))
 
 
 def _card(card: object) -> int:
@@ -170,39 +178,46 @@ def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple
         except ValueError:
             pass
         return None
-    # every card's pile, for good: the piles' cards, then the stock's, dealt in turn
-    home: dict[int, int] = {}
+    # every card's pile, for good (a bit each): the piles' cards, then the stock's, dealt in turn
+    homes = [0, 0, 0, 0]
+    under: list[list[int]] = []  # for each pile, the cards below each height (a bit each)
     for j, pile in enumerate(piles):
+        below = [0]
         for c in pile:
-            home[c] = j
+            homes[j] |= 1 << c
+            below.append(homes[j])
+        under.append(below)
     for d in range(dealt, n_stock):
-        home[stock[d]] = (d - dealt) % 4
-    dead: set[int] = set()
-    buried: set[int] = set()
-    for pile in piles:  # a King never leaves: the cards under it never come to a top
+        homes[(d - dealt) % 4] |= 1 << stock[d]
+    every = homes[0] | homes[1] | homes[2] | homes[3]
+    others = [every & ~home for home in homes]
+    dead = buried = 0
+    for pile, below in zip(piles, under):  # a King never leaves: the cards under it never come to a top
         for i in range(len(pile) - 1, 0, -1):
             if pile[i] % 13 == 12:
-                buried.update(pile[:i])
+                buried |= below[i]
                 break
     changed = True
     while changed:
         changed = False
-        for c, j in home.items():
-            if c % 13 == 12 or c in dead or c in buried:
-                continue
-            top = c - c % 13 + 12
-            if not any(home.get(h, j) != j and h not in buried for h in range(c + 1, top + 1)):
-                dead.add(c)
-                changed = True
+        for home, other in zip(homes, others):
+            left = home & ~_KING_BITS & ~dead & ~buried
+            while left:
+                low = left & -left
+                left ^= low
+                if not _HIGHER[low.bit_length() - 1] & other & ~buried:
+                    dead |= low  # no higher card of its suit in another pile can come to a top
+                    changed = True
         if changed:
-            for pile in piles:
+            for pile, below in zip(piles, under):
                 for i in range(len(pile) - 1, 0, -1):
-                    if pile[i] in dead or pile[i] % 13 == 12:
-                        buried.update(pile[:i])
+                    if dead >> pile[i] & 1 or pile[i] % 13 == 12:
+                        buried |= below[i]
                         break
-    if not all(p[0] % 13 == 12 or p[0] in dead or p[0] in buried for p in piles):
+    stays = dead | buried
+    if not all(p[0] % 13 == 12 or stays >> p[0] & 1 for p in piles):
         return None
-    return sum(1 for c in home if c % 13 != 12 and c not in dead and c not in buried)
+    return (every & ~_KING_BITS & ~stays).bit_count()
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +322,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     last = max(n_stock - 4, 0)
     last_deal = sum(1 << c for c in stock[last:])
     foreign = [-1, -1, -1, -1]
+    head, sep = bytes([n_stock]), bytes([_SEP])  # the endgame key's first byte and separator
     fkey = 0
     line: list[str] = []
     nodes = reckoned = 0
@@ -341,23 +357,31 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         nonlocal best, depth, ends, nodes
         forced: list[tuple[int, int, int]] = []
         tops = [p[-1] if p else -1 for p in piles]
+        up = 0  # the tops, a bit each
+        for card in tops:
+            if card >= 0:
+                up |= 1 << card
         i = 0
         while i < 4:  # the first discard in pile order, again until there is none
             card = tops[i]
-            if card >= 0:
-                king = card - card % 13 + 12
-                for j in range(4):
-                    if j != i and card < tops[j] <= king:
-                        nodes += 1
-                        if not nodes & 1023:
-                            check()
-                        pile = piles[i]
-                        pile.pop()
-                        tops[i] = pile[-1] if pile else -1
-                        forced.append((i, j, card))
-                        i = -1
-                        break
-            i += 1
+            if card >= 0 and up & _HIGHER[card]:
+                nodes += 1
+                if not nodes & 1023:
+                    check()
+                high = up & _HIGHER[card]
+                j = tops.index((high & -high).bit_length() - 1)
+                pile = piles[i]
+                pile.pop()
+                up ^= 1 << card
+                if pile:
+                    tops[i] = pile[-1]
+                    up |= 1 << pile[-1]
+                else:
+                    tops[i] = -1
+                forced.append((i, j, card))
+                i = 0
+            else:
+                i += 1
         cleared += len(forced)
         if cleared > best:
             best = cleared
@@ -367,7 +391,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             return True
         if -1 in tops and any(len(p) >= 2 for p in piles):
             # the piles are interchangeable: a sorted key, and one space stands for all
-            key = bytes([n_stock]) + bytes([_SEP]).join(sorted(bytes(p) for p in piles))
+            key = head + sep.join(sorted([bytes(p) for p in piles]))
             if key not in seen:
                 seen.add(key)
                 ends += 1
@@ -424,6 +448,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             best = cleared
         if cleared >= total:
             return True
+        key = mask | fkey | dealt << 52
+        if key in seen:
+            return False  # searched already (a position a safe discard leaves is never kept)
         p0, p1, p2, p3 = piles
         if p0 and p1 and p2 and p3:
             # the bound's quick test: each pile holds a King or its bottom's King is dealt onto it
@@ -441,34 +468,28 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 if left is not None and cleared + left <= best:
                     return False
         tops = [p0[-1] if p0 else -1, p1[-1] if p1 else -1, p2[-1] if p2 else -1, p3[-1] if p3 else -1]
+        up = 0  # the tops, a bit each
+        for card in tops:
+            if card >= 0:
+                up |= 1 << card
         if dealt >= last:
             # one deal to come: a discard of the lowest card of its suit still in play is played
             # alone ("One deal to come" in the module docstring)
             held = mask | last_deal
             for i in range(4):
                 card = tops[i]
-                if card < 0 or held & _LOWER[card]:
-                    continue
-                king = card - card % 13 + 12
-                for j in range(4):
-                    if j != i and card < tops[j] <= king:
-                        return discard(piles, i, j, dealt, cleared)
-        key = mask | fkey | dealt << 52
-        if key in seen:
-            return False
+                if card >= 0 and up & _HIGHER[card] and not held & _LOWER[card]:
+                    high = up & _HIGHER[card]
+                    return discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared)
         seen.add(key)
         depth += 1
-        # discards first
+        # discards first (onto which higher card makes no difference)
         for i in range(4):
             card = tops[i]
-            if card < 0:
-                continue
-            king = card - card % 13 + 12
-            for j in range(4):
-                if j != i and card < tops[j] <= king:  # onto which higher card makes no difference
-                    if discard(piles, i, j, dealt, cleared):
-                        return True
-                    break
+            if card >= 0 and up & _HIGHER[card]:
+                high = up & _HIGHER[card]
+                if discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared):
+                    return True
         nodes += 1
         if not nodes & 1023:
             check()
