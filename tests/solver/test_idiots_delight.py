@@ -99,6 +99,21 @@ def test_a_won_position_and_a_position_with_nothing_left_to_play():
     assert (verdict.result, verdict.best_cleared) == ("lost", 47)
 
 
+def _bound_bites(names, cards, stock, piles):
+    """Build the position (``cards`` still in play: ``stock`` to deal, ``piles`` laid out; the
+    rest of ``names`` but the Kings on f0), check that a plain search clears no more than
+    `clearable` allows, and say whether the bound is below every card in play."""
+    gone = "".join(name for name in names if name not in cards and name[0] != "K")
+    text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+    game = find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}")
+    model = IdiotsDelight.from_game(game)
+    left = clearable(model.start[0], model.stock, 0)
+    assert left is not None
+    _, best = plain_search(model)
+    assert best - game.cleared <= left, game.position()
+    return left < len(cards)
+
+
 def test_with_a_king_at_every_bottom_the_bound_holds_and_bites():
     # positions with a King at the bottom of each pile: nothing ever moves between piles, and
     # every cleared count a plain search reaches stays within the bound, often below all cards
@@ -114,15 +129,7 @@ def test_with_a_king_at_every_bottom_the_bound_holds_and_bites():
         rng.shuffle(piles)
         for name in cards[len(stock) :]:
             piles[rng.randrange(4)].append(name)
-        gone = "".join(name for name in names if name not in cards and name[0] != "K")
-        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
-        game = find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}")
-        model = IdiotsDelight.from_game(game)
-        left = clearable(model.start[0], model.stock, 0)
-        assert left is not None
-        _, best = plain_search(model)
-        assert best - game.cleared <= left, game.position()
-        bites += left < len(cards)
+        bites += _bound_bites(names, cards, stock, piles)
         positions += 1
     assert bites >= 20, bites
     # a space: the bound does not apply
@@ -145,16 +152,8 @@ def test_with_no_space_to_come_the_bound_holds_where_a_bottom_is_not_a_king():
             piles[rng.randrange(4)].append(name)
         for pile, king in zip(piles, rng.sample(["KC", "KD", "KH", "KS"], 4)):
             pile.insert(rng.randrange(len(pile) + 1), king)
-        gone = "".join(name for name in names if name not in cards and name[0] != "K")
-        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
-        game = find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}")
-        model = IdiotsDelight.from_game(game)
-        left = clearable(model.start[0], model.stock, 0)
-        assert left is not None
-        _, best = plain_search(model)
-        assert best - game.cleared <= left, game.position()
         held += any(pile[0][0] != "K" for pile in piles)
-        bites += left < len(cards)
+        bites += _bound_bites(names, cards, stock, piles)
         positions += 1
     assert held >= 40 and bites >= 20, (held, bites)
     # the bottom's own King to be dealt onto it holds it too; a Queen under nothing does not
