@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.deal import MAX_SEED
-from server.archive import Archive, daily_order
+from server.archive import DAILY_VOID, Archive, daily_order
 from server.protocol import CalendarDay, DailyResult, RaceInfo, Streak
-from server.race import Clock, Race
+from server.race import Clock, Entrant, Race
 
 if TYPE_CHECKING:
     from server.archiving import Archiver
@@ -55,7 +55,9 @@ __all__ = [
 DAY_MS = 86_400_000
 #: The name the daily deals' secret is kept under in the archive (`server.archive.Archive.kept_secret`).
 SECRET_NAME = "daily"
-_FINAL = ("won", "stuck", "resigned", "out_of_time")
+#: The statuses of an attempt played to its end, for a streak; a void attempt counts too (the player
+#: played that day; the server lost its moves).
+_FINAL = ("won", "stuck", "resigned", "out_of_time", DAILY_VOID)
 
 
 def day_of(ms: int) -> str:
@@ -112,6 +114,14 @@ def streak_of(days: set[str], today: str) -> Streak:
         previous = day
     current = run if previous is not None and (dt.date.fromisoformat(today) - previous).days <= 1 else 0
     return Streak(current=current, best=best)
+
+
+def _status(race: Race, entrant: Entrant | None) -> str:
+    """A ranked attempt's status: ``playing`` until its race ends, then its entrant's, or
+    `DAILY_VOID` when the race is void (no result)."""
+    if entrant is None or race.status != "finished":
+        return "playing"
+    return DAILY_VOID if race.finish_reason == "void" else entrant.status
 
 
 @dataclass
@@ -231,7 +241,7 @@ class DailyBook:
             cleared=entrant.cleared if entrant else 0,
             total=race.game_cls.total,
             time_ms=entrant.time_ms if entrant else 0,
-            status=entrant.status if entrant and race.status == "finished" else "playing",
+            status=_status(race, entrant),
             race=race.code,
         )
 
@@ -282,14 +292,15 @@ class DailyBook:
 
     async def results(self, game: str, day: str, limit: int) -> list[DailyResult]:
         """The ranked results of ``game`` on ``day``, best first (`ranked_order`), at most
-        ``limit`` (attempts still in play included, with status ``playing``): one read of the
+        ``limit`` (attempts still in play included, with status ``playing``; void ones left out):
+        one read of the
         archive's leaderboard index, with this node's memory over it. Raises
         `server.archive.ArchiveError`."""
         found = {}
         if self.archive is not None:
             found = {r.player: r for r in await self.archive.daily_board(game, day, limit)}
         found.update(self._by_day.get((day, game), {}))
-        return sorted(found.values(), key=ranked_order)[:limit]
+        return sorted((r for r in found.values() if r.status != DAILY_VOID), key=ranked_order)[:limit]
 
     async def streak(self, player: str) -> Streak:
         """``player``'s streak: consecutive UTC days with a daily played to the end (any game),

@@ -1477,7 +1477,7 @@ class DailyResult(Struct, forbid_unknown_fields=True):
     """One ranked attempt at a daily deal: the ``player`` and its ``name``, the ``game`` and UTC
     ``day``, cards ``cleared`` of ``total``, ``time_ms`` (the race time of its last clearing
     move), ``status`` (the entrant's: won, stuck, resigned, out_of_time; playing while
-    unfinished) and its ``race``."""
+    unfinished; void when its race is void: no result) and its ``race``."""
 
     player: str
     name: str

@@ -212,8 +212,10 @@ export class LobbyPage {
       button.textContent = mine && mine.status === "playing" ? `Resume today's ${name}` : `Play today's ${name}`;
       button.disabled = Boolean(mine && mine.status !== "playing");
       const best = info.results.map((r, i) => `${i + 1}. ${r.name} ${r.cleared}/${r.total}`).join(" · ");
-      $("#daily-info").textContent = (mine && mine.status !== "playing"
-        ? `${info.day}: you played it (${mine.cleared}/${mine.total}, ${mine.status}).`
+      $("#daily-info").textContent = (mine && mine.status === "void"
+        ? `${info.day}: your attempt is void: the server lost moves, so it has no result.`
+        : mine && mine.status !== "playing"
+        ? `${info.day}: you played it (${mine.cleared}/${mine.total}, ${mine.status.replace(/_/g, " ")}).`
         : `${info.day}: the same ${name} deal for everyone, once each.`)
         + ` Streak ${info.streak.current} (best ${info.streak.best}).` + (best ? ` Best today: ${best}` : "");
       const page = await conn.request({ type: "daily_calendar", month: info.day.slice(0, 7) });

@@ -54,6 +54,8 @@ __all__ = [
     "TournamentRow",
     "anonymised",
     "anonymised_standings",
+    "DAILY_VOID",
+    "daily_counted",
     "daily_order",
     "daily_replaces",
     "decode_board_cursor",
@@ -348,6 +350,17 @@ def anonymised_standings(standings: list[TournamentStanding], player_id: str, na
     return [msgspec.structs.replace(line, name=name) if line.player == player_id else line for line in standings]
 
 
+#: The status of a ranked daily attempt whose race is void (`server.race.Race.void`: the store lost
+#: moves it had acknowledged): kept in its player's days, but on no board and in no totals.
+DAILY_VOID = "void"
+
+
+def daily_counted(result: DailyResult) -> bool:
+    """Whether a daily ``result`` counts in its week's and all time's totals: a final result
+    (not ``playing``) that is not void (`DAILY_VOID`)."""
+    return result.status not in ("playing", DAILY_VOID)
+
+
 def daily_order(result: DailyResult) -> tuple[int, int, str]:
     """A day's daily leaderboard order: more cards cleared, then less time, then the race code."""
     return (-result.cleared, result.time_ms, result.race)
@@ -589,7 +602,7 @@ class Archive(abc.ABC):
     @abc.abstractmethod
     async def daily_board(self, game: str, day: str, limit: int) -> list[DailyResult]:
         """The ``limit`` (>= 1) best results of ``game`` on UTC ``day`` (YYYY-MM-DD), in
-        `daily_order`. Raises `ArchiveError` for a ``limit`` below 1."""
+        `daily_order`; void attempts (`DAILY_VOID`) are on no board. Raises `ArchiveError` for a ``limit`` below 1."""
 
     @abc.abstractmethod
     async def daily_of(self, player_id: str, first_day: str, last_day: str) -> list[DailyResult]:

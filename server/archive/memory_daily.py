@@ -7,7 +7,7 @@ import bisect
 
 import msgspec
 
-from server.archive import Archive, ArchiveError, daily_order, daily_replaces
+from server.archive import DAILY_VOID, Archive, ArchiveError, daily_counted, daily_order, daily_replaces
 from server.archive.daily_totals import (
     DailyTotal,
     decode_totals_cursor,
@@ -71,7 +71,7 @@ class MemoryDaily(Archive):
             return False
         state.results[key] = result
         state.by_player.setdefault(result.player, set()).add((result.day, result.game))
-        if result.status != "playing":
+        if daily_counted(result):
             state.count(result)
         return True
 
@@ -79,7 +79,9 @@ class MemoryDaily(Archive):
         """See `Archive.daily_board`."""
         if limit < 1:
             raise ArchiveError(f"a daily leaderboard page holds at least one result (limit {limit})")
-        found = [r for (d, g, _), r in self._daily_state.results.items() if d == day and g == game]
+        found = [
+            r for (d, g, _), r in self._daily_state.results.items() if d == day and g == game and r.status != DAILY_VOID
+        ]
         return sorted(found, key=daily_order)[:limit]
 
     async def daily_of(self, player_id: str, first_day: str, last_day: str) -> list[DailyResult]:

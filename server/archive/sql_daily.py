@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from server.archive import Archive, ArchiveError
+from server.archive import DAILY_VOID, Archive, ArchiveError, daily_counted
 from server.archive.daily_totals import DailyTotal, decode_totals_cursor, encode_totals_cursor, periods_of_day
 from server.archive.schema import daily_results, daily_totals, kept_secrets
 from server.protocol import DailyResult
@@ -58,12 +58,12 @@ _COLUMNS = (
 
 
 def daily_board_query(game: str, day: str, limit: int) -> sa.Select[Any]:
-    """The one query of a day's leaderboard: ``game``'s results of ``day``, best first, ``limit``
-    rows, read through ``ix_daily_results_board`` (`server.archive.schema.DAILY_BOARD_INDEX`)."""
+    """The one query of a day's leaderboard: ``game``'s results of ``day`` that are not void, best
+    first, ``limit`` rows, read through ``ix_daily_results_board`` (`server.archive.schema.DAILY_BOARD_INDEX`)."""
     table = daily_results
     return (
         sa.select(*_COLUMNS)
-        .where(table.c.day == day, table.c.game == game)
+        .where(table.c.day == day, table.c.game == game, table.c.status != DAILY_VOID)
         .order_by(table.c.cleared.desc(), table.c.time_ms, table.c.race_code)
         .limit(limit)
     )
@@ -200,7 +200,7 @@ class SqlDaily(Archive):
             async with engine.begin() as connection:
                 if (await connection.execute(upsert)).first() is None:
                     return False
-                if result.status != "playing":
+                if daily_counted(result):
                     await count_daily_totals(connection, self._insert, result)
                 return True
         except SQLAlchemyError as exc:

@@ -9,7 +9,7 @@ import logging
 from engine.deal import commitment_of
 from engine.games import GAMES, UnknownGame, find_game
 from server.addresses import address_key
-from server.archive import ArchiveError
+from server.archive import DAILY_VOID, ArchiveError
 from server.daily import day_end_ms, day_start_ms
 from server.players import Player
 from server.protocol import (
@@ -107,10 +107,15 @@ async def play_daily(state: ServerState, session: Session, player: Player, msg: 
             if race is not None and race.status != "finished" and player.id in race.entrants:
                 session.reply(RaceReply(req=msg.req, race=race.info()))  # resume it
                 return
+            played = (
+                f"your attempt at today's {game_cls.key} daily challenge (race {mine.race}) is void: the server "
+                f"lost moves it had acknowledged, so it has no result, and the deal, which you have seen, "
+                f"cannot be played ranked again"
+                if mine.status == DAILY_VOID
+                else f"you have played today's {game_cls.key} daily challenge (race {mine.race})"
+            )
             raise ProtocolError(
-                ErrorCode.ALREADY_PLAYED,
-                f"you have played today's {game_cls.key} daily challenge (race {mine.race}); "
-                f"past days may be played as practice once they are over",
+                ErrorCode.ALREADY_PLAYED, f"{played}; past days may be played as practice once they are over"
             )
         left_s = (day_end_ms(day) - state.clock.wall_ms()) // 1000
         if left_s < _LAST_SECONDS:

@@ -109,6 +109,19 @@ async def test_totals_are_summed_once_ordered_and_paged(archive: Archive):
 
 
 @every_backend
+async def test_a_void_result_is_kept_but_on_no_board_and_in_no_totals(archive: Archive):
+    """A void attempt (its race lost acknowledged moves) replaces its ``playing`` row and stays in
+    its player's days, but the day's board and the totals leave it out."""
+    assert await archive.put_daily_result(result("p1", "2026-03-10", 0, 0, status="playing"), 1)
+    assert await archive.put_daily_result(result("p1", "2026-03-10", 12, 3_000, status="void"), 2)
+    assert await archive.put_daily_result(result("p2", "2026-03-10", 5, 900), 2)
+    assert [(r.player, r.status) for r in await archive.daily_board("golf", "2026-03-10", 5)] == [("p2", "stuck")]
+    assert [r.status for r in await archive.daily_of("p1", "2026-03-10", "2026-03-10")] == ["void"]
+    board, _ = await archive.daily_totals_board("golf", "all", limit=5)
+    assert [line(t) for t in board] == [("p2", 5, 900, 1)]
+
+
+@every_backend
 async def test_forgetting_a_player_removes_its_totals(archive: Archive):
     for player in ("p1", "p2"):
         assert await archive.put_player(player, player, f"digest-{player}", 1)

@@ -1,12 +1,15 @@
 """The daily challenge kept for good: over a data directory (SQLite archive) a restarted server
 keeps the day's results, refuses a second ranked attempt and deals the same deal (its secret is
-kept in the archive); over Redis a daily race rebuilt after a restart still records its result."""
+kept in the archive); over Redis a daily race rebuilt after a restart still records its result,
+and a void one records none."""
 
 from __future__ import annotations
 
 import pytest
+import redis.asyncio as aioredis
 
 from client.connection import ArenaClient, ArenaError
+from engine.games import find_game
 from server.app import ArenaServer
 from server.archive.memory import MemoryArchive
 from server.config import ServerConfig
@@ -101,5 +104,58 @@ async def test_a_daily_race_rebuilt_after_a_restart_records_its_result(redis_ser
         finally:
             await ann.close()
     finally:
+        await server.close()
+        await store.close()
+
+
+async def test_a_void_daily_attempt_has_no_result_and_is_not_played_again(redis_server, redis_prefix):
+    """Over Redis, ann plays 3 moves of today's golf daily and bob resigns his. Then Redis loses
+    ann's last 2 moves (a lost append-only file tail), and her next move finds it: her race is void.
+    Her attempt is kept with status ``void``: not in the day's results or the archive's board or
+    totals, yet a day played for her streak; a second ranked attempt is refused, saying why."""
+    archive = MemoryArchive()
+    await archive.open()
+    config = ServerConfig(redis_url=redis_server.url, ping_interval_s=None, idle_timeout_s=None, daily_secret="s3")
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    server = ArenaServer(config, store=store, archive=archive, clock=DayClock(NOON))
+    await server.start()
+    raw = aioredis.Redis.from_url(redis_server.url)
+    try:
+        ann = await ArenaClient.connect(server.url, "ann")
+        bob = await ArenaClient.connect(server.url, "bob")
+        await _played(bob, "golf")
+        info = await ann.play_daily("golf")
+        await ann.wait_for(lambda: info.code in ann.started, timeout_s=5)
+        game = find_game("golf")(server.races[info.code].seed)
+        for _ in range(3):
+            notation = str(next(iter(game.legal_moves())))
+            assert (await ann.move(info.code, notation)).ok
+            game.apply(notation)
+        key = f"{redis_prefix}:race:{{{info.code}}}:moves:{ann.player}"
+        tail = await raw.xrevrange(key, count=2)
+        assert await raw.xdel(key, *[entry_id for entry_id, _ in tail]) == 2
+
+        refused = await ann.move(info.code, str(next(iter(game.legal_moves()))))
+        assert not refused.ok and refused.code == "race_over" and "void" in refused.reason, refused
+        await ann.wait_for(lambda: info.code in ann.finished, timeout_s=5)
+
+        today = await ann.daily("golf")
+        mine = next(deal.mine for deal in today.deals if deal.game == "golf")
+        assert mine is not None and (mine.race, mine.status) == (info.code, "void"), mine
+        assert [(r.name, r.status) for r in today.results] == [("bob", "resigned")]
+        assert today.streak.current == 1
+        with pytest.raises(ArenaError) as again:
+            await ann.play_daily("golf")
+        assert again.value.code == "already_played" and "is void" in again.value.reason, again.value.reason
+
+        assert server.archiver is not None and await server.archiver.flush(5)
+        assert [(r.name, r.status) for r in await archive.daily_board("golf", DAY, 5)] == [("bob", "resigned")]
+        assert [(r.race, r.status) for r in await archive.daily_of(ann.player, DAY, DAY)] == [(info.code, "void")]
+        totals = await archive.daily_totals_among("golf", "all", [ann.player, bob.player])
+        assert [t.player_id for t in totals] == [bob.player]
+        for client in (ann, bob):
+            await client.close()
+    finally:
+        await raw.aclose()
         await server.close()
         await store.close()
