@@ -136,7 +136,7 @@ function renderActions(page) {
   if (page.mode === "outsider" && race.status === "open") {
     const name = el("input", { id: "join-name", value: conn.name || store.name, maxlength: 32, autocomplete: "nickname" });
     if (!store.nameChosen) buttons.push(el("label", { class: "join-name" }, "Your name ", name));
-    buttons.push(el("button", { class: "primary", id: "join", text: "Join this race", onclick: () => page.join(store.nameChosen ? "" : name.value) }));
+    buttons.push(el("button", { class: "primary", id: "join", text: "Join this race", onclick: () => page.join(store.nameChosen ? "" : $("#join-name").value) }));
     buttons.push(el("a", { class: "button", href: `/w/${race.code}`, "data-link": true, text: "Watch" }));
   }
   if (page.mode === "entrant" && race.status === "open") {
@@ -199,8 +199,32 @@ function renderActions(page) {
   // (drawn anew on every event: the focused control keeps the focus)
   const focused = page.actions.contains(document.activeElement) ? document.activeElement : null;
   const key = focused && (focused.id || focused.dataset.move);
-  page.actions.replaceChildren(...buttons);
-  if (key) buttons.find((b) => (b.id || b.dataset.move) === key && !b.disabled)?.focus();
+  const shown = keepSame(page.actions, buttons);
+  if (key && !page.actions.contains(document.activeElement)) {
+    shown.find((b) => (b.id || b.dataset.move) === key && !b.disabled)?.focus();
+  }
+}
+
+/**
+ * Show `nodes` as `parent`'s children, keeping in place each child drawn exactly as its new one
+ * (the same markup), so that a press begun on a control survives a redraw (an opponent's move
+ * arriving between the finger down and up). A control's handler depends only on what its markup
+ * shows (its move) and on the page, so a kept one does what the new one would. Returns the
+ * children now shown.
+ */
+function keepSame(parent, nodes) {
+  const old = new Map();
+  for (const child of parent.children) {
+    const same = old.get(child.outerHTML) || [];
+    old.set(child.outerHTML, [...same, child]);
+  }
+  const shown = nodes.map((node) => old.get(node.outerHTML)?.shift() || node);
+  shown.forEach((node, i) => {
+    const at = parent.children[i];
+    if (at !== node) parent.insertBefore(node, at || null);
+  });
+  while (parent.children.length > shown.length) parent.lastElementChild.remove();
+  return shown;
 }
 
 // The boards, in boxes kept from one drawing to the next (moving a focused node would blur it).

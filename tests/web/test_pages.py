@@ -373,3 +373,22 @@ async def test_a_rules_page_teaches_with_its_table_and_an_example_to_step_throug
     assert "docs/games" not in await page.content()
     await expect(page.locator("footer")).to_contain_text("003_08087bb95aa03446.txt")
     await expect(page.locator("footer")).to_contain_text("rules version 1")
+
+
+async def test_a_press_on_a_control_survives_an_opponents_move_arriving(web: Web) -> None:
+    """Vera's finger is down on Resign when the other entrant's move arrives and the page redraws;
+    lifting it still presses Resign (the control is kept, not drawn anew)."""
+    async with await ArenaClient.connect(web.server.url, "other") as other:
+        seed = first_transfer_seed("klondike")
+        code = (await other.create_race("klondike", seed, countdown_s=0)).code
+        page = await web.page("vera", f"/r/{code}")
+        await join(page, web.server, code, "vera")
+        await other.start_race(code)
+        await other.wait_for(lambda: code in other.started, 5)
+        await page.locator("#resign").hover()
+        await page.mouse.down()
+        assert (await other.move(code, "deal")).ok
+        other_moves = page.locator(".side .standings tr", has_text="other").locator("td.moves")
+        await expect(other_moves).to_have_text("1")
+        await page.mouse.up()
+        await expect(page.locator("#resign-ask")).to_be_visible()
