@@ -1,6 +1,8 @@
 """Counters behind the server's limits on what one client may do; each costs O(1) per use.
 
 * `TokenBucket`: a rate with a burst (frames per second on one connection).
+* `KeyedRate`: a token bucket per key, for the keys most recently used (new connections a second
+  per address).
 * `Budgets`: token buckets per kind of costly request, for each connection and each address
   (replays, watches, records, syncs, winnable searches: `server.dispatch.BUDGETS`).
 * `WindowCounter`: how many times each key did something within a sliding window (races created
@@ -18,6 +20,9 @@ Times are seconds on any monotonic clock the caller passes in.
 [None, 'connection']
 >>> budgets.take(other, "10.0.0.1", "watch", 1.0, 1, now=0.0), budgets.take({}, "10.0.0.1", "watch", 1.0, 1, now=0.0)
 (None, 'address')
+>>> openings = KeyedRate(rate_per_s=1.0, burst=2, keys=2)
+>>> [openings.take("10.0.0.1", now=0.0) for _ in range(3)], openings.take("10.0.0.2", now=0.0)
+([True, True, False], True)
 >>> window = WindowCounter(window_s=60)
 >>> window.add("ann", now=0); window.add("ann", now=30); window.count("ann", now=45)
 2
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
 
-__all__ = ["Budgets", "TokenBucket", "WindowCounter"]
+__all__ = ["Budgets", "KeyedRate", "TokenBucket", "WindowCounter"]
 
 
 class TokenBucket:
@@ -101,6 +106,29 @@ class Budgets:
     def __len__(self) -> int:
         """Addresses whose buckets are kept."""
         return len(self._by_address)
+
+
+class KeyedRate:
+    """A `TokenBucket` (``rate_per_s``, ``burst``) per key, kept for the ``keys`` most recently
+    used: a key dropped from them starts afresh, with a full bucket, so memory stays bounded
+    whatever keys arrive. O(1) per use."""
+
+    def __init__(self, rate_per_s: float, burst: int, keys: int = 10_000) -> None:
+        self.rate_per_s = rate_per_s
+        self.burst = max(1, burst)
+        self.keys = keys
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def take(self, key: str, now: float) -> bool:
+        """Spend one of ``key``'s tokens at ``now``; False (nothing spent) when it has none."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(self.rate_per_s, self.burst, now)
+            if len(self._buckets) > self.keys:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        return bucket.take(now)
 
 
 class WindowCounter:

@@ -25,7 +25,7 @@ from server.claims import LoginLimiter, PasswordGate
 from server.config import ServerConfig
 from server.daily import DailyBook
 from server.friends import Invitations
-from server.limits import Budgets, WindowCounter
+from server.limits import Budgets, KeyedRate, WindowCounter
 from server.lobby import Lobby
 from server.logs import fields
 from server.metrics import Metrics, Tally
@@ -121,6 +121,10 @@ class ServerState:
         self.private_deals = DealSource(config.private_catalog_dir, private=True)
         self.budgets = Budgets(config.costly_per_address, config.max_connections)  # costly requests per address
         self.slots = Slots(config)  # accepted sockets, handshake or not, by address key
+        # new sockets a second by address key (at most as many keys as connections are kept)
+        self.openings = KeyedRate(
+            config.connections_per_s_per_ip, config.connections_burst_per_ip, config.max_connections
+        )
         self.race_counts: Counter[str] = Counter()  # races in memory by status
         self.created = WindowCounter(_HOUR_S)  # race creations: keys "p:<player id>", "a:<address>"
         # failed logins (`server.handlers.claims.login`): per claimed name's key, per address key

@@ -88,7 +88,7 @@ __all__ = [
 
 #: A creation limit high enough that a benchmark never meets it.
 _UNLIMITED = 1_000_000_000
-#: The server limits every benchmark raises: creating many races quickly from one address.
+#: The server limits every benchmark raises: creating many races and connections quickly from one address.
 _RAISED_LIMITS: dict[str, object] = {
     "max_open_races_per_player": _UNLIMITED,
     "max_open_races_per_ip": _UNLIMITED,
@@ -97,6 +97,8 @@ _RAISED_LIMITS: dict[str, object] = {
     "rate_per_s": _UNLIMITED,
     "costly_per_address": _UNLIMITED,
     "burst": _UNLIMITED,
+    "connections_per_s_per_ip": _UNLIMITED,
+    "connections_burst_per_ip": _UNLIMITED,
 }
 #: The game of every race a benchmark creates (a small deal: one pack, no options).
 _GAME = "golf"

@@ -139,6 +139,8 @@ class IdleSettings:
         return {
             "max_connections": self.clients + _SPARE_CONNECTIONS,
             "max_connections_per_ip": _UNLIMITED,
+            "connections_per_s_per_ip": _UNLIMITED,
+            "connections_burst_per_ip": _UNLIMITED,
             "max_open_races_per_player": _UNLIMITED,
             "max_open_races_per_ip": _UNLIMITED,
             "races_per_hour_per_player": _UNLIMITED,

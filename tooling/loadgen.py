@@ -168,6 +168,8 @@ _SERVER_LIMITS: dict[str, object] = {
     "rate_per_s": _UNLIMITED,
     "burst": _UNLIMITED,
     "max_connections_per_ip": _UNLIMITED,
+    "connections_per_s_per_ip": _UNLIMITED,
+    "connections_burst_per_ip": _UNLIMITED,
     "costly_per_address": _UNLIMITED,
     "par_workers": 0,
 }

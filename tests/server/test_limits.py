@@ -12,6 +12,7 @@ import logging
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidHandshake
 
 from engine.games import find_game
 from server import protocol as p
@@ -129,6 +130,36 @@ async def test_one_address_cannot_lock_everyone_out_with_silent_sockets(make_ser
         await ann.close()
         for _, writer in sockets:
             writer.close()
+
+
+async def test_one_address_reconnecting_in_a_loop_gets_only_so_many_handshakes(make_server, caplog):
+    """An address may open 2 new connections a second with a burst of 5: of 12 websocket
+    connections opened at once from it the first 5 are served and the rest reset before any
+    handshake (one log line for all of them); a token later it may open one more; a player from
+    another address connects and plays all along."""
+    server = await make_server(connections_per_s_per_ip=2, connections_burst_per_ip=5)
+    caplog.set_level(logging.WARNING, logger="arena.server")
+    ann = await peer(server, "ann")
+    opened, refused = [], 0
+    try:
+        code = await started_race(ann, game="klondike", seed=11)
+        for _ in range(12):
+            try:
+                opened.append(await connect(server.url, local_addr=("127.0.0.2", 0), open_timeout=5))
+            except (OSError, InvalidHandshake):
+                refused += 1
+        assert (len(opened), refused) == (5, 7)
+        assert (await any_move(ann, code, 1)).ok
+        lines = [r for r in caplog.records if "connections_per_s_per_ip" in r.getMessage()]
+        assert len(lines) == 1, "one log line for every refused socket"
+        await asyncio.sleep(0.6)  # (one token back at 2 a second)
+        opened.append(await connect(server.url, local_addr=("127.0.0.2", 0), open_timeout=5))
+        assert server.by_address["127.0.0.2"] == 6
+        assert (await any_move(ann, code, 2)).ok
+    finally:
+        await ann.close()
+        for ws in opened:
+            await ws.close()
 
 
 async def closed_by_server(sockets: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> int:
