@@ -45,23 +45,21 @@ position reachable from the start is one searched or reached from one searched b
 redeals alone (which change neither foundations nor anything else): the wins and the most
 cleared are the same as those of every position reachable.
 
-Three searches. Two of them move part of a run (a run whose lowest card sits on a face-up card)
-only when the card it uncovers can go to its foundation at once, as Solvitaire's Klondike does
-("partial-if-card-above-buildable"): best first (fewest face-down cards, then most cleared)
-until 15% of the budget is spent (`_GREEDY_SHARE`), then depth first. They find most wins far
-sooner, but they are not known to lose nothing, so they only ever answer "won". The third, the
-exact pass, searches depth first with every step (below) and alone may answer "lost". After the
-best-first search the two depth-first ones take turns of 1,024 steps (`_RESTRICTED_TURNS` turns
-of the restricted one to each of the exact one's), each with its own table, until one wins or
-the exact one has met every position; a restricted search that ends without a win leaves the
-rest of the budget to the exact one. So a win that the restricted search finds late is still
-found, and a loss small enough to search whole in about half the budget is still proved.
+Two searches. Both move part of a run (a run whose lowest card sits on a face-up card) only when
+the card it uncovers can go to its foundation at once, as Solvitaire's Klondike does
+("partial-if-card-above-buildable"), which loses nothing ("Partial runs" below). The first
+searches best first (fewest face-down cards, then most cleared, then deepest) until 15% of the
+budget is spent (`_GREEDY_SHARE`): it finds many wins far sooner, and only ever answers "won".
+The second, the exact pass, searches depth first with a table of its own and alone may answer
+"lost". (With the rule turned off, as tests do to compare, the exact pass tries every partial
+run, and a depth-first search with the rule takes turns with it: `_RESTRICTED_TURNS` turns of
+1,024 steps to each of the exact one's, each with its own table.)
 
 Why the exact pass is exact. Its steps are all the engine's moves, with the deals and redeals
 that only move the pointer folded in (tests/solver/test_klondike.py checks the model's moves and
 next positions against the engine, move for move, over random lines of play, and the verdicts
 and best clears against a plain search of every position reachable by the engine's own moves).
-Four things are left out, each provably without losing a win or a clear:
+Five things are left out, each provably without losing a win or a clear:
 
 * A tableau card ``c`` of rank ``r`` that fits its foundation is played there at once and alone
   (`_safe`) when ``r`` is at most two, or both foundations of the other colour hold ``r - 1``
@@ -94,9 +92,34 @@ Four things are left out, each provably without losing a win or a clear:
 * A run that is a whole pile, with nothing face down under it, is not moved onto an empty pile:
   that only swaps two piles, which the rules treat alike.
 * Of several empty piles only the first is tried as a destination, for the same reason.
+* Partial runs (`_PARTIAL_RULE`). A run whose lowest card sits on a face-up card ``u`` is moved
+  only when ``u`` can go to its foundation at once (a run headed by a King onto an empty pile,
+  and a run with no face-up card under it, are always tried). The head of such a run is not a
+  King, and fits only ``u`` and the other card of ``u``'s rank and colour, its twin ``v``: so a
+  move left out is "the cards above ``u`` onto ``v``, a top". Take a line ``L`` whose last move
+  left out goes from ``P`` to ``Q``, and play the rest of ``L`` from ``P`` as ``L'``, keeping
+  this invariant: ``L'``'s position is ``L``'s with the cards above ``u`` and those above ``v``
+  exchanged (true at ``P`` and ``Q``; the heads of both stacks sit on twins, so they are twins
+  too). Each move of ``L`` is a move of ``L'`` of the same cards onto the same card or its
+  twin, uncovering the same card: a move within the cards above ``u`` or ``v``, or onto their
+  top (or onto the bare one of ``u``, ``v``: onto the other in ``L'``); a run holding ``u`` or
+  ``v`` (it moves with what is above it, in either line); a move of all the cards above ``u``,
+  which fit only ``v`` and so need ``v`` bare: then ``L``'s position after it is ``L'``'s, and
+  ``L'`` skips it (likewise for ``v``). Only a foundation move of ``u`` (or ``v``) needs more:
+  ``u`` is bare in ``L``, so ``v`` is bare in ``L'``, and ``L'`` first moves the cards above
+  ``u`` onto ``v``, which the rule allows as ``u`` can go up at once; then the two lines are the
+  same. So ``L'`` keeps the rule where the rest of ``L`` does (a move uncovers the same card with
+  the same foundations), plays the same foundation moves in the same order, and has one move
+  left out fewer than ``L``: by induction, lines that keep the rule reach every win and clear.
+  The rules above hold for such lines too: the line built for a safe move moves the same runs,
+  less cards sent up, off the same cards, with at least as many foundation cards, and a card
+  that can go up at once still can (a tableau card's foundation is never above its rank less
+  one); the steps of dominated pointers and of swapped piles depend on the piles and foundations
+  alone.
 
-So an exact pass that ends without a win has met every position reachable, up to those swaps
-and dominated positions (those above and those of "Dominance"): the deal is lost, and the most
+So an exact pass that ends without a win has met every position reachable, up to those swaps,
+the lines the partial-run rule stands for and dominated positions (those above and those of
+"Dominance"): the deal is lost, and the most
 foundation cards in any position met (in any pass) is the most that can be cleared. A win comes
 back as the engine's moves (``deal`` and ``redeal`` written out), which the engine replays to
 ``won``. Budgets apply as in `solver.search`: ``nodes`` (steps tried, all passes together),
@@ -117,28 +140,34 @@ moved from one face-up card onto another pile, uncovering no face-down card and 
 up, is not tried straight back: that step would lead to the position it came from, which is in
 the table with its pointer, so the search would skip it anyway.
 
-Cost, measured at the default budget (10 s a deal), one process at ``nice -n 5`` on this
-project's two-core machine shared with other work (load average 6 to 9, which about halves the
-steps a second): deals 1000 to 1019: 18 decided (15 won, 3 lost), 2 unknown, 1.6 s a deal on
-average; deals 1020 to 1039: 15 decided (14 won, 1 lost), 5 unknown, 2.8 s (1026 is a win
-found after about 800,000 steps, so decided only at a lower load). At a fixed 800,000 steps a
-deal (``Budget(nodes=800_000, seconds=1000)``, free of the load), deals 1000 to 1039: 34
-decided (30 won, 4 lost), 6 unknown (1003, 1006, 1024, 1028, 1037, 1039). Wins found take
-under 8 s, losses proved under 10 s. The unknown deals are not known to be losses, and a low
-best clear says nothing: 1024 is a win the restricted search alone finds in about 18 s, 1026
-(best clear 9 after 40 s of the exact pass alone) one it finds in 3 s, while 4 and 9 are
-losses proved in 23 s and 18 s (the restricted search first, then the exact pass alone), and
-1003 and 1006 (best clears 9 and 10) are left unknown by 40 s of the exact pass alone. The
-slow losses are large because of the talon, not because of the tableau's moves: the exact
-table of deal 1031 (lost, best clear 3) holds 19,437 positions over 1,830 talons, and the
-restricted search, which drops the partial-run moves, still keeps 12,312 of them, so a proof
-of that restriction would cut such a loss by about a third only. Things that do not help: a
-bound from cards that can provably never move (a greatest fixed point of cards that can
-neither go up nor reach a parent that can ever be on top) is below 52 in none of 3,000
-positions of that table (the losses are no simple blockages); looking up the talon cards by
-the card they build on (a dict a talon and pointer) runs about 10% slower in CPython than the
-bit-mask filter. Reproduce with ``nice -n 5 arena solve klondike --deals 20 --first-seed 1000
---jobs 1`` (10 s a deal, the default budget).
+Cost, measured on this project's two-core machine shared with other work, one process at
+``nice -n 5``. At the default budget (10 s a deal) under a load average of about 7 (which
+leaves about a third of the steps a second of a quiet machine): deals 1000 to 1019: 18 decided
+(15 won, 3 lost), 2 unknown (1003, 1006), 1.4 s a deal on average; deals 1020 to 1039: 16
+decided (15 won, 1 lost), 4 unknown (1024, 1028, 1037, 1039), 2.4 s. At a fixed 2,000,000
+steps a deal (``Budget(nodes=2_000_000, seconds=1000)``, about 10 s of a quiet machine, free of
+the load), deals 1000 to 1039: 35 decided (31 won, 4 lost), 5 unknown (1003, 1006, 1028,
+1037, 1039); the partial-run rule halves the steps of the slow ones (1013, lost: 457,136
+steps, 40,007 positions without it 857,563 and 78,982; 1024, won: 952,613 without it
+1,605,925; 1026, won: 638,932 without it 977,876; 1031, lost, best clear 3: 155,316 steps and
+12,312 positions over its talons, without it 331,968 and 22,687). The unknown deals are large,
+and a low best clear says nothing (1024's is 20 until its win): the
+exact pass proves 1028 lost (best clear 14) in 5,525,414 steps (851,948 positions, about 25
+s of a quiet machine), and leaves 1037 and 1039 unknown after 6,000,000 (958,000 and 814,000
+positions). Things that do not help: a bound from cards that can provably
+never move (a greatest fixed point of cards that can neither go up nor reach a parent that can
+ever be on top) is below 52 in none of 3,000 positions of 1031's table (the losses are no
+simple blockages); moving a pointer off the beat on past the talon cards that can never be
+played before the next talon card is (none of their parents left in the tableau, a lower card
+of their suit in the talon): sound, but 1031 keeps the same positions and tries 175,146 steps
+instead of 176,653, as such cards are rare (84% of the searched positions there have a pointer
+off the beat, and even counting only face-up parents would drop 18% of them); random restarts
+of the restricted depth-first search (Luby's sequence in units of 4,096 steps, half the
+positions' steps shuffled) as a third search taking turns win none of 1024, 1028, 1037 and 1039
+within 2,000,000 steps; looking up the talon cards by the card they build on (a dict a talon
+and pointer) runs about 10% slower in CPython than the bit-mask filter. Reproduce with ``nice
+-n 5 arena solve klondike --deals 20 --first-seed 1000 --jobs 1`` (10 s a deal, the default
+budget).
 """
 
 from __future__ import annotations
@@ -195,8 +224,11 @@ _ENTRY_BYTES = 100
 _OPEN_BYTES = 1500
 #: The share of the budget (time and steps, from the start) that the best-first pass may spend.
 _GREEDY_SHARE = 0.15
+#: Whether the exact pass drops a partial run's move when the card it uncovers cannot go up at
+#: once (see "Partial runs" in the module docstring; tests turn it off to compare)
+_PARTIAL_RULE = True
 #: Turns (of 1,024 steps) the restricted depth-first pass takes for each turn of the exact one
-#: (0: the exact pass alone).
+#: (0: the exact pass alone); only with `_PARTIAL_RULE` off (with it, the exact pass is that one).
 _RESTRICTED_TURNS = 1
 #: Whether the depth-first passes skip a run's step straight back onto the card it left (for speed
 #: only: it changes no position searched; tests turn it off to check that).
@@ -613,13 +645,13 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         start = (*start[:3], 0)  # the class of 0: it reaches what these pointers reach
     best = max(best, sum(start[1]))
 
-    def run(restricted: bool) -> Generator[None, None, list[Step] | None]:
-        """Search depth first from ``start`` (``restricted``: the first passes' steps); yields
-        every 1,024 steps, after reading the clock, so that two searches can take turns; returns
-        the win's steps, or None when every position was met. Raises Spent when a budget runs
-        out."""
+    def run(restricted: bool, name: str) -> Generator[None, None, list[Step] | None]:
+        """Search depth first from ``start`` (``restricted``: without the partial-run moves that
+        "Partial runs" in the module docstring drops; ``name``: the search's, for its table);
+        yields every 1,024 steps, after reading the clock, so that two searches can take turns;
+        returns the win's steps, or None when every position was met. Raises Spent when a budget
+        runs out."""
         nonlocal nodes, best
-        name = "restricted" if restricted else "exact"
         seen: dict[bytes, int] = {}
         tables[name] = seen
         here = prefix(start)
@@ -681,7 +713,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     def greedy(until: float, most: int) -> list[Step] | None:
         """Search best first (fewest face-down cards, then most cards cleared, then deepest) with
-        the first passes' steps; the win's steps, or None when every position was met. Raises
+        the partial-run rule's steps; the win's steps, or None when every position was met. Raises
         Spent when a budget (``until``: the clock, ``most``: steps) runs out."""
         nonlocal nodes, best
         seen: dict[bytes, int] = {}
@@ -724,12 +756,13 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         return None
 
     def take_turns() -> list[Step] | None:
-        """Run the restricted and the exact depth-first searches by turns (`_RESTRICTED_TURNS`
-        turns of 1,024 steps for the restricted one to each of the exact one's) until one wins,
-        the exact one meets every position (None: lost) or a budget runs out (Spent). A restricted
-        search that ends without a win leaves the rest of the time to the exact one."""
-        exact = run(False)
-        restricted = run(True) if _RESTRICTED_TURNS else None
+        """Run the exact depth-first search until it wins, meets every position (None: lost) or a
+        budget runs out (Spent). With `_PARTIAL_RULE` off, a restricted one takes turns with it
+        (`_RESTRICTED_TURNS` turns of 1,024 steps to each of the exact one's) and, if it ends
+        without a win, leaves the rest of the time to the exact one."""
+        exact = run(_PARTIAL_RULE, "exact")
+        # with the partial-run rule the exact search's steps are the restricted one's: one is enough
+        restricted = run(True, "restricted") if _RESTRICTED_TURNS and not _PARTIAL_RULE else None
         turn = 0
         while True:
             # turns 0 .. _RESTRICTED_TURNS - 1 of each round are the restricted search's
@@ -747,8 +780,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     plan = None
     try:
-        # First a best-first search that moves part of a run only to send the card it uncovers up
-        # at once (Solvitaire's rule): it finds many wins soon, but proves nothing when it finds none.
+        # First a best-first search (with the partial-run rule): it finds many wins soon; it
+        # answers only "won", the depth-first exact pass then searches from scratch.
         try:
             plan = greedy(began + budget.seconds * _GREEDY_SHARE, max(1, int(budget_nodes * _GREEDY_SHARE)))
         except Spent:

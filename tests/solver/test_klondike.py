@@ -158,11 +158,13 @@ def _late_positions(rng: random.Random) -> list[Game]:
     return cases
 
 
-@pytest.mark.parametrize("passes", ["all", "last_alone"])
+@pytest.mark.parametrize("passes", ["all", "last_alone", "every_partial_run"])
 def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay(passes, monkeypatch):
-    if passes == "last_alone":  # the quicker first passes take no share: the exact pass decides alone
+    if passes != "all":  # the quicker first pass takes no share: the exact pass decides alone
         monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
         monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+    if passes == "every_partial_run":  # the exact pass moves every partial run
+        monkeypatch.setattr(klondike, "_PARTIAL_RULE", False)
     rng = random.Random(2)
     cases = _late_positions(rng) + [find_game("klondike")(seed) for seed in (0, 8)]
     cases += [Game.from_position(text) for text in TRAPS]
@@ -235,8 +237,10 @@ def test_skipping_the_step_straight_back_keeps_every_position(seed, monkeypatch)
     # the step back onto the card a run left is skipped for speed only: the exact pass keeps the
     # same positions with it and without it (a skip that also dropped the step back onto a card
     # just turned up, a new position, keeps fewer)
+    # (with the partial-run rule a step back is rare: both cards must be able to go up at once)
     monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
     monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+    monkeypatch.setattr(klondike, "_PARTIAL_RULE", False)
     game = find_game("klondike")(seed)
     skipping = solve_exact(game, UNLIMITED)
     monkeypatch.setattr(klondike, "_SKIP_BACK", False)
@@ -252,6 +256,7 @@ def test_the_restricted_and_the_exact_search_take_turns(seed, monkeypatch):
     # of 1,024 steps, each with its own table: a win the restricted one finds costs about twice
     # its own steps, the same line, and both tables count as positions kept
     monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    monkeypatch.setattr(klondike, "_PARTIAL_RULE", False)  # else the exact search is the restricted one
     game = find_game("klondike")(seed)
     monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 10**6)  # the restricted search all but alone
     alone = solve_exact(game, UNLIMITED)
@@ -286,3 +291,19 @@ def test_each_wider_safe_rule_keeps_the_verdict_with_fewer_positions(rule, monke
     assert wide.result == narrow.result == "lost"
     assert wide.best_cleared == narrow.best_cleared
     assert wide.positions < narrow.positions
+
+
+@pytest.mark.parametrize("seed", [6, 58])
+def test_the_partial_run_rule_keeps_the_verdict_with_fewer_positions(seed, monkeypatch):
+    # the exact pass moves part of a run off a face-up card only when that card can go up at once
+    # ("Partial runs" in the module docstring): on these lost deals it proves the same loss with
+    # the same best clear, keeping fewer positions than with every partial run
+    monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+    game = find_game("klondike")(seed)
+    ruled = solve_exact(game, UNLIMITED)
+    monkeypatch.setattr(klondike, "_PARTIAL_RULE", False)
+    every = solve_exact(game, UNLIMITED)
+    assert ruled.result == every.result == "lost"
+    assert ruled.best_cleared == every.best_cleared
+    assert ruled.positions < every.positions and ruled.nodes < every.nodes
