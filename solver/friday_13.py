@@ -86,8 +86,23 @@ than the most cleared so far (`_bound`); the figure counts cards that can never 
   r - 1 has no top, no card left and no own start never goes up; once the first stock card that
   never goes up (the frontier) is dealt it covers every card still on the waste for good, so a card
   before the frontier goes up before the frontier is dealt, taken by a top made by cards before
-  the frontier, or never. These marks are repeated until
-  none is added.
+  the frontier, or never. Stock cards in order (`_dealt`, run once the other marks add
+  nothing): a stock card y of rank r goes up at some moment after it is dealt, and then every
+  card dealt onto it has gone up before it (they lay on it), none of them marked; the cards
+  before y that have gone up did so before y was dealt (the ones left lie under y), so they are
+  no more of each rank than the counting rule run on the cards before y alone allows (`F`).
+  So the cards up when y goes up are at most those (capped by `F`) and all the cards dealt onto
+  it, and the counting rule run on these (monotone in the cards it is given) bounds the cards of
+  each rank up then: it must let every card dealt onto y go up, and y needs a top of rank r - 1
+  (tops of r - 1 are those now, plus the cards of r - 1 up, less the cards of r up, each of
+  which took one, less at most one that started r's foundation) or its own start: the tops of
+  r - 1 now, the most cards of r - 1 up, and its start must exceed the cards of r dealt onto it.
+  When no number of cards dealt onto y, up to the next marked card, passes, y never goes up.
+  These marks are repeated until none is added. The same rule sees the next pass from a
+  position before the redeal (the redeal empties the waste, so the whole talon is dealt in
+  order): a card that may go up before the redeal (`_pass_up`) is never marked, and it counts
+  among the cards that may have gone up before y is dealt (gone before the redeal, or dealt
+  before y); one dealt onto y has gone up before y either way (in this pass or the next).
 * One pass at a time (`_pass_up`), in a looser game: a rank once shown on a foundation's top
   shows there for good, and a card of a label's rank may start that foundation whenever every
   foundation to its left is (or may be) started. Every line of the rules is a line of the looser
@@ -115,22 +130,21 @@ proves the deal lost at its first position. tests/solver/test_friday_13.py check
 move, the verdicts and best clears against a plain search of the model's own moves, and the
 bound against a plain search. Budgets: ``nodes`` counts cards played (and moves of the random
 lines), ``positions`` the keys kept, ``memory_mb`` those (about 150 bytes each, as tracemalloc
-counts) and the stack; the clock is read every 2,048 cards played (every 32 random lines).
+counts) and the stack; the clock is read every 256 cards played (every 32 random lines).
 
 Cost, measured at ``Budget()`` (10 s a deal), one process under ``nice -n 5`` on this project's
-two-core machine while others measured too (load average 8): deals 1000 to 1019, 15 won, 1
-proved lost (deal 1000, 32 cards: the random lines clear what the bound of the start allows, so
-it is lost at once, in 0.02 s), 4 unknown (1006, 1009, 1011, 1018), 2.1 s a deal; deals 1020 to
-1039, 14 won, 6 unknown (1020, 1023, 1026, 1028, 1033, 1038), 3.0 s a deal; every win under
-0.3 s (most under 0.01 s), under 80 MB peak resident memory. The unknown deals are most likely
-lost, with 39 to 48 cards cleared in the best line found: the search sees through the first
-pass (about a thousand positions) but not yet through every line of the last: deal 1006 (39
-cards) keeps 300,000 positions in 60 s without an end, nearly all in the last pass with 29 to
-40 cards left, where the bound is still 1 to 7 cards above the truth (the same test as
-`_uncovered` for stock cards, with the cards before them adding tops, cuts the positions kept
-about three times but costs as much more per position: it does not decide these deals in 10 s
-either). Reproduce by calling `solve_exact` on ``find_game("friday_13")(seed)`` with
-``Budget()`` for each seed.
+two-core machine while others measured too (load average 5 to 6): deals 1000 to 1019, 15 won, 3
+proved lost (1000, 1009, 1018: the random lines clear what the bound of the start allows, so
+each is lost at once, in 0.02 s), 2 unknown (1006, 1011), 1.1 s a deal; deals 1020 to 1039, 14
+won, 1 lost (1020, at once), 5 unknown (1023, 1026, 1028, 1033, 1038), 2.6 s a deal; every win
+under 0.3 s (most under 0.01 s); 25 MB peak resident memory (deal 1033). The unknown deals are
+most likely lost, with 39 to 47 cards cleared in the best line found; none ends in 30 s either.
+Their searches spend the time on positions near the end of the first pass and in the last pass
+whose bound is one card above the truth: what is missing is a rule that sees one card of a pair
+lost (deal 1006: two Kings for one Queen top, the second Queen top only from a Queen that waits
+on a Jack under the second King). The stock-card rule (`_dealt`) takes most of the bound's time
+(about 0.5 ms a position). Reproduce by calling `solve_exact` on ``find_game("friday_13")(seed)``
+with ``Budget()`` for each seed.
 """
 
 from __future__ import annotations
@@ -381,7 +395,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 nodes += 1
                 if nodes >= budget_nodes:
                     raise Spent(f"node budget ({budget_nodes:,} moves) spent")
-                if not nodes & 2047:
+                if not nodes & 255:
                     reason = budget.spent(
                         nodes, len(least), time.monotonic(), deadline, len(least) * _KEY_BYTES + depth * _FRAME_BYTES
                     )
@@ -521,6 +535,9 @@ def _bound(
             ready += 1
         second = _pass_up(ranks, 0, [not up for up in once], tokens, started, ready)
         stuck = [not (a or b) for a, b in zip(once, second)]
+        # the cards surely in the next pass, dealt in order onto a waste emptied by the redeal
+        while _dealt(ranks, 0, stuck, counts, started, once):
+            pass
     frontier = n  # the first card known never to go up (n: none)
     checked, verified = -1, k  # the waste cards from `verified` up pass `_uncovered` at frontier `checked`
     if last:
@@ -577,6 +594,10 @@ def _bound(
             for p in range(high):
                 if not stuck[p]:
                     stuck[p] = changed = True
+            if not changed:
+                # stock cards, in order: one goes up only once the cards dealt onto it are gone
+                # (the dearest rule, run once the others add nothing)
+                changed = _dealt(ranks, k, stuck, counts, started)
             frontier = next((p for p in range(k, n) if stuck[p]), n)
             if not changed:
                 break
@@ -609,6 +630,100 @@ def _bound(
     return bound
 
 
+def _lift(have: list[int], ups: list[int], rank: int, counts: list[int], started: int, ready: int) -> tuple[int, int]:
+    """Add a card of ``rank`` to ``have`` and bring ``ups`` (the most of each rank of ``have``
+    that can go up, the least fixed point of `_bound`) up to date; returns the foundations that
+    may be started (``ready``: each label from ``started`` on has a card in ``have``) and how
+    many more cards of ``have`` can go up than before."""
+    have[rank] += 1
+    before = ready
+    while ready < 13 and have[_LABELS[ready]]:
+        ready += 1
+    raised = 0
+    todo = [rank] if ready == before else list(range(1, 14))
+    while todo:
+        r = todo.pop()
+        below = 13 if r == 1 else r - 1
+        cap = counts[below] + ups[below] + (started <= _PLACE[r] < ready)
+        if cap > have[r]:
+            cap = have[r]
+        if cap > ups[r]:
+            raised += cap - ups[r]
+            ups[r] = cap
+            todo.append(r % 13 + 1)
+    return ready, raised
+
+
+def _dealt(
+    ranks: list[int], k: int, stuck: list[bool], counts: list[int], started: int, maybe: list[bool] | None = None
+) -> bool:
+    """Mark the stock cards that never go up in the last pass (see the module docstring): a
+    stock card y goes up once dealt, after the cards dealt onto it are all gone; so for some
+    number of cards dealt onto it, before the next card marked never to go up, the counting rule
+    of `_bound`, run on those cards (all of which go up) and the cards dealt before y (any of
+    which may), lets those cards all go up and leaves a top of the rank below (or its own start)
+    for y. ``ranks``: the talon's ranks, the first ``k`` on the waste; ``stuck``: the marks so
+    far, updated in place; ``counts``, ``started`` as in `_bound`. For the pass after the redeal,
+    seen before it: ``maybe[p]`` whether card p may go up before the redeal (those are never
+    marked, and any of them may go up before y). Returns whether a mark was added."""
+    n = len(ranks)
+    changed = False
+    have = [0] * 14  # the cards before y not marked (any may go up before y is dealt)
+    ups = [0] * 14
+    ready = started
+    for p in range(n):
+        if not stuck[p] and (p < k or (maybe is not None and maybe[p])):
+            ready, _ = _lift(have, ups, ranks[p], counts, started, ready)
+    for p in range(k, n):
+        if stuck[p] or (maybe is not None and maybe[p]):
+            continue
+        rank = ranks[p]
+        lower = 13 if rank == 1 else rank - 1
+        if not counts[lower] + ups[lower] + (started <= _PLACE[rank] <= ready):
+            # not at once: the cards dealt onto it first
+            # (a card before y still on the waste lies under it: those that go up before y
+            # are no more than the counting rule lets go up before y is dealt)
+            more, lifted = ups[:], ups[:]
+            now = started
+            while now < 13 and more[_LABELS[now]]:
+                now += 1
+            need = [0] * 14
+            short = 0  # the cards dealt onto y that the counting rule cannot all let go up
+            for q in range(p + 1, n):
+                if stuck[q]:
+                    break
+                r = ranks[q]
+                need[r] += 1
+                more[r] += 1
+                if need[r] > lifted[r]:
+                    short += 1
+                before = now
+                while now < 13 and more[_LABELS[now]]:
+                    now += 1
+                todo = [r] if now == before else list(range(1, 14))
+                while todo:
+                    r = todo.pop()
+                    below = 13 if r == 1 else r - 1
+                    cap = counts[below] + lifted[below] + (started <= _PLACE[r] < now)
+                    if cap > more[r]:
+                        cap = more[r]
+                    was = lifted[r]
+                    if cap > was:
+                        lifted[r] = cap
+                        if was < need[r]:
+                            short -= (cap if cap < need[r] else need[r]) - was
+                        todo.append(r % 13 + 1)
+                if not short and counts[lower] + lifted[lower] + (started <= _PLACE[rank] <= now) > need[rank]:
+                    break
+            else:
+                q = n
+            if q >= n or stuck[q]:
+                stuck[p] = changed = True
+                continue
+        ready, _ = _lift(have, ups, rank, counts, started, ready)
+    return changed
+
+
 def _uncovered(ranks: list[int], p: int, k: int, frontier: int, counts: list[int], started: int) -> bool:
     """Whether waste card ``p`` may go up in the last pass (see the module docstring): some
     moment, before the stock card ``frontier`` is dealt, when every waste card above it and every
@@ -628,24 +743,9 @@ def _uncovered(ranks: list[int], p: int, k: int, frontier: int, counts: list[int
                 return True
             if j >= frontier:
                 return False
-        r = ranks[j]
+        ready, raised = _lift(have, ups, ranks[j], counts, started, ready)
         j += 1
-        have[r] += 1
-        short += 1
-        before = ready
-        while ready < 13 and have[_LABELS[ready]]:
-            ready += 1
-        todo = [r] if ready == before else list(range(1, 14))
-        while todo:
-            r = todo.pop()
-            below = 13 if r == 1 else r - 1
-            cap = counts[below] + ups[below] + (started <= _PLACE[r] < ready)
-            if cap > have[r]:
-                cap = have[r]
-            if cap > ups[r]:
-                short -= cap - ups[r]
-                ups[r] = cap
-                todo.append(r % 13 + 1)
+        short += 1 - raised
 
 
 def _pass_up(ranks: list[int], k: int, blocks: list[bool], tokens: list[bool], started: int, ready: int) -> list[bool]:
