@@ -77,10 +77,17 @@ bottom card stayed, so no pile was empty, no card moved between piles, and the r
 that card in D holds up to that time (the cards of D it rests on are all still in place), so the
 card could not be discarded then. The cards not in D, less the Kings, bound the cards still to be
 cleared. A position whose cleared count plus that bound cannot beat the most cleared so far is not
-searched: nothing below it could change the verdict or the best clear. The bound is reckoned only
-where each pile holds a King, or its bottom's own King is to be dealt onto it (else the bottom card
-can never be shown to stay); elsewhere no bound is used (a card may still move to another pile
-through a space).
+searched: nothing below it could change the verdict or the best clear; its key is kept, since the
+most cleared only grows, so it would be cut again. The bound needs no King in a pile: a bottom card
+with no higher card of its suit free to come to a top elsewhere stays too (deal 1002: the Queen of
+Spades at the bottom of ``t1`` once the Spade King lies under the Diamond King), and in the last
+two deals of a lost deal it often cuts most positions (deal 1002: 147,000 positions kept instead of
+601,000). Reckoning it costs about 30 microseconds, more than many positions it fails to cut cost
+to search, so at each count dealt the search reckons it at the first 64 positions, then only while
+the time its cuts save (the cuts there times the mean seconds a position there took to search in
+full, the reckonings below it left out) is at least the time its reckonings there took, and at one
+position in 32 otherwise, to notice when it starts to cut as the best grows. Where the bound is
+used decides only the time spent, never the verdict: leaving a sound cut out loses nothing.
 
 Why it is exact. The moves computed from the state are exactly the engine's (the test
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
@@ -98,20 +105,30 @@ search's stack; the node budget and the clock are read every 1,024 moves (so ``n
 its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
 
 Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under
-``nice -n 5`` on this project's two-core machine while others worked too (load average about 2):
-deals 1000 to 1019, 10 decided (3 won in 0.01 to 5.7 s; 7 lost in 1.7 to 7.4 s), 10 unknown,
-7.0 s a deal; deals 1020 to 1039, 7 decided (3 won in 0.01 to 3.0 s; 4 lost in 0.6 to 3.6 s),
-13 unknown, 6.9 s a deal; 0.9 to 2.7 million positions kept in an undecided deal's 10 s (deal
-1024 fills the 256 MiB with 2.7 million keys in 8.3 s). The unknown deals are lost deals whose
-every position must be searched (or wins not yet found): most of the positions have one or two
-deals to come, where spaces still let cards change piles and the bound above seldom applies
-(deals 1000, 1003, 1014, 1023 and 1030 stand at 47 cleared, so their searches must show that no
-line clears the 48th card). Half the time goes to the stock-empty searches (``endgame``) and most
-of the rest to `search`; tops, discards and the bound are reckoned with one bit a card. The safe
+``nice -n 5`` on this project's two-core machine while others worked too (load average 7 falling
+to 1 during the run), this search and the one without the wider bound run deal by deal in turn:
+deals 1000 to 1019, 9 decided (3 won in 0.02 to 3.2 s; 6 lost in 0.6 to 5.8 s), 11 unknown, 6.8 s
+a deal (without the wider bound, same run: 8 decided, 12 unknown, 7.8 s); deals 1020 to 1039 at
+load 1 to 2, 8 decided (3 won, 5 lost), 12 unknown, 6.9 s a deal (without it: 8 decided, 12
+unknown, 7.0 s; deal 1029 is decided now, deal 1031, a win found at 9.9 s without it, is not). The
+bound cuts hardest on lost deals
+whose last two deals leave cards stuck (deal 1004: lost in 0.6 s, 52,000 positions, where the
+search without it keeps 1.1 million in 10 s; deal 1002: 2.4 s instead of 5.5 s) and finds late wins
+sooner (deal 1017: 1.6 s instead of 5.0 s); on deals where it seldom cuts it costs a little (deal
+1012: 2.9 s instead of 1.8 s). The unknown deals are lost deals (or wins not yet found) whose every
+position must be searched: most positions have one or two deals to come, and where a pile's bottom
+can still leave (a space may come) no bound applies. Deals 1000, 1003, 1005 and 1014 stand at 47
+cleared: there a cut needs a card that provably stays, which the bound finds at almost no position
+(deal 1000: 1 of 73,675 positions with one deal to come). Half the time goes to the stock-empty
+searches (``endgame``) and most of the rest to `search`; tops, discards and the bound are reckoned
+with one bit a card (playing the stock-empty discards in rounds, all tops below their suit's highest
+top at once, was slower: most rounds hold one discard). The safe
 discard with one deal to come keeps about a quarter fewer positions (deal 1002: 601,000 instead of
 785,000); played with two deals to come it would need no pile able to be emptied before the next
 deal (so that the card discarded is never alone under a dealt card that moves on), which held at
-no position of deals 1001 and 1002. Sorting the piles in the key with a deal still to come gains
+no position of deals 1001 and 1002 (even where it holds, the discard of a card with no lower card
+of its suit in play or among the eight to come is rare: 27 of deal 1002's 121,000 positions with
+two deals to come). Sorting the piles in the key with a deal still to come gains
 nothing: every deal gives each pile its own card (the 48 stock cards make 12 full deals), so two
 positions whose piles differ only in order lead to different piles after the deal.
 Reproduce by calling `solve_exact` with ``Budget()`` on each deal
@@ -124,6 +141,8 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import or_
 
 from engine.core import Game
 from solver.exact import Spent, finished, start_verdict
@@ -164,60 +183,77 @@ def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple
     that is not shown (a space may still come). A pile is never empty again when its bottom card
     is a King or never leaves by the reckoning below. The proof is in the module docstring ("No
     space to come")."""
-    n_stock = len(stock)
-    for j, pile in enumerate(piles):
-        if not pile:
-            return None
-        if not _KINGS.isdisjoint(pile):
-            continue  # a King at the bottom, or one above the bottom that holds it under
-        bottom = pile[0]
-        king = bottom - bottom % 13 + 12
-        try:
-            if (stock.index(king, dealt) - dealt) % 4 == j:
-                continue  # the bottom's own King is to be dealt onto it
-        except ValueError:
-            pass
+    if not all(piles):
         return None
-    # every card's pile, for good (a bit each): the piles' cards, then the stock's, dealt in turn
+    return _reckon(piles, _coming(stock, dealt))
+
+
+def _coming(stock: tuple[int, ...], dealt: int) -> tuple[int, int, int, int]:
+    """The cards ``stock[dealt:]`` deals onto each pile (a bit each)."""
     homes = [0, 0, 0, 0]
-    under: list[list[int]] = []  # for each pile, the cards below each height (a bit each)
-    for j, pile in enumerate(piles):
-        below = [0]
-        for c in pile:
-            homes[j] |= 1 << c
-            below.append(homes[j])
-        under.append(below)
-    for d in range(dealt, n_stock):
+    for d in range(dealt, len(stock)):
         homes[(d - dealt) % 4] |= 1 << stock[d]
-    every = homes[0] | homes[1] | homes[2] | homes[3]
-    others = [every & ~home for home in homes]
-    dead = buried = 0
-    for pile, below in zip(piles, under):  # a King never leaves: the cards under it never come to a top
-        for i in range(len(pile) - 1, 0, -1):
-            if pile[i] % 13 == 12:
-                buried |= below[i]
-                break
-    changed = True
-    while changed:
-        changed = False
-        for home, other in zip(homes, others):
-            left = home & ~_KING_BITS & ~dead & ~buried
-            while left:
-                low = left & -left
-                left ^= low
-                if not _HIGHER[low.bit_length() - 1] & other & ~buried:
-                    dead |= low  # no higher card of its suit in another pile can come to a top
-                    changed = True
-        if changed:
-            for pile, below in zip(piles, under):
-                for i in range(len(pile) - 1, 0, -1):
-                    if dead >> pile[i] & 1 or pile[i] % 13 == 12:
-                        buried |= below[i]
-                        break
+    return homes[0], homes[1], homes[2], homes[3]
+
+
+#: For each set of one suit's cards (13 bits), the cards below its highest (a bit each).
+_UNDER_TOP = (0,) + tuple((1 << (n.bit_length() - 1)) - 1 for n in range(1, 1 << 13))
+
+
+def _reckon(piles: list[list[int]] | tuple[tuple[int, ...], ...], coming: tuple[int, int, int, int]) -> int | None:
+    # `clearable` of non-empty ``piles`` with ``coming`` (`_coming`) still to be dealt
+    below = [list(accumulate([1 << c for c in pile], or_, initial=0)) for pile in piles]
+    # every card's pile, for good (a bit each): its cards, then the stock's dealt onto it
+    h0, h1, h2, h3 = (
+        coming[0] | below[0][-1],
+        coming[1] | below[1][-1],
+        coming[2] | below[2][-1],
+        coming[3] | below[3][-1],
+    )
+    stay = [0, 0, 0, 0]  # each pile's highest card, above its bottom, known to stay (0: none yet)
+    buried = 0  # cards under a card that stays: they never come to a top
+    for j in range(4):
+        pile = piles[j]
+        if below[j][-1] & _KING_BITS:
+            for i in range(len(pile) - 1, 0, -1):
+                if pile[i] % 13 == 12:  # a King never leaves
+                    stay[j] = i
+                    buried |= below[j][i]
+                    break
+    dead = 0
+    t = _UNDER_TOP
+    while True:
+        # a card with no higher card of its suit in another pile that can come to a top
+        free = ~buried
+        c = h0 & free
+        u0 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
+        c = h1 & free
+        u1 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
+        c = h2 & free
+        u2 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
+        c = h3 & free
+        u3 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
+        fresh = (
+            (h0 & ~(u1 | u2 | u3) | h1 & ~(u0 | u2 | u3) | h2 & ~(u0 | u1 | u3) | h3 & ~(u0 | u1 | u2))
+            & free
+            & ~dead
+            & ~_KING_BITS
+        )
+        if not fresh:
+            break
+        dead |= fresh
+        for j in range(4):
+            pile = piles[j]
+            for i in range(len(pile) - 1, stay[j], -1):
+                if dead >> pile[i] & 1:
+                    stay[j] = i
+                    buried |= below[j][i]
+                    break
     stays = dead | buried
-    if not all(p[0] % 13 == 12 or stays >> p[0] & 1 for p in piles):
-        return None
-    return (every & ~_KING_BITS & ~stays).bit_count()
+    for pile in piles:
+        if pile[0] % 13 != 12 and not stays >> pile[0] & 1:
+            return None
+    return ((h0 | h1 | h2 | h3) & ~_KING_BITS & ~stays).bit_count()
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,12 +366,18 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     depth = 0
 
     budget_nodes = budget.nodes
-    # for each count of cards dealt, each suit's King's pile-to-be when it is still to be dealt
-    # (-1: not in the rest of the stock), for the bound's quick test ("No space to come")
-    king_to = []
-    for d in range(n_stock + 1):
-        to_come = stock[d:]
-        king_to.append([to_come.index(k) % 4 if k in to_come else -1 for k in (12, 25, 38, 51)])
+    coming = [_coming(stock, d) for d in range(n_stock + 1)]
+    # for each count dealt: the bound's reckonings, its cuts, and the positions it could be reckoned at
+    tries = [0] * (n_stock + 1)
+    cuts = [0] * (n_stock + 1)
+    skips = [0] * (n_stock + 1)
+    # for each count dealt: the seconds its reckonings took, the positions searched in full and
+    # the seconds their searches took
+    spent = [0.0] * (n_stock + 1)
+    kept = [0] * (n_stock + 1)
+    below = [0.0] * (n_stock + 1)
+    monotonic = time.monotonic
+    reckoning = 0.0  # the seconds all reckonings took
 
     def check() -> None:
         # every 1,024 moves: the node budget, then the others
@@ -441,7 +483,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     def search(piles: list[list[int]], dealt: int, cleared: int) -> bool:
         # ``cleared``: the cards on f0 in this position
-        nonlocal best, depth, mask, fkey, reckoned, nodes
+        nonlocal best, depth, mask, fkey, reckoned, reckoning, nodes
         if dealt == n_stock:
             return endgame(piles, cleared)
         if cleared > best:
@@ -453,20 +495,25 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             return False  # searched already (a position a safe discard leaves is never kept)
         p0, p1, p2, p3 = piles
         if p0 and p1 and p2 and p3:
-            # the bound's quick test: each pile holds a King or its bottom's King is dealt onto it
-            kings = king_to[dealt]
-            if (
-                (not _KINGS.isdisjoint(p0) or kings[p0[0] // 13] == 0)
-                and (not _KINGS.isdisjoint(p1) or kings[p1[0] // 13] == 1)
-                and (not _KINGS.isdisjoint(p2) or kings[p2[0] // 13] == 2)
-                and (not _KINGS.isdisjoint(p3) or kings[p3[0] // 13] == 3)
-            ):
+            # the bound ("No space to come"), reckoned at this count dealt while its cuts save
+            # more time than it takes (the mean search of a position there times the cuts, against
+            # the reckonings' time), at the first 64 positions, and at one in 32 otherwise
+            tried = tries[dealt]
+            if tried < 64 or cuts[dealt] * below[dealt] >= spent[dealt] * kept[dealt] or not skips[dealt] & 31:
+                tries[dealt] = tried + 1
                 reckoned += 1
                 if not reckoned & 7:
                     check()  # a reckoning of the bound may take some milliseconds
-                left = clearable(piles, stock, dealt)
+                began_reckoning = monotonic()
+                left = _reckon(piles, coming[dealt])
+                took = monotonic() - began_reckoning
+                spent[dealt] += took
+                reckoning += took
                 if left is not None and cleared + left <= best:
+                    cuts[dealt] += 1
+                    seen.add(key)  # nothing below it can beat the best, now or later
                     return False
+            skips[dealt] += 1
         tops = [p0[-1] if p0 else -1, p1[-1] if p1 else -1, p2[-1] if p2 else -1, p3[-1] if p3 else -1]
         up = 0  # the tops, a bit each
         for card in tops:
@@ -483,6 +530,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     return discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared)
         seen.add(key)
         depth += 1
+        searching = monotonic() - reckoning
         # discards first (onto which higher card makes no difference)
         for i in range(4):
             card = tops[i]
@@ -526,6 +574,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         piles[j].pop()
                         pile.append(card)
         depth -= 1
+        kept[dealt] += 1
+        below[dealt] += monotonic() - reckoning - searching  # the time the bound took left out
         return False
 
     old = sys.getrecursionlimit()

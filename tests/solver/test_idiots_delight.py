@@ -226,3 +226,52 @@ def test_with_one_deal_to_come_a_discard_of_the_lowest_card_of_its_suit_is_playe
         assert_verdict(verdict, game, won, best, game.position())
         verdicts[verdict.result] += 1
     assert verdicts["won"] >= 5 and verdicts["lost"] >= 20, verdicts
+
+
+def test_the_bound_holds_and_bites_where_a_pile_holds_no_king():
+    # the four Kings anywhere in the piles (so that some pile holds none): where every bottom is
+    # shown to stay, the bound applies, and a plain search never clears more than it allows
+    rng = random.Random(37)
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    positions = applies = bites = 0
+    while positions < 200:
+        others = [name for name in names if name[0] != "K"]
+        rng.shuffle(others)
+        cards = others[: rng.randrange(8, 13)]
+        stock = cards[: rng.randrange(0, 9)]
+        piles: list[list[str]] = [[] for _ in range(4)]
+        for name in cards[len(stock) :] + ["KC", "KD", "KH", "KS"]:
+            piles[rng.randrange(4)].append(name)
+        if not all(piles) or all(any(name[0] == "K" for name in pile) for pile in piles):
+            continue
+        for pile in piles:
+            rng.shuffle(pile)
+        positions += 1
+        gone = "".join(name for name in names if name not in cards and name[0] != "K")
+        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+        model = IdiotsDelight.from_game(find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}"))
+        left = clearable(model.start[0], model.stock, 0)
+        if left is None:
+            continue
+        applies += 1
+        _, best = plain_search(model)
+        assert best - model.cleared(model.start) <= left, text
+        bites += left < len(cards)
+    assert applies >= 20 and bites >= 10, (applies, bites)
+
+
+def test_a_position_whose_every_card_stays_is_cut_at_once():
+    # no pile holds the King of its bottom card's suit free to come to a top (the Spade and
+    # Diamond Kings lie under the Heart King, the Club King under a Three no card can take),
+    # so nothing is ever cleared: the search ends at the start, where a search of every
+    # position keeps the two positions before each deal
+    kept = "KC KD KH KS QS 3D 4C JH 2S 2D 3C TH 4S 5D 5C".split()
+    gone = "".join(r + s for s in "CDHS" for r in "A23456789TJQ" if r + s not in kept)
+    text = f"{KEY} - f0:{gone} t0:KDKSKH t1:QS t2:KC3D t3:4C s:5c5d4sth3c2d2sjh"
+    game = find_game(KEY).from_position(text)
+    model = IdiotsDelight.from_game(game)
+    assert model.stock == (36, 40, 14, 2, 35, 42, 17, 4)  # JH, 2S, 2D, 3C onto t0 to t3, then TH, 4S, 5D, 5C
+    assert clearable(model.start[0], model.stock, 0) == 0
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared, verdict.positions) == ("lost", game.cleared, 1)
+    assert plain_search(model) == (False, game.cleared)
