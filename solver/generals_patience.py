@@ -82,43 +82,67 @@ replays to ``won``. Budgets: ``nodes`` (moves tried, counted in blocks of 1,024)
 ``seconds`` (the clock read every 1,024 moves), ``positions`` (keys kept) and ``memory_mb``
 (keys and frontier at a measured size per position, see `_KEY_EXTRA`).
 
-Random lines beside it (`_Search.playouts`). After each round of the best-first turns, one
-turn of random lines of play for the next base whose ceiling is above the best reached, while
-they have had less than `_PLAYOUT_SHARE` of the time: from the base's root, each move the
-first in `expand`'s order three times in four (else in a random order) that leads to a
-position not yet on the line, until the line can go nowhere new or its ceiling is no higher
-than the best. The best-first search reaches few long lines (it widens near the root), and
-the best clear of a lost deal lies at the end of a long line: these lines reach it far sooner
-(deal 1003: 57 cards in 10 s against 25). They are lines of the model's own moves, so what they
-clear is cleared in a reachable position, and a line that clears every card is a win that
-replays. When a line reaches a new best, its last `_TRAIL` positions go to the best-first
-search's frontier (`_Search.share`; those it has not seen, as seen), where their many cards up
-put them first: the search then tries the lines next to the best one, which is where a deal
-reaches its ceiling (deal 1016: lost with 88, proved in about 3 s). Only a base whose ceiling
-is below 104 hands lines over: where a win may lie, the search's own order is what finds it
-(handing lines over there diverted it from deal 1008's win). Neither changes what the
-search proves: the best reached only rises through reachable positions, so pruning by it stays
-sound, and a position handed over is searched like any other (every key marked seen lies in
-the frontier until expanded), so an ended search has still expanded every position not pruned.
-Giving the lines more of the time (0.7) did not raise the best reached on five deals near
-their ceiling (1001, 1007, 1012, 1013, 1016).
+Random lines beside it (`_Search.playouts`). After each round of the best-first turns, one turn
+of random lines of play for the next base whose ceiling is the highest of all bases (and above
+the best reached), while they have had less than `_PLAYOUT_SHARE` (0.7) of the time: from the
+base's root, each move the first in `expand`'s order three times in four (else in a random
+order) that leads to a position not yet on the line, until the line can go nowhere new or its
+ceiling is no higher than the best. The best-first search reaches few long lines (it widens
+near the root), and the best clear of a lost deal lies at the end of a long line: these lines
+reach it far sooner (deal 1003: 57 cards in 10 s against 25). Only a line reaching the highest
+ceiling decides a deal by itself (a win at 104, else a loss with that best clear), and whether
+one does is luck: on deal 1011 one stream of lines reaches it in 2 s where another has not in 6
+s. So the lines run only on the bases with the highest ceiling, and get most of the time: over
+deals 1000 to 1039 at 10 s, that decides 17 deals against 12 with lines for every base and 0.3
+of the time (at 0.5 of the time, 4 of the 6 new ones stay unknown; deal 1017 needs the
+best-first search's share: lost at 0.3 and 0.5, unknown at 0.7). They are lines of the model's
+own moves, so what they clear is cleared in a reachable position, and a line that clears every
+card is a win that replays. When a line reaches a new best, its last `_TRAIL` positions go to
+the best-first search's frontier (`_Search.share`; those it has not seen, as seen), where their
+many cards up put them first: the search then tries the lines next to the best one, which is
+where a deal reaches its ceiling (deal 1016: lost with 88, proved in under 1 s). Only a base
+whose ceiling is below 104 hands lines over: where a win may lie, the search's own order is
+what finds it (handing lines over there diverted it from deal 1008's win). Neither changes what
+the search proves: the best reached only rises through reachable positions, so pruning by it
+stays sound, and a position handed over is searched like any other (every key marked seen lies
+in the frontier until expanded), so an ended search has still expanded every position not
+pruned.
 
 Cost, measured on deals 1000 to 1039 at ``Budget()`` (10 s), one process under ``nice -n 5``
-on this project's two-core machine with a load average of about 7: 12 of 40 decided (won: 1008,
-1010, 1028, 1031; lost, each at its ceiling: 1000, 1005, 1016, 1017, 1022, 1023, 1034, 1035),
-28 unknown; 7.6 s a deal on average, about 20,000 moves tried a second. The random lines raise
-the best clear of an unknown deal a long way (1003: 25 to 55; 1007: 32 to 63; 1013: 31 to 71),
-but it is proved only where a line reaches the ceiling. Most deals cannot be decided so: 62%
-of deals have no base whose reserve can be played out, and the ceiling counts only what the
-reserve blocks, while what ends a line is the tableau and the stock after the redeal: a card
-that can go neither up nor onto a card of the next rank in the other colour (both copies up,
-in the reserve, or not yet turned) with no space ends the game, and dead cards (those the
-reserve keeps from ever going up) never leave the tableau and cover the cards under them. A
-sound bound on that needs a proof that no space can open before such a card is turned, which
-this search does not have. Deals whose reserve can be played out (ceiling 104) and are not
-won within the budget stay unknown, as a loss there has no bound below 104. Reproduce with a
-script calling `solve_exact` on ``find_game("generals_patience")(seed)`` for seeds 1000 to 1039
-with ``Budget()``.
+on this project's two-core machine with a load average of 6 to 7: 17 of 40 decided (won:
+1008, 1010, 1020, 1021, 1028, 1031; lost, each at its ceiling: 1000, 1005, 1011, 1013, 1016,
+1022, 1023, 1030, 1034, 1035, 1037), 23 unknown; 6.8 s a deal on average, about 20,000 moves
+tried a second. With lines for every base and 0.3 of the time, four times the time decided
+none more (1001, 1007, 1011, 1012 at 40 s ended where they did at 10 s; 1004 and 1018, whose
+ceiling is 104, reached 78 and 42 at 60 s). The best clear of an unknown deal lies 2 to 25
+below its ceiling, and it is proved only where a line reaches the ceiling. Most deals cannot
+be decided so: 62% of deals have no base whose reserve can be played out, and the ceiling
+counts only what the reserve blocks, while what ends a line is the tableau and the stock after
+the redeal. Deals whose reserve can be played out (ceiling 104) and are not won within the
+budget stay unknown, as a loss there has no bound below 104. Reproduce with a script calling
+`solve_exact` on ``find_game("generals_patience")(seed)`` for seeds 1000 to 1039 with
+``Budget()``.
+
+What ends a line, and bounds on it that were measured not to apply. Every tableau pile is
+always one built run from its bottom card (a card enters a pile only by a build or into a
+space, and runs move whole), so with no space only single cards move. A random line ends in the
+second pass with no space and about 20 to 45 cards in the stock; the turned card that can go
+nowhere has on average 2.2 to 3.6 of its four possible supports (the next rank in the other
+colour) on the foundations already: lines end because the supports went up, a choice, not a
+blockage a static test sees. Two sound cuts were built as trials and found nearly never to
+apply: (1) "every pile holds a card that can never go up and whose four supports are up or in
+the reserve, so no space can open": no position of 8,000 on deals 1003 and 1012's lines has one
+in every pile (deal 1003 has none in any pile: no card there can be proved never to go up, as
+each suit has a foundation that can reach 13 for some choice of reserve cards left); (2) "the
+next card to be placed in the second pass can go neither up (a rank its foundation needs has no
+copy outside the stock) nor onto a support, and every pile holds a card that cannot leave
+before it, so the game ends there": it held at 2 of 680 second-pass positions of deals 1001,
+1003 and 1012 (at the end of a line 5.5 to 7 of the 9 piles hold no such card, on average). A
+bound on how the cards that never go up can lie in nine runs cuts nothing either: they may wait
+in the stock after the redeal, having been left in the waste. Deal 1012's ceiling (57, its
+reserve's top card alone leaving) needs every other card that can go up to go up; the best
+reached in 40 s is 55. Random lines that shuffle half or nine in ten of their moves, or that try
+foundation moves last, reached no further than three in four.
 """
 
 from __future__ import annotations
@@ -520,7 +544,7 @@ _Link = tuple["_Link", _Step] | None
 _KEY_EXTRA = 300
 _CACHE_EXTRA = 120
 #: The share of the time given to random lines (`_Search.playouts`).
-_PLAYOUT_SHARE = 0.3
+_PLAYOUT_SHARE = 0.7
 #: How many of a line's last positions `_Search.share` hands to the best-first search.
 _TRAIL = 40
 
@@ -877,6 +901,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     lines = [
         (first, state, search, search.playouts(shared, seed * 4 + i))
         for i, (first, state, search) in enumerate(searches)
+        if search.goal == searches[0][2].goal
     ]
     turn = 0
     played = 0.0  # seconds spent on random lines
