@@ -48,18 +48,27 @@ Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept (all three se
 ``memory_mb`` the keys (with their line back) and the frontiers' positions at measured sizes; the
 clock is read every 2,048 moves.
 
-Cost, measured at ``Budget()`` (10 s), one process under ``nice -n 5`` on this project's
-two-core machine while others measured too (load average about 7): deals 1000 to 1019, 14 won
-(1.0 s a win on average, 7.2 s at most), 6 unknown (1000, 1006, 1007, 1010, 1012, 1016), 3.7 s
-a deal and 84,000 positions kept on average; deals 1020 to 1039, 16 won (0.7 s on average, 3.5 s
-at most), 4 unknown (1020, 1032, 1035, 1038), 2.6 s a deal. Every unknown deal reaches 49 or 50
-cards up; given 60 s, 1000, 1006, 1007, 1010, 1012, 1016, 1020 and 1032 get no further before
-the memory budget (256 MB) runs out, after 30 to 60 s and about 700,000 positions. The last
-cards then lie in one pile in the order opposite to their foundation's (say Five down to Ace of
-Hearts, Ace on top, with Hearts building down), with no card left to take the top one. Such
-deals are not necessarily lost: both exhaustive searches stop 1002 and 1039 so, and the random
-restarts win them. No deal is proved lost: deal 1000's fullest stage-two root (7 cards up, 45 in
-eight piles) alone is not exhausted after 500,000 positions.
+Cost, measured at ``Budget()`` (10 s), one process under ``nice -n 5`` on this project's two-core
+machine while others measured too (load average about 7): deals 1000 to 1019, 14 won, 6 unknown
+(1000, 1006, 1007, 1010, 1012, 1016), 3.7 s a deal and 97,000 positions kept on average; deals 1020
+to 1039, 16 won, 4 unknown (1020, 1032, 1035, 1038), 2.5 s a deal. At ``Budget(seconds=30)`` deals
+1000 to 1019 give the same verdicts (14 won, 6 unknown, 8.3 s a deal, 233,000 positions kept on
+average, load about 6). Unloaded, the search tries about 220,000 moves and keeps about 80,000
+positions a second of one core (deals 1000, 1007, 1016: 400,000 moves in 1.7 to 1.8 s of CPU), so
+on a quiet machine the unknown deals would reach the memory budget (256 MB, about 700,000
+positions) in about 9 s, before the time budget. Moves are generated from tables (the piles by
+their top card's rank, each move's notation and its parse made once), which keeps the same search
+20% cheaper than formatting and parsing each move. Every unknown deal reaches 49 or 50 cards up;
+given 60 s, 1000, 1006, 1007, 1010, 1012, 1016, 1020 and 1032 get no further before the memory
+budget runs out. The last cards then lie in one pile in the order opposite to their foundation's
+(say Three down to Ace of Hearts, Ace on top, with Hearts building down), with no card left to take
+the top one. Such deals are not necessarily lost: both exhaustive searches stop 1002 and 1039 so,
+and the random restarts win them. No deal is proved lost, and bounds that cut late positions cannot
+prove these: at each of deal 1000's 71 stage-two roots no card is yet provably stuck, and even with
+the best clear taken as 50 and every position cut whose never-moves bound (below) is at most 50, a
+depth-first search of any one of its three fullest roots keeps 100,000 positions without ending
+(and reaches only 23 cards up). Reproduce with ``solve_exact(find_game("little_spider")(seed),
+Budget(seconds=10))`` for each seed under ``nice -n 5``.
 
 Bounds that do not help, because they are too weak for what they cost here. An upper bound from
 a relaxed game (a card with a neighbour rank still down anywhere moves to a free cell) cuts
@@ -75,8 +84,13 @@ left, but the bound costs about 90 microseconds a position (the search keeps abo
 fewer positions in 10 s), deal 1000 is still not decided in 60 s (430,000 positions), and the
 random restarts' wins come later (1039: 18 s instead of 2 s). Playing a wanted card up alone
 when every neighbour rank still down lies under it in its own pile changes the moves tried by
-under a twentieth. Reproduce by calling `solve_exact` on ``find_game("little_spider")(seed)``
-for those seeds.
+under a twentieth. Random restarts that cut every line at a position with a provably stuck card
+(a simpler form of the bound: the greatest set S of cards still down in which each card lies
+under another card of S in its pile, or else has a card of S at or before the card before it on
+its foundation and every neighbour rank still down under a card of S; no card of S ever moves)
+won none of the six unknown deals of 1000 to 1019 in 40 s (load 14); ordering the moves by
+fewest same-suit pairs lying against their foundation's order in a pile loses even 1002 and
+1039.
 """
 
 from __future__ import annotations
@@ -85,6 +99,7 @@ import heapq
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from engine.cards import Colour
 from engine.core import Game
@@ -111,6 +126,15 @@ _CARD_WORK = 4096
 #: The unit of the restarts search's lines: a line makes this many moves times the next term of
 #: Luby's sequence before the next starts.
 _RESTART = 2000
+
+
+_first = itemgetter(0)
+#: The engine's notation for a card from pile i to foundation j, and to pile k: ``[i][j]``, ``[i][k]``.
+_TO_FOUNDATION = [[f"t{i}>f{j}" for j in range(4)] for i in range(8)]
+_TO_PILE = [[f"t{i}>t{k}" for k in range(8)] for i in range(8)]
+#: Each such move as (the pile it takes from, whether it goes onto a pile, that pile or foundation).
+_PARSED = {move: (i, False, j) for i, row in enumerate(_TO_FOUNDATION) for j, move in enumerate(row)}
+_PARSED.update({move: (i, True, k) for i, row in enumerate(_TO_PILE) for k, move in enumerate(row) if i != k})
 
 
 class _Won(Exception):
@@ -217,17 +241,14 @@ class LittleSpider:
             for i, card in enumerate(cards):
                 new[i] = new[i] + (card,)
             return tuple(new), dealt + len(cards), up, mode, fsuits
-        src, dst = move.split(">")
-        i = int(src[1:])
+        i, onto, j = _PARSED[move]
         card = piles[i][-1]
         new = list(piles)
         new[i] = piles[i][:-1]
-        if dst[0] == "t":
-            k = int(dst[1:])
-            new[k] = piles[k] + (card,)
+        if onto:
+            new[j] = piles[j] + (card,)
             return tuple(new), dealt, up, mode, fsuits
         suit, rank = divmod(card, 13)
-        j = int(dst[1:])
         if mode == 0:
             mode = 1 + (self.colour[suit] if rank == 0 else 1 - self.colour[suit])
         ups = list(up)
@@ -281,30 +302,38 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             if card in wanted:
                 suit = card // 13
                 j = fsuits.index(suit) if suit in fsuits else fsuits.index(-1)
-                ups.append(f"t{i}>f{j}")
+                ups.append(_TO_FOUNDATION[i][j])
         if not late:
             ups.append(_DEAL)
             return ups
-        across: list[tuple[int, int, str]] = []
+        # the piles by their top card's rank, so that each card finds its targets at once
+        by_rank: list[list[int]] = [[] for _ in range(13)]
+        for k, other in enumerate(tops):
+            if other >= 0:
+                by_rank[other % 13].append(k)
+        across: list[tuple[int, str]] = []
         for i, card in enumerate(tops):
             if card < 0:
                 continue
-            pile = piles[i]
-            # how deep the nearest wanted card lies under the moving one (1: just under it)
-            depth = 99
-            for d in range(2, len(pile) + 1):
-                if pile[-d] in wanted:
-                    depth = d - 1
-                    break
-            if len(pile) == 1:
-                depth = 50
             r = card % 13
-            for k, other in enumerate(tops):
-                if k != i and other >= 0 and (other - r) % 13 in (1, 12):
-                    # onto a pile whose wanted card lies deep costs more
-                    across.append((depth, len(across), f"t{i}>t{k}"))
-        across.sort()
-        return ups + [move for _, _, move in across]
+            above, below = by_rank[(r + 1) % 13], by_rank[r - 1]
+            if not above and not below:
+                continue
+            pile = piles[i]
+            size = len(pile)
+            # how deep the nearest wanted card lies under the moving one (1: just under it)
+            depth = 50 if size == 1 else 99
+            if size > 1:
+                for want in wanted:
+                    if want in pile:
+                        d = size - 1 - pile.index(want)
+                        if 0 < d < depth:
+                            depth = d
+            # onto a pile whose wanted card lies deep costs more; ties in pile order
+            for k in sorted(above + below) if above and below else above or below:
+                across.append((depth, _TO_PILE[i][k]))
+        across.sort(key=_first)
+        return ups + [move for _, move in across]
 
     def key(state: State) -> object:
         piles, dealt, up, mode, _ = state
