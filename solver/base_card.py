@@ -49,6 +49,9 @@ there already and one more space). The waste shows the same top whenever ``L``'s
 ``c``, and when it is, ``L``'s only waste move is ``c``'s own. The next stock card taken now
 leaves every later deal as it was. So the new line reaches at least ``L``'s foundations.
 Moving a tableau pile whole into a space is not tried (the same position, piles renamed).
+Dealing a stock card straight into a space is kept: it is not dominated by the other steps (it
+frees the waste card below it, which dealing on and playing later cards cannot), and a test has
+a position whose most cards clearable needs it.
 
 Order and stack. Steps are tried fewest deals first, foundation steps before others, the
 reserve before the rest: it finds most won deals' wins at once. No bound on the cards a position

@@ -111,3 +111,20 @@ def test_a_whole_deal_won_replays_and_the_position_is_not_changed(key):
     for move in verdict.solution:
         replay.apply(move)
     assert replay.won
+
+
+def test_a_stock_card_dealt_into_a_space_is_searched():
+    """Dealing a stock card straight into a space is a step of its own, not dominated by the
+    others: here the most cards clearable (36, as a plain search finds) needs KS dealt into the
+    space t4, so that 9S under it on the waste is free for the foundation once 8S has gone up (QS
+    goes on KS); a search without that step clears only 35. The stock text lists its cards bottom
+    to top: 9S comes up first, then KS, QS, 8S."""
+    suits = {s: "".join(f"{r}{s}" for r in "A23456789TJQK") for s in "CD"}
+    game = Game.from_position(
+        f"four_seasons - f0:{suits['C']} f1:{suits['D']} f2:AH f3:AS2S3S4S5S6S7S t0:7H t1:3H "
+        "t2:2HTH8HQH t3:KH6H9HTS4HJH5HJS t4: s:8sqsks9s w: redeals=0"
+    )
+    model, solve_exact = search("four_seasons").model, search("four_seasons").solve_exact
+    assert plain(model(game), 10**6) == (False, 36)
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared) == ("lost", 36)
