@@ -105,15 +105,31 @@ pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the sea
 clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
 between; its own table, that many keys of some 20 bytes at most, is not counted).
 
-Cost, measured on deals 1000 to 1049 at the race's par budget (``Budget()``: 10 s), one process
-under ``nice -n 5`` on this project's two-core machine while others worked too (load average 2 to
-3.5): 18 decided (all won: 11 within 0.2 s, the other 7 by the random lines within 4.3 s), 32
-unknown, none proved lost; 6.7 s a deal on average, 7,700 positions kept on average, 42,000 at
-most. The unknown deals run out of time in the random lines or the first exhaustive pass, which
-does not end within 60 s on deal 1001 even with `_FREE_MAX` at 9: `can_clear` then cuts every
-position with nine cards to turn that it is tried on, but positions with ten or more are seldom
-cut (their relaxed play can still clear all 52 cards). Reproduce by calling `solve_exact` with
-``Budget()`` on each deal (``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1``.
+Cost, measured at the race's par budget (``Budget()``: 10 s): deals 1000 to 1019 with nothing
+else running (``arena solve try_again --deals 20 --first-seed 1000 --jobs 2``), 9 won, 11 unknown,
+none proved lost, 5.9 s a deal; deals 1020 to 1039, one process under ``nice -n 5`` while others
+worked too (load average 4 to 8), 5 won (within 3.3 s), 15 unknown, 7.7 s a deal. The unknown deals seem lost (those of 1000 to 1019: none
+won within 60 s; most cleared 19 to 47) and run out of time in the first exhaustive pass, deep
+down: on deal 1001 (the random lines off) it is still below its first position with 13 cards to
+turn after 20 s, and most positions it keeps have 4 to 6 cards to turn (9 to 12 with `_FREE_MAX`
+at 8). Reproduce by calling `solve_exact` with ``Budget()`` on each deal
+(``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1``.
+
+What does not help, measured on deals 1000, 1001, 1005 and 1008. Trying `can_clear` higher up
+(`_FREE_MAX` 8, 12 or 52; or between rounds only, up to 16 or 24 cards to turn; a limit of 200 to
+50,000 positions) decides no more deals at 10 s, and with `_FREE_MAX` 8 the first pass of deal
+1005 does not end within 120 s: on the positions that pass reaches, `can_clear` needing every card
+cuts nearly all with 9 to 15 cards to turn on deals 1000 and 1005 (none with 10 on deal 1001), but
+costs 2 to 10 ms a call where it does not cut. Nor does this sharper relaxation (sound, not kept):
+a card still to be turned that no foundation can take before some later card f_j is turned (count
+bounds by rank from the cards up, the cards turned before f_j, and pile cards, which leave their
+piles top first) stays on the pile it was put on until then, above the part of that pile that
+cannot have gone up when it was turned; a win needs some placement of those waiting cards under
+which `can_clear` (the moved piles' other cards free) still clears every card. On the search's own
+positions it cuts where `can_clear` does not (deal 1001, 10 cards to turn: 5 of 5 sampled, against
+0), but few with 17 or more cards to turn, and costs 5 to 2,000 ms a call; the first passes of
+deals 1000 and 1005 still did not end within 60 s, nor that of 1001 within 40 s. A cut that
+decides these deals must work with 20 or more cards to turn.
 """
 
 from __future__ import annotations
