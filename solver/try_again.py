@@ -105,14 +105,14 @@ pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the sea
 clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
 between; its own table, that many keys of some 20 bytes at most, is not counted).
 
-Cost, measured at the race's par budget (``Budget()``: 10 s): deals 1000 to 1019 with nothing
-else running (``arena solve try_again --deals 20 --first-seed 1000 --jobs 2``), 9 won, 11 unknown,
-none proved lost, 5.9 s a deal; deals 1020 to 1039, one process under ``nice -n 5`` while others
-worked too (load average 4 to 8), 5 won (within 3.3 s), 15 unknown, 7.7 s a deal. The unknown deals seem lost (those of 1000 to 1019: none
-won within 60 s; most cleared 19 to 47) and run out of time in the first exhaustive pass, deep
-down: on deal 1001 (the random lines off) it is still below its first position with 13 cards to
-turn after 20 s, and most positions it keeps have 4 to 6 cards to turn (9 to 12 with `_FREE_MAX`
-at 8). Reproduce by calling `solve_exact` with ``Budget()`` on each deal
+Cost, measured at the race's par budget (``Budget()``: 10 s): deals 1000 to 1019 with nothing else
+running (``arena solve try_again --deals 20 --first-seed 1000 --jobs 2``), 9 won, 11 unknown, none
+proved lost, 5.9 s a deal; deals 1020 to 1039, one process under ``nice -n 5`` while others worked
+too (load average 4 to 8), 5 won (within 3.3 s), 15 unknown, 7.7 s a deal. The unknown deals seem
+lost (those of 1000 to 1019: none won within 60 s; most cleared 19 to 47) and run out of time in the
+first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still below its first
+position with 13 cards to turn after 20 s, and most positions it keeps have 4 to 6 cards to turn (9
+to 12 with `_FREE_MAX` at 8). Reproduce by calling `solve_exact` with ``Budget()`` on each deal
 (``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1``.
 
 What does not help, measured on deals 1000, 1001, 1005 and 1008. Trying `can_clear` higher up
