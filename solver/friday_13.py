@@ -103,6 +103,24 @@ than the most cleared so far (`_bound`); the figure counts cards that can never 
   order): a card that may go up before the redeal (`_pass_up`) is never marked, and it counts
   among the cards that may have gone up before y is dealt (gone before the redeal, or dealt
   before y); one dealt onto y has gone up before y either way (in this pass or the next).
+* The last card of a rank (`_last_caps`): every card of rank r that goes up takes a top of rank
+  r - 1 made before it (one there now, or one a card of rank r - 1 made by going up), no two the
+  same one, or starts r's foundation (once). So when the last card of rank r that a line takes up
+  goes up, the cards of rank r up are at most the tops of rank r - 1 now, the cards of rank r - 1
+  up by then, and one start; and the cards up by then are bounded by the counting rule (monotone
+  in the cards it is given) run on the cards that may be up by then. In the last pass, for a waste
+  card: the cards above it and the stock cards before the frontier; for a stock card: the cards
+  dealt before it, no more of each rank than the counting rule on them alone lets go up (they went
+  up before it was dealt: the others lie under it), and the cards dealt onto it before the next
+  marked card. Before the redeal, the card goes up in this pass (the cards up by then all may go
+  up before the redeal) or in the next, which deals the whole talon in order onto an emptied waste
+  (the cards up by then went up before the redeal, or before it was dealt, or were dealt onto it
+  before the next marked card): either way the counting rule on the cards that may go up before
+  the redeal and the cards before it, plus the cards dealt onto it before the next marked card,
+  bounds them. So the cards of rank r that go up are at most the largest of these figures over the
+  cards of rank r left, which caps each rank in the least fixed point. (Deal 1006: two Kings for
+  one Queen top, the second Queen top only from a Queen that waits on a Jack dealt under the
+  second King; the counting rule alone lets both Kings go up.)
 * One pass at a time (`_pass_up`), in a looser game: a rank once shown on a foundation's top
   shows there for good, and a card of a label's rank may start that foundation whenever every
   foundation to its left is (or may be) started. Every line of the rules is a line of the looser
@@ -133,18 +151,16 @@ lines), ``positions`` the keys kept, ``memory_mb`` those (about 150 bytes each, 
 counts) and the stack; the clock is read every 256 cards played (every 32 random lines).
 
 Cost, measured at ``Budget()`` (10 s a deal), one process under ``nice -n 5`` on this project's
-two-core machine while others measured too (load average 5 to 6): deals 1000 to 1019, 15 won, 3
-proved lost (1000, 1009, 1018: the random lines clear what the bound of the start allows, so
-each is lost at once, in 0.02 s), 2 unknown (1006, 1011), 1.1 s a deal; deals 1020 to 1039, 14
-won, 1 lost (1020, at once), 5 unknown (1023, 1026, 1028, 1033, 1038), 2.6 s a deal; every win
-under 0.3 s (most under 0.01 s); 25 MB peak resident memory (deal 1033). The unknown deals are
-most likely lost, with 39 to 47 cards cleared in the best line found; none ends in 30 s either.
-Their searches spend the time on positions near the end of the first pass and in the last pass
-whose bound is one card above the truth: what is missing is a rule that sees one card of a pair
-lost (deal 1006: two Kings for one Queen top, the second Queen top only from a Queen that waits
-on a Jack under the second King). The stock-card rule (`_dealt`) takes most of the bound's time
-(about 0.5 ms a position). Reproduce by calling `solve_exact` on ``find_game("friday_13")(seed)``
-with ``Budget()`` for each seed.
+two-core machine while others measured too (load average 3 to 7): deals 1000 to 1019, 15 won, 5
+proved lost (1000, 1006, 1009, 1011, 1018: the random lines clear what the bound of the start
+allows, so each is lost at once, in 0.05 s), none unknown, 0.05 s a deal; deals 1020 to 1039, 14
+won, 1 lost (1020, at once), 5 unknown (1023, 1026, 1028, 1033, 1038), 2.5 s a deal; every win under
+0.6 s (most under 0.01 s); 25 MB peak resident memory (deal 1033). The unknown deals clear 41 to 47
+cards in the best line found while the bound stays 5 to 11 cards above that over most of the search
+(at the start and at the positions searched, sampled on 1023, 1026 and 1028): these are no longer one
+card off, and whether they are late wins or losses is not known. The bound takes most of the time
+(about 0.5 ms a position, `_dealt` and `_last_caps` the most of it). Reproduce by calling
+`solve_exact` on ``find_game("friday_13")(seed)`` with ``Budget()`` for each seed.
 """
 
 from __future__ import annotations
@@ -605,10 +621,31 @@ def _bound(
     for p in range(n):
         if not stuck[p]:
             left[ranks[p]] += 1
-    # the most cards of each rank that go up: the least fixed point of
-    # most[r] = min(left[r], counts[r - 1] + most[r - 1] + (r's foundation may still start))
-    ready = started  # foundations that may be started: each needs a card of its label left
-    while ready < 13 and left[_LABELS[ready]]:
+    # the most cards of each rank that go up
+    most = _fix(left, counts, started)
+    # the most of each rank that go up by the time the last of them goes up
+    caps = (
+        _last_caps(ranks, k, stuck, counts, started, most)
+        if last
+        else _last_caps(ranks, 0, stuck, counts, started, most, once)
+    )
+    if caps is not None:
+        most = _fix(left, counts, started, caps)
+    lost = n - sum(most)
+    bound = total - lost
+    for place in range(started, 13):
+        if not left[_LABELS[place]]:
+            return min(bound, total - 1)
+    return bound
+
+
+def _fix(have: list[int], counts: list[int], started: int, caps: list[int] | None = None) -> list[int]:
+    """The most cards of each rank of ``have`` (a count for each rank, 1 to 13) that can go up
+    (see the module docstring): the least fixed point of most[r] = min(have[r], counts[r - 1] +
+    most[r - 1] + (r's foundation may still start), caps[r]), ``caps`` none where not given;
+    ``counts``, ``started`` as in `_bound`. Returns a list of 14 counts (index 0 unused)."""
+    ready = started  # foundations that may be started: each needs a card of its label
+    while ready < 13 and have[_LABELS[ready]]:
         ready += 1
     most = [0] * 14
     changed = True
@@ -617,17 +654,75 @@ def _bound(
         for rank in range(1, 14):
             lower = 13 if rank == 1 else rank - 1
             cap = counts[lower] + most[lower] + (started <= _PLACE[rank] < ready)
-            if cap > left[rank]:
-                cap = left[rank]
+            if cap > have[rank]:
+                cap = have[rank]
+            if caps is not None and cap > caps[rank]:
+                cap = caps[rank]
             if cap > most[rank]:
                 most[rank] = cap
                 changed = True
-    lost = n - sum(most)
-    bound = total - lost
-    for place in range(started, 13):
-        if not left[_LABELS[place]]:
-            return min(bound, total - 1)
-    return bound
+    return most
+
+
+def _last_caps(
+    ranks: list[int],
+    k: int,
+    stuck: list[bool],
+    counts: list[int],
+    started: int,
+    most: list[int],
+    maybe: list[bool] | None = None,
+) -> list[int] | None:
+    """In the last pass, the most cards of each rank that go up, from the moment the last of
+    them goes up (see the module docstring): each took a top of the rank below made before that
+    moment, or started its foundation, so they are no more than the tops of the rank below now,
+    the most cards of that rank up by then, and one start; for the card that goes up last, the
+    cards up by then are among the cards before the next card marked never to go up (a stock
+    card: the cards before it only as many as the counting rule lets go up before it is dealt).
+    ``ranks``, ``k``, ``stuck``, ``counts``, ``started`` as in `_dealt`; ``most`` the counting
+    rule's figures (only ranks where the cap may be lower are looked at). Returns a cap for each
+    rank (index 0 unused; 52: none), or None where no cap is below ``most``."""
+    n = len(ranks)
+    todo = []
+    for rank in range(1, 14):
+        lower = 13 if rank == 1 else rank - 1
+        if most[rank] >= 2 and most[rank] > counts[lower] + (started <= _PLACE[rank]):
+            todo.append(rank)
+    if not todo:
+        return None
+    frontier = next((p for p in range(k, n) if stuck[p]), n)
+    caps = [52] * 14
+    lowered = False
+    for rank in todo:
+        lower = 13 if rank == 1 else rank - 1
+        start = started <= _PLACE[rank]
+        top = counts[lower] + start  # the largest cap of a card of this rank so far
+        for p in range(n):
+            if stuck[p] or ranks[p] != rank:
+                continue
+            have = [0] * 14  # the cards that may be up when card p goes up
+            if p < k:
+                for q in range(p + 1, frontier):
+                    if not stuck[q]:
+                        have[ranks[q]] += 1
+            else:
+                for q in range(n):
+                    if not stuck[q] and (q < p or (maybe is not None and maybe[q])):
+                        have[ranks[q]] += 1
+                have = _fix(have, counts, started)  # those before it: gone up before it was dealt
+                for q in range(p + 1, n):
+                    if stuck[q]:
+                        break
+                    have[ranks[q]] += 1
+            cap = counts[lower] + _fix(have, counts, started)[lower] + start
+            if cap > top:
+                top = cap
+                if top >= most[rank]:
+                    break
+        if top < most[rank]:
+            caps[rank] = top
+            lowered = True
+    return caps if lowered else None
 
 
 def _lift(have: list[int], ups: list[int], rank: int, counts: list[int], started: int, ready: int) -> tuple[int, int]:

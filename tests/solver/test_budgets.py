@@ -73,7 +73,7 @@ HARD = {
     "dutchess": 1001,
     "eight_off": 204,
     "four_seasons": 1009,
-    "friday_13": 1006,
+    "friday_13": 1023,
     "generals_patience": 1000,
     "golf": 3,
     "idiots_delight": 1001,

@@ -252,12 +252,44 @@ def test_the_bound_sees_stock_cards_that_the_cards_dealt_onto_them_bury():
     assert exact >= 57, exact
     # deal 1006, after the redeal: the stock's Eight waits on a Seven, but the Ten and Nine
     # dealt onto it wait on it (a line clears 39; a plain search takes seconds; without this
-    # rule the bound is 48)
-    assert _bound_of(_last_pass("aa7984d8a953b9b6b9d76286677a1cc58", 3, (1, 2, 4, 5, 5, 12))) == 40
+    # rule the bound is 48, with it 40, and the Kings' Queen tops (see below) take it to 39)
+    assert _bound_of(_last_pass("aa7984d8a953b9b6b9d76286677a1cc58", 3, (1, 2, 4, 5, 5, 12))) == 39
     # the same seen from before the redeal, one card left in the stock (52 without it)
     first = _last_pass("5a5a74984d8a95b9b26b9d7628667733a1cc8", 36, (1, 1, 2, 4, 5, 12))
     first = Friday13(first.talon, (*first.start[:3], 0), 1, 52)
-    assert _bound_of(first) == 40
+    assert _bound_of(first) == 38  # (a line clears 37: the last of a rank's cards, see below)
+
+
+def _made(talon: str, k: int, tops: tuple[int, ...], used: int) -> Friday13:
+    """A made-up position: ``talon`` as hex ranks (the first ``k`` on the waste, bottom first),
+    ``tops`` the started foundations' top ranks, ``used`` the redeals used (of one)."""
+    left = tuple(int(c, 16) for c in talon)
+    return Friday13(left, (left, k, (*tops, *(0,) * (13 - len(tops))), used), 1, 52)
+
+
+def test_the_bound_sees_that_the_last_card_of_a_rank_to_go_up_finds_too_few_tops():
+    # made-up positions where the counting rule alone lets one card too many go up (the tops
+    # of the rank below it counts are made by cards that go up only after the card that would
+    # need them): the bound equals what a plain search clears, after the redeal and before it
+    for model in (
+        _made("466dc958", 0, (4, 9, 9, 4, 11, 13, 2, 11), 1),
+        _made("c3c67b63", 1, (11, 10, 12, 10, 6), 1),
+        _made("d72a472941", 1, (3, 6, 12, 6, 13, 13, 12, 11, 1), 1),
+        _made("69b2762579", 10, (6, 3, 11, 9, 9, 11, 13, 4, 2, 5, 4, 7, 7), 0),
+        _made("b85b6678a55", 10, (9, 11, 9, 10), 0),
+    ):
+        assert _bound_of(model) == plain_search(model)[1], model.start
+    # deal 1006 after the redeal: two Kings for the one Queen top; a second Queen top needs the
+    # stock's only Jack, which waits on the Ten dealt after the second King (a line clears 39)
+    assert _bound_of(_last_pass("a5a74984d8a95b9b6b9d76286677a1cc38", 0, (1, 2, 3, 3, 4, 5, 5, 12))) == 39
+
+
+def test_deals_whose_bound_at_the_start_is_met_are_lost_at_once():
+    # the bound at the deal allows 39 and the random lines clear 39
+    for seed in (1006, 1011):
+        verdict = solve_exact(find_game("friday_13")(seed), Budget(seconds=10))
+        assert (verdict.result, verdict.best_cleared) == ("lost", 39), (seed, verdict)
+        assert verdict.positions <= 1, verdict
 
 
 def test_a_deal_whose_bound_at_the_start_is_met_is_lost_at_once():
