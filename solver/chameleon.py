@@ -12,17 +12,16 @@ The model and the search are solver/base_card.py's (shared with Four Seasons): i
 gives the state encoding, the pruning and why it is sound, and why a search that ends without a
 win proves the deal lost.
 
-Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``, on the project's
-two-core machine with a load average of 2 to 4 from other work): deals 1000 to 1019, 5 won (1000,
-1001, 1002, 1009, 1011), none proved lost, 15 unknown (best clears 7 to 31); deals 1020 to 1039,
-3 won (1021, 1029, 1036), 17 unknown (best clears 7 to 33); about 8.4 s a deal on average; 2 to 4
-million steps and 550,000 to 780,000 positions kept a deal left unknown. Those end on the time
-budget or, at 9 to 10 s, on the memory budget (lines of blocks moved to and fro over 100,000
-steps deep). Some are wins found later (deal 1010: won in 10.1 s, 700,000 positions kept), and
-any lost ones are out of reach: their positions are too many to search whole in 10 s with no
-bound to cut them. A win's line can be long: deal 1001's takes about a second to write out in
-the engine's moves. Reproduce by calling `solve_exact` on ``find_game("chameleon")(seed)`` for
-those seeds.
+Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``, on the project's two-core
+machine with a load average of about 1): deals 1000 to 1019, 8 won (1000, 1001, 1002, 1005, 1009,
+1010, 1011, 1019, each within 2.5 s), none proved lost, 12 unknown (best clears 11 to 30), 6.3 s a
+deal on average; deals 1020 to 1039, 3 won (1021, 1029, 1036), 17 unknown (best clears 7 to 33),
+8.5 s a deal; 2.3 to 3.8 million steps and 550,000 to 940,000 positions kept a deal left unknown,
+each ending on the time budget. The restarted searches (solver/base_card.py) win deals the fixed
+order meets late or never (1010, 1019); the others may be later wins, and any lost deals are out
+of reach: their positions are too many to search whole in 10 s with no bound to cut them.
+Reproduce by calling `solve_exact` on ``find_game("chameleon")(seed)`` with `Budget()` for those
+seeds.
 """
 
 from __future__ import annotations

@@ -11,16 +11,16 @@ The model and the search are solver/base_card.py's (shared with Chameleon): its 
 the state encoding, the pruning and why it is sound, and why a search that ends without a win
 proves the deal lost. Here the game has no reserve and every move takes one card.
 
-Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``, on the project's
-two-core machine with a load average of 2 to 4 from other work): deals 1000 to 1019, 4 won (1008,
-1013, 1016, 1017), none proved lost, 16 unknown (best clears 8 to 22); deals 1020 to 1039, 12 won,
-8 unknown (best clears 12 to 33); about 2 to 4 million steps and 0.5 to 1.5 million positions
-kept a deal left unknown (the memory budget ends a search near 1.6 million). The unknown deals
-end on the time budget. Some are wins found later, but the game's quoted odds (4 to 1 against)
-suggest most are lost, and those are out of reach: deals 1000, 1006 and 1012 are still unknown
-after 30 s and 4 million positions (best clear 22), and with no bound to cut them their positions
+Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``, on the project's two-core
+machine with a load average of about 1.5): deals 1000 to 1019, 8 won (1001, 1004, 1005, 1007,
+1008, 1013, 1016, 1017, each within 3.2 s), none proved lost, 12 unknown (best clears 12 to 25),
+6.4 s a deal on average; 3.6 to 4.2 million steps and 1.1 to 1.6 million positions kept a deal
+left unknown, each ending on the time budget. The game's quoted odds (4 to 1 against) suggest most
+of those are lost, and those are out of reach: deals 1000, 1006 and 1012 were still unknown after
+30 s and 4 million positions (best clear 22), and with no bound to cut them their positions
 (mostly arrangements of the tableau, each tableau move reversible) are too many to search whole.
-Reproduce by calling `solve_exact` on ``find_game("four_seasons")(seed)`` for those seeds.
+Reproduce by calling `solve_exact` on ``find_game("four_seasons")(seed)`` with `Budget()` for
+those seeds.
 """
 
 from __future__ import annotations
