@@ -82,18 +82,26 @@ most cleared only grows, so it would be cut again. The bound needs no King in a 
 with no higher card of its suit free to come to a top elsewhere stays too (deal 1002: the Queen of
 Spades at the bottom of ``t1`` once the Spade King lies under the Diamond King), and in the last
 two deals of a lost deal it often cuts most positions (deal 1002: 147,000 positions kept instead of
-601,000). Reckoning it costs about 30 microseconds, more than many positions it fails to cut cost
-to search, so at each count dealt the search reckons it at the first 64 positions, then only while
-the time its cuts save (the cuts there times the mean seconds a position there took to search in
-full, the reckonings below it left out) is at least the time its reckonings there took, and at one
-position in 32 otherwise, to notice when it starts to cut as the best grows. Where the bound is
-used decides only the time spent, never the verdict: leaving a sound cut out loses nothing.
+601,000). Reckoning it costs about 13 microseconds (the four piles' cards side by side in one int,
+64 bits a pile, the cards below each suit's highest free card found for all four at once by
+smearing bits down within each suit's 13; a round that buries nothing new ends the reckoning),
+more than many positions it fails to cut cost to search. So the search sorts positions into slots:
+the count dealt, and whether the position was reached by discards from one where the bound did not
+apply (a bottom may leave: a discard seldom changes that, while a deal fills every space and is
+where most cuts come). In each slot it reckons the bound at the first 64 positions, then while its
+cuts there save at least the time its reckonings there took, and at one position in 32 otherwise,
+to notice when it starts to cut as the best grows. What a cut saves is measured: the second cut of
+a slot and one in 32 after it are searched in full all the same, and timed. (The mean search of
+all positions at that count is no estimate of it: the positions the bound cuts hold small searches,
+and that mean kept the bound on where it cost more than it saved.) Where the bound is used decides
+only the time spent, never the verdict: leaving a sound cut out loses nothing.
 
 Why it is exact. The moves computed from the state are exactly the engine's (the test
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
 deals and random lines of play; it also compares this search's verdicts and best clears with a
-plain search of every position, and the bound with the most a plain search clears). Every reachable
-position is searched, matched by a searched one with the same key, left for the position a safe
+plain search of every position, the bound with the most a plain search clears, and the bound
+reckoned with bit sets with the same reckoned card by card on positions of whole deals). Every
+reachable position is searched, matched by a searched one with the same key, left for the position a safe
 discard leads to (which clears all it clears and one card more), or cut by the bound above, so a
 search that ends without a win proves the deal lost, and the most cards cleared in any position
 searched is the most that can be cleared. A win comes back as moves in the engine's notation, which
@@ -104,33 +112,35 @@ measured sizes (`_INT_KEY_BYTES` with a deal to come, `_KEY_BYTES` with the stoc
 search's stack; the node budget and the clock are read every 1,024 moves (so ``nodes`` may pass
 its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
 
-Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under
-``nice -n 5`` on this project's two-core machine while others worked too (load average 7 falling
-to 1 during the run), this search and the one without the wider bound run deal by deal in turn:
-deals 1000 to 1019, 9 decided (3 won in 0.02 to 3.2 s; 6 lost in 0.6 to 5.8 s), 11 unknown, 6.8 s
-a deal (without the wider bound, same run: 8 decided, 12 unknown, 7.8 s); deals 1020 to 1039 at
-load 1 to 2, 8 decided (3 won, 5 lost), 12 unknown, 6.9 s a deal (without it: 8 decided, 12
-unknown, 7.0 s; deal 1029 is decided now, deal 1031, a win found at 9.9 s without it, is not). The
-bound cuts hardest on lost deals
-whose last two deals leave cards stuck (deal 1004: lost in 0.6 s, 52,000 positions, where the
-search without it keeps 1.1 million in 10 s; deal 1002: 2.4 s instead of 5.5 s) and finds late wins
-sooner (deal 1017: 1.6 s instead of 5.0 s); on deals where it seldom cuts it costs a little (deal
-1012: 2.9 s instead of 1.8 s). The unknown deals are lost deals (or wins not yet found) whose every
-position must be searched: most positions have one or two deals to come, and where a pile's bottom
-can still leave (a space may come) no bound applies. Deals 1000, 1003, 1005 and 1014 stand at 47
-cleared: there a cut needs a card that provably stays, which the bound finds at almost no position
-(deal 1000: 1 of 73,675 positions with one deal to come). Half the time goes to the stock-empty
-searches (``endgame``) and most of the rest to `search`; tops, discards and the bound are reckoned
-with one bit a card (playing the stock-empty discards in rounds, all tops below their suit's highest
-top at once, was slower: most rounds hold one discard). The safe
-discard with one deal to come keeps about a quarter fewer positions (deal 1002: 601,000 instead of
-785,000); played with two deals to come it would need no pile able to be emptied before the next
-deal (so that the card discarded is never alone under a dealt card that moves on), which held at
-no position of deals 1001 and 1002 (even where it holds, the discard of a card with no lower card
-of its suit in play or among the eight to come is rare: 27 of deal 1002's 121,000 positions with
-two deals to come). Sorting the piles in the key with a deal still to come gains
-nothing: every deal gives each pile its own card (the 48 stock cards make 12 full deals), so two
-positions whose piles differ only in order lead to different piles after the deal.
+Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under ``nice -n
+5`` on this project's two-core machine while others worked too (load average 6 to 14), this search
+and one that reckons the bound from a list of sets a pile and gates it by the mean search of all
+positions at its count dealt, run deal by deal in turn: deals 1000 to 1019, 9 decided (3 won in 0.06
+to 8.2 s, 6 lost in 0.7 to 6.9 s), 11 unknown, 7.6 s a deal (the other: 8 decided, 12 unknown, 8.0
+s; the 8 deals both decide took 32.7 s here, 40.5 s there); deals 1020 to 1039, 6 decided (2 won, 4
+lost), 14 unknown, 7.9 s a deal (the other: the same 6 decided, in 16.9 s here and 21.4 s there).
+Under such load the wall clock swings by half from run to run; the processor time to a fixed count
+of moves is steadier: 3,000,000 moves of deal 1013 take 5.2 s here, 6.1 s there (deal 1020: 3.4 and
+3.8 s; deal 1024, 1,000,000 moves: 2.2 and 2.5 s). The unknown deals are lost deals (or wins not yet
+found) whose every position must be searched: most positions have one or two deals to come, and
+where a pile's bottom can still leave (a space may come) no bound applies. Deals 1000, 1003, 1005,
+1014 and 1030 stand at 47 cleared: there a cut needs a card that provably stays, which the bound
+finds at few positions of deals 1000 and 1005 (deal 1000: at none of 37,000 reckonings; deal 1005:
+at 2,300 of 39,000), while in deal 1003 it cuts most positions after a deal and is still most of the
+time spent. A reckoning that applies almost always cuts (deal 1007: all but 18 of 161,170), so
+passing the cards shown to stay down to the positions reached from there by discards and deals
+(where they still stay) saves nothing; nor does playing alone, there, a discard of a card with no
+lower card of its suit that may still leave (sound where no space can come, but it held 17 times in
+deal 1012). Tops, discards and the bound are reckoned with one bit a card (playing the stock-empty
+discards in rounds, all tops below their suit's highest top at once, was slower: most rounds hold
+one discard). The safe discard with one deal to come keeps about a quarter fewer positions (deal
+1002: 601,000 instead of 785,000); played with two deals to come it would need no pile able to be
+emptied before the next deal (so that the card discarded is never alone under a dealt card that
+moves on), which held at no position of deals 1001 and 1002 (even where it holds, the discard of a
+card with no lower card of its suit in play or among the eight to come is rare: 27 of deal 1002's
+121,000 positions with two deals to come). Sorting the piles in the key with a deal still to come
+gains nothing: every deal gives each pile its own card (the 48 stock cards make 12 full deals), so
+two positions whose piles differ only in order lead to different piles after the deal.
 Reproduce by calling `solve_exact` with ``Budget()`` on each deal
 (``find_game("idiots_delight")(seed)``), or ``arena solve idiots_delight --jobs 1`` once the game
 is in ``solver.search.EXACT``.
@@ -141,8 +151,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from itertools import accumulate
-from operator import or_
 
 from engine.core import Game
 from solver.exact import Spent, finished, start_verdict
@@ -200,55 +208,71 @@ def _coming(stock: tuple[int, ...], dealt: int) -> tuple[int, int, int, int]:
 _UNDER_TOP = (0,) + tuple((1 << (n.bit_length() - 1)) - 1 for n in range(1, 1 << 13))
 
 
+#: Ones at bit 0 of each of four 64-bit lanes: a set of cards times this is that set in each lane.
+_LANES = 1 | 1 << 64 | 1 << 128 | 1 << 192
+#: In each lane, the bits of each suit's 13 but its top 1, 2, 4 and 8 (what a shift down by
+#: that many keeps within the suit).
+_KEEP = tuple(
+    sum(((1 << (13 - k)) - 1) << (13 * s + 64 * lane) for s in range(4) for lane in range(4)) for k in (1, 2, 4, 8)
+)
+#: Every card but the Kings.
+_NOT_KINGS = (1 << 52) - 1 - _KING_BITS
+#: Each card's bit.
+_BIT = tuple(1 << c for c in range(52))
+
+
 def _reckon(piles: list[list[int]] | tuple[tuple[int, ...], ...], coming: tuple[int, int, int, int]) -> int | None:
     # `clearable` of non-empty ``piles`` with ``coming`` (`_coming`) still to be dealt
-    below = [list(accumulate([1 << c for c in pile], or_, initial=0)) for pile in piles]
+    bit = _BIT.__getitem__
+    ms = (sum(map(bit, piles[0])), sum(map(bit, piles[1])), sum(map(bit, piles[2])), sum(map(bit, piles[3])))
     # every card's pile, for good (a bit each): its cards, then the stock's dealt onto it
-    h0, h1, h2, h3 = (
-        coming[0] | below[0][-1],
-        coming[1] | below[1][-1],
-        coming[2] | below[2][-1],
-        coming[3] | below[3][-1],
-    )
+    h0, h1, h2, h3 = coming[0] | ms[0], coming[1] | ms[1], coming[2] | ms[2], coming[3] | ms[3]
     stay = [0, 0, 0, 0]  # each pile's highest card, above its bottom, known to stay (0: none yet)
     buried = 0  # cards under a card that stays: they never come to a top
     for j in range(4):
-        pile = piles[j]
-        if below[j][-1] & _KING_BITS:
+        if ms[j] & _KING_BITS:
+            pile = piles[j]
+            got = 0  # the pile's cards from its top down to the one looked at (a bit each)
             for i in range(len(pile) - 1, 0, -1):
-                if pile[i] % 13 == 12:  # a King never leaves
+                card = pile[i]
+                got |= 1 << card
+                if card % 13 == 12:  # a King never leaves
                     stay[j] = i
-                    buried |= below[j][i]
+                    buried |= ms[j] ^ got
                     break
     dead = 0
-    t = _UNDER_TOP
+    # the four piles' cards for good side by side, pile j in bits 64 j on ("lanes"), so that one
+    # reckoning of big ints does the work of four
+    lanes = h0 | h1 << 64 | h2 << 128 | h3 << 192
     while True:
-        # a card with no higher card of its suit in another pile that can come to a top
-        free = ~buried
-        c = h0 & free
-        u0 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
-        c = h1 & free
-        u1 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
-        c = h2 & free
-        u2 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
-        c = h3 & free
-        u3 = t[c & 8191] | t[c >> 13 & 8191] << 13 | t[c >> 26 & 8191] << 26 | t[c >> 39] << 39
-        fresh = (
-            (h0 & ~(u1 | u2 | u3) | h1 & ~(u0 | u2 | u3) | h2 & ~(u0 | u1 | u3) | h3 & ~(u0 | u1 | u2))
-            & free
-            & ~dead
-            & ~_KING_BITS
-        )
+        # a card with no higher card of its suit in another pile that can come to a top: in each
+        # lane the free cards smeared down within their suit, then the cards strictly below each
+        # suit's highest (``under``), then for each lane the other three lanes' together
+        c = lanes & ~(buried * _LANES)
+        c |= c >> 1 & _KEEP[0]
+        c |= c >> 2 & _KEEP[1]
+        c |= c >> 4 & _KEEP[2]
+        c |= c >> 8 & _KEEP[3]
+        under = c >> 1 & _KEEP[0]
+        c = lanes & ~(under >> 64 | under << 192 | under >> 128 | under << 128 | under >> 192 | under << 64)
+        fresh = (c | c >> 64 | c >> 128 | c >> 192) & ~buried & ~dead & _NOT_KINGS
         if not fresh:
             break
         dead |= fresh
+        was = buried
         for j in range(4):
-            pile = piles[j]
-            for i in range(len(pile) - 1, stay[j], -1):
-                if dead >> pile[i] & 1:
-                    stay[j] = i
-                    buried |= below[j][i]
-                    break
+            if fresh & ms[j]:
+                pile = piles[j]
+                got = 0
+                for i in range(len(pile) - 1, stay[j], -1):
+                    card = pile[i]
+                    got |= 1 << card
+                    if dead >> card & 1:
+                        stay[j] = i
+                        buried |= ms[j] ^ got
+                        break
+        if buried == was:
+            break  # the next round would find the same tops free, so no card newly dead
     stays = dead | buried
     for pile in piles:
         if pile[0] % 13 != 12 and not stays >> pile[0] & 1:
@@ -367,17 +391,20 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     budget_nodes = budget.nodes
     coming = [_coming(stock, d) for d in range(n_stock + 1)]
-    # for each count dealt: the bound's reckonings, its cuts, and the positions it could be reckoned at
-    tries = [0] * (n_stock + 1)
-    cuts = [0] * (n_stock + 1)
-    skips = [0] * (n_stock + 1)
-    # for each count dealt: the seconds its reckonings took, the positions searched in full and
-    # the seconds their searches took
-    spent = [0.0] * (n_stock + 1)
-    kept = [0] * (n_stock + 1)
-    below = [0.0] * (n_stock + 1)
+    # for each count dealt d, at 2 d for positions reached by a deal, a move into a space or a
+    # discard from a position where the bound was not reckoned or applied, and at 2 d + 1 for
+    # those reached by a discard from a position where it did not apply (a bottom may leave): the
+    # bound's reckonings, its cuts, the positions it could be reckoned at, the seconds its
+    # reckonings took
+    tries = [0] * (2 * n_stock + 2)
+    cuts = [0] * (2 * n_stock + 2)
+    skips = [0] * (2 * n_stock + 2)
+    spent = [0.0] * (2 * n_stock + 2)
+    # for each slot: the positions the bound cut that were searched in full all the same (one
+    # cut in 32, the second one first), and the seconds those searches took
+    probes = [0] * (2 * n_stock + 2)
+    probed = [0.0] * (2 * n_stock + 2)
     monotonic = time.monotonic
-    reckoning = 0.0  # the seconds all reckonings took
 
     def check() -> None:
         # every 1,024 moves: the node budget, then the others
@@ -458,8 +485,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             piles[i].append(card)
         return False
 
-    def discard(piles: list[list[int]], i: int, j: int, dealt: int, cleared: int) -> bool:
-        # pile i's top onto pile j's, then the search from there; True (the line kept) if it wins
+    def discard(piles: list[list[int]], i: int, j: int, dealt: int, cleared: int, held: int) -> bool:
+        # pile i's top onto pile j's, then the search from there; True (the line kept) if it wins;
+        # ``held``: 1 if the bound did not apply where the discard is played from
         nonlocal mask, fkey, nodes
         nodes += 1
         if not nodes & 1023:
@@ -471,7 +499,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if moved >= 0:
             foreign[i] = -1
             fkey -= (moved + 1) << _SHIFT[i]
-        if search(piles, dealt, cleared + 1):
+        if search(piles, dealt, cleared + 1, held):
             line.append(f"{_PILES[i]}>{_PILES[j]}")
             return True
         if moved >= 0:
@@ -481,9 +509,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         pile.append(card)
         return False
 
-    def search(piles: list[list[int]], dealt: int, cleared: int) -> bool:
-        # ``cleared``: the cards on f0 in this position
-        nonlocal best, depth, mask, fkey, reckoned, reckoning, nodes
+    def search(piles: list[list[int]], dealt: int, cleared: int, held: int) -> bool:
+        # ``cleared``: the cards on f0 in this position; ``held``: 1 if it is reached by a discard
+        # from a position where the bound did not apply (then it seldom applies here)
+        nonlocal best, depth, mask, fkey, reckoned, nodes
         if dealt == n_stock:
             return endgame(piles, cleared)
         if cleared > best:
@@ -494,26 +523,39 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if key in seen:
             return False  # searched already (a position a safe discard leaves is never kept)
         p0, p1, p2, p3 = piles
+        child = held  # ``held`` for the discards from here
+        probe = 0.0  # when a search of a position the bound cuts began (0: not such a search)
         if p0 and p1 and p2 and p3:
-            # the bound ("No space to come"), reckoned at this count dealt while its cuts save
-            # more time than it takes (the mean search of a position there times the cuts, against
-            # the reckonings' time), at the first 64 positions, and at one in 32 otherwise
-            tried = tries[dealt]
-            if tried < 64 or cuts[dealt] * below[dealt] >= spent[dealt] * kept[dealt] or not skips[dealt] & 31:
-                tries[dealt] = tried + 1
+            # the bound ("No space to come"), reckoned in this count dealt and way of coming here
+            # (``slot``) at the first 64 positions, while its cuts save at least the time its
+            # reckonings take (the cuts times the mean time of the cut positions searched all the
+            # same, against the reckonings' time), and at one in 32 otherwise
+            slot = dealt + dealt + held
+            tried = tries[slot]
+            if (
+                tried < 64
+                or (probes[slot] and cuts[slot] * probed[slot] >= spent[slot] * probes[slot])
+                or not skips[slot] & 31
+            ):
+                tries[slot] = tried + 1
                 reckoned += 1
                 if not reckoned & 7:
                     check()  # a reckoning of the bound may take some milliseconds
                 began_reckoning = monotonic()
                 left = _reckon(piles, coming[dealt])
-                took = monotonic() - began_reckoning
-                spent[dealt] += took
-                reckoning += took
-                if left is not None and cleared + left <= best:
-                    cuts[dealt] += 1
-                    seen.add(key)  # nothing below it can beat the best, now or later
-                    return False
-            skips[dealt] += 1
+                spent[slot] += monotonic() - began_reckoning
+                if left is None:
+                    child = 1
+                elif cleared + left <= best:
+                    cuts[slot] += 1
+                    if cuts[slot] & 31 != 2:
+                        seen.add(key)  # nothing below it can beat the best, now or later
+                        return False
+                    probe = monotonic()  # searched all the same, to measure what a cut saves
+                    child = 0
+                else:
+                    child = 0
+            skips[slot] += 1
         tops = [p0[-1] if p0 else -1, p1[-1] if p1 else -1, p2[-1] if p2 else -1, p3[-1] if p3 else -1]
         up = 0  # the tops, a bit each
         for card in tops:
@@ -527,16 +569,20 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 card = tops[i]
                 if card >= 0 and up & _HIGHER[card] and not held & _LOWER[card]:
                     high = up & _HIGHER[card]
-                    return discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared)
+                    if discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared, child):
+                        return True
+                    if probe:
+                        probes[slot] += 1
+                        probed[slot] += monotonic() - probe
+                    return False
         seen.add(key)
         depth += 1
-        searching = monotonic() - reckoning
         # discards first (onto which higher card makes no difference)
         for i in range(4):
             card = tops[i]
             if card >= 0 and up & _HIGHER[card]:
                 high = up & _HIGHER[card]
-                if discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared):
+                if discard(piles, i, tops.index((high & -high).bit_length() - 1), dealt, cleared, child):
                     return True
         nodes += 1
         if not nodes & 1023:
@@ -545,7 +591,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         for j in range(to - dealt):
             piles[j].append(stock[dealt + j])
         mask ^= dealing[dealt]
-        if search(piles, to, cleared):
+        if search(piles, to, cleared, 0):
             line.append(_DEAL)
             return True
         mask ^= dealing[dealt]
@@ -566,7 +612,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         piles[j].append(card)
                         foreign[j] = card
                         fkey += (card + 1) << _SHIFT[j]
-                        if search(piles, dealt, cleared):
+                        if search(piles, dealt, cleared, 0):
                             line.append(f"{_PILES[i]}>{_PILES[j]}")
                             return True
                         fkey -= (card + 1) << _SHIFT[j]
@@ -574,15 +620,16 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                         piles[j].pop()
                         pile.append(card)
         depth -= 1
-        kept[dealt] += 1
-        below[dealt] += monotonic() - reckoning - searching  # the time the bound took left out
+        if probe:
+            probes[slot] += 1
+            probed[slot] += monotonic() - probe
         return False
 
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 2000))
     try:
         won = search(
-            [list(p) for p in model.start[0]], 0, base + in_play - n_stock - sum(len(p) for p in model.start[0])
+            [list(p) for p in model.start[0]], 0, base + in_play - n_stock - sum(len(p) for p in model.start[0]), 0
         )
     except Spent as spent:
         verdict.reason = spent.args[0]

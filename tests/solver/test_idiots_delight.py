@@ -275,3 +275,51 @@ def test_a_position_whose_every_card_stays_is_cut_at_once():
     verdict = solve_exact(game, UNLIMITED)
     assert (verdict.result, verdict.best_cleared, verdict.positions) == ("lost", game.cleared, 1)
     assert plain_search(model) == (False, game.cleared)
+
+
+def _stays_plainly(piles: tuple[tuple[int, ...], ...], stock: tuple[int, ...]) -> int | None:
+    """`clearable` of a position with ``stock`` still to deal, reckoned card by card as the module
+    docstring words it ("No space to come"), without its bit sets."""
+    if not all(piles):
+        return None
+    home = {card: j for j, pile in enumerate(piles) for card in pile}
+    home.update({card: d % 4 for d, card in enumerate(stock)})
+    dead: set[int] = set()
+    while True:
+        # a card lying under a King or a dead card, above a pile's bottom, never comes to a top
+        buried: set[int] = set()
+        for pile in piles:
+            highest = max((i for i in range(1, len(pile)) if pile[i] % 13 == 12 or pile[i] in dead), default=0)
+            buried.update(pile[:highest])
+        fresh = {
+            card
+            for card in home
+            if card % 13 != 12
+            and card not in dead
+            and card not in buried
+            and not any(
+                home.get(higher) not in (None, home[card]) and higher not in buried
+                for higher in range(card + 1, card - card % 13 + 13)
+            )
+        }
+        if not fresh:
+            break
+        dead |= fresh
+    stays = dead | buried
+    if any(pile[0] % 13 != 12 and pile[0] not in stays for pile in piles):
+        return None
+    return sum(1 for card in home if card % 13 != 12 and card not in stays)
+
+
+def test_the_bound_reckoned_with_bit_sets_equals_it_reckoned_card_by_card():
+    # positions of whole deals, too large for a plain search: the bound's bit tricks (four piles
+    # side by side in one int, suits smeared down within 13 bits) give what the words say
+    rng = random.Random(41)
+    applies = 0
+    for stock_left in (44, 36, 28, 20, 12, 4, 0):
+        for game in late_positions(rng, range(stock_left, stock_left + 15), stock_left):
+            model = IdiotsDelight.from_game(game)
+            left = clearable(model.start[0], model.stock, 0)
+            assert left == _stays_plainly(model.start[0], model.stock), game.position()
+            applies += left is not None
+    assert applies >= 15, applies
