@@ -108,14 +108,30 @@ stays sound, and a position handed over is searched like any other (every key ma
 in the frontier until expanded), so an ended search has still expanded every position not
 pruned.
 
+How a line chooses. A line decides a deal only if it reaches the highest ceiling, so at each
+position it tries first the moves that keep its base's ceiling (a stable sort after the order
+above: a move lowers it when a foundation passes a count the reserve still holds). Where the
+ceiling is 104, half the lines start not from the root but from the best line so far, gone back
+a Luby number of `_BACK` moves from its last position above the best reached (`luby`: mostly a
+few moves, now and then far), so that they search the continuations next to the best line, and
+restarts keep a stream from staying in one early choice. Measured with three random streams a
+deal at 10 s under a load of 6: on deals 1020, 1027 and 1033 (ceiling 104) the two together won
+8 of 9 runs against 1 of 9 before; ordering alone won 2 of 8, going back alone 0 of 2. On the
+losses 1011, 1017 and 1037, ordering by the ceiling proved 8 of 9 runs, as before, but with
+going back too only 5 of 9 (deal 1037: 1 of 3): so lines below 104 do not go back.
+
 Cost, measured on deals 1000 to 1039 at ``Budget()`` (10 s), one process under ``nice -n 5``
-on this project's two-core machine with a load average of 6 to 7: 17 of 40 decided (won:
-1008, 1010, 1020, 1021, 1028, 1031; lost, each at its ceiling: 1000, 1005, 1011, 1013, 1016,
-1022, 1023, 1030, 1034, 1035, 1037), 23 unknown; 6.8 s a deal on average, about 20,000 moves
-tried a second. With lines for every base and 0.3 of the time, four times the time decided
-none more (1001, 1007, 1011, 1012 at 40 s ended where they did at 10 s; 1004 and 1018, whose
-ceiling is 104, reached 78 and 42 at 60 s). The best clear of an unknown deal lies 2 to 25
-below its ceiling, and it is proved only where a line reaches the ceiling. Most deals cannot
+on this project's two-core machine with a load average of 7 to 11 (about 10,000 moves tried a
+second, a third of a quiet machine's): 18 of 40 decided (won: 1010, 1020, 1021, 1027, 1028,
+1031, 1033; lost, each at its ceiling: 1000, 1005, 1011, 1013, 1016, 1022, 1023, 1030, 1034,
+1035, 1037), 22 unknown; 6.9 s a deal on average. The lines as they were without the two
+choices above, run right after under the same load, decided 14 (the same 11 losses; wins only
+on 1010, 1028 and 1031). Deals 1008 (won in 4 s at a load of 3) and 1017 (lost in 1 s at a
+load of 3) need more of the best-first search than a load of 10 leaves it. With lines for
+every base and 0.3 of the time, four times the time decided none more (1001, 1007, 1011, 1012
+at 40 s ended where they did at 10 s; 1004 and 1018, whose ceiling is 104, reached 78 and 42 at
+60 s). The best clear of an unknown deal lies 2 to 25 below its ceiling, and it is proved
+only where a line reaches the ceiling. Most deals cannot
 be decided so: 62% of deals have no base whose reserve can be played out, and the ceiling
 counts only what the reserve blocks, while what ends a line is the tableau and the stock after
 the redeal. Deals whose reserve can be played out (ceiling 104) and are not won within the
@@ -156,7 +172,7 @@ from dataclasses import dataclass
 from engine.cards import Card, new_pack
 from engine.core import Game, Move
 from solver.budget import Budget, Verdict
-from solver.exact import Spent, finished, start_verdict
+from solver.exact import Spent, finished, luby, start_verdict
 
 __all__ = ["State", "Thirteen", "canonical", "ordered_moves", "score", "solve_exact"]
 
@@ -547,6 +563,10 @@ _CACHE_EXTRA = 120
 _PLAYOUT_SHARE = 0.7
 #: How many of a line's last positions `_Search.share` hands to the best-first search.
 _TRAIL = 40
+#: The share of random lines that go back along the best line so far rather than start from
+#: the root, and the moves they go back per term of Luby's sequence (`_Search.playouts`).
+_BACK_SHARE = 0.5
+_BACK = 4
 
 
 def _steps(link: _Link) -> list[_Step]:
@@ -799,25 +819,44 @@ class _Search:
             heapq.heappush(frontier, (-score(pos), -1000 - depth, self.shared, pos, link))
 
     def playouts(self, shared: dict[str, int], seed: int) -> Iterator[int]:
-        """Random lines of play from the root, for ever (until this base's ceiling is reached),
-        yielding the nodes tried every 1,024 of them: at each position the moves in `expand`'s
-        order three times in four, else in a random order, the first to a position not yet on
-        the line (`random.Random(seed)`, so repeatable). A line ends where it can go nowhere new
-        or its position's ceiling is no higher than the best reached. Raises the best reached in
-        ``shared``; a line that clears every card is kept in ``won``. It proves nothing: it
-        finds the long lines that the best-first search reaches late."""
+        """Random lines of play, for ever (until this base's ceiling is reached), yielding the
+        nodes tried every 1,024 of them: at each position the moves in `expand`'s order three
+        times in four, else in a random order, then those that keep this base's ceiling
+        (`goal`) before those that lower it, the first to a position not yet on the line
+        (`random.Random(seed)`, so repeatable). A line ends where it can go nowhere new or its
+        position's ceiling is no higher than the best reached. Where the ceiling is 104, every
+        other line (`_BACK_SHARE`) does not start from the root but from the best line so far
+        (the one that cleared most, the latest among equals): from its last position whose
+        ceiling is above the best reached, gone back the next term of Luby's sequence
+        (`solver.exact.luby`) times `_BACK` moves. Raises the best reached in ``shared``; a
+        line that clears every card is kept in ``won``. It proves nothing: it finds the long
+        lines that the best-first search reaches late."""
         rng = random.Random(seed)
         nodes = 0
-        key_of, ceiling, expand, total = self.key, self.ceiling, self.expand, 104
+        key_of, ceiling, expand, total, goal = self.key, self.ceiling, self.expand, 104, self.goal
+        root_key = key_of(self.root)
+        # the best line so far: (position, link, key) from the root on, and what it cleared
+        best_line: list[tuple[_Pos, _Link, bytes]] = [(self.root, None, root_key)]
+        best_cleared = -1
+        term = 0
         while self.goal > shared["best"]:
-            pos: _Pos = self.root
-            link: _Link = None
-            line = {key_of(pos)}
-            trail: list[tuple[_Pos, _Link]] = []
+            trail = best_line[:1]
+            if best_cleared >= 0 and self.goal == total and rng.random() < _BACK_SHARE:
+                usable = len(best_line)
+                while (
+                    usable > 1 and ceiling(best_line[usable - 1][0][0], best_line[usable - 1][0][2]) <= shared["best"]
+                ):
+                    usable -= 1
+                term += 1
+                trail = best_line[: max(1, usable - _BACK * luby(term))]
+            pos, link, _ = trail[-1]
+            line = {key for _, _, key in trail}
             while True:
                 children = expand(pos, False)
                 if rng.random() >= 0.75:
                     rng.shuffle(children)
+                # the moves that keep this base's ceiling first (a stable sort: in the order so far)
+                children.sort(key=lambda entry: ceiling(entry[1][0], entry[1][2]) < goal)
                 for step, child in children:
                     nodes += 1
                     if not nodes & 1023:
@@ -828,21 +867,25 @@ class _Search:
                 else:
                     break  # nowhere new to go
                 line.add(key)
-                self.line_memory = len(line) * (len(key) + _KEY_EXTRA)
+                # the line and the best line kept beside it
+                self.line_memory = 2 * len(line) * (len(key) + _KEY_EXTRA)
                 link, pos = (link, step), child
-                trail.append((pos, link))
+                trail.append((pos, link, key))
                 heights = child[0]
                 cleared = sum(heights)
                 if cleared > shared["best"]:
                     shared["best"] = cleared
                     if self.goal < total:
-                        self.share(trail[-_TRAIL:])
+                        self.share([(p, k) for p, k, _ in trail[-_TRAIL:]])
                     if cleared == total:
                         self.won = _steps(link)
                         yield nodes & 1023
                         return
                 if ceiling(heights, child[2]) <= shared["best"]:
                     break
+            cleared = sum(pos[0])
+            if cleared >= best_cleared:
+                best_line, best_cleared = trail, cleared
         yield nodes & 1023
 
 
