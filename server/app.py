@@ -449,20 +449,11 @@ class ArenaServer(ServerState):
 
     def admit(self, conn: Connection, address: str, *, check_total: bool = True) -> bool:
         """Count ``conn``'s socket, from ``address``, against the connection limits
-        (`server.transport.slots.Slots`), or refuse it (False): its address opened more than
-        ``connections_per_s_per_ip`` a second (beyond its burst), holds its share of the slots
-        already, or the server is full and no connection can make room for it
+        (`server.transport.slots.Slots`), or refuse it (False): its address holds its share of
+        the slots already, or the server is full and no connection can make room for it
         (`_make_room`). Refusals are logged, a line per kind per ``log_repeat_s``."""
         slots = self.slots
         key = self._slot_key(address)
-        if key not in slots.exempt and not self.openings.take(key, self.clock.monotonic()):
-            log.warning(
-                "refusing connections from %s: over %g new a second (connections_per_s_per_ip)",
-                address,
-                self.config.connections_per_s_per_ip,
-                extra=fields("connection_refused", remote=address, reason="connections_per_s_per_ip"),
-            )
-            return False
         if key not in slots.exempt and slots.by_address.get(key, 0) >= slots.per_address:
             log.warning(
                 "refusing connections from %s: %d open (max_connections_per_ip)",
@@ -479,6 +470,22 @@ class ArenaServer(ServerState):
             )
             return False
         return slots.admit(conn, key, check_total=check_total)
+
+    def may_open(self, address: str) -> bool:
+        """Whether ``address`` may open one more websocket now: ``connections_per_s_per_ip`` a
+        second beyond a burst of ``connections_burst_per_ip`` (a trusted proxy's own address
+        always may; plain HTTP requests, such as the page's files, are not counted). A refusal
+        is logged, a line per ``log_repeat_s``."""
+        key = self._slot_key(address)
+        if key in self.slots.exempt or self.openings.take(key, self.clock.monotonic()):
+            return True
+        log.warning(
+            "refusing websockets from %s: over %g new a second (connections_per_s_per_ip)",
+            address,
+            self.config.connections_per_s_per_ip,
+            extra=fields("connection_refused", remote=address, reason="connections_per_s_per_ip"),
+        )
+        return False
 
     def release(self, conn: Connection, address: str, *, total: bool = True) -> None:
         """``conn``'s socket, counted under ``address``, is gone (``total``: its slot of the

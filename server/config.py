@@ -77,9 +77,10 @@ class ServerConfig:
       server is full, a newcomer from an address holding at least two fewer than the address
       holding the most takes the place of that address's idlest connection not in a race
       (closed with 1013; `server.transport.slots.Slots`).
-      ``connections_per_s_per_ip`` / ``connections_burst_per_ip``: new connections one address
-      may open a second (default 50), with a burst of 500; more are reset at once (through a
-      trusted proxy: refused with HTTP 429), so reconnecting in a loop costs the server little.
+      ``connections_per_s_per_ip`` / ``connections_burst_per_ip``: new websockets one address
+      may open a second (default 50), with a burst of 500; more are refused with HTTP 429 at the
+      handshake, before any session or hello, so reconnecting in a loop costs the server little
+      (plain HTTP requests, such as the page's files, are not counted).
       ``trusted_proxies``: addresses of reverse proxies (default none) whose connections are
       counted against the client address they forward (``X-Forwarded-For``), refused with HTTP
       429 over the limit; the proxy's own address has no limit.
@@ -243,8 +244,8 @@ class ServerConfig:
     max_strikes: int = _limit(50, "frames over the rate before the connection is closed")
     max_connections: int = _limit(10_000, "open connections for the whole server")
     max_connections_per_ip: int = _limit(128, "open connections from one address")
-    connections_per_s_per_ip: float = _limit(50.0, "new connections a second from one address, sustained")
-    connections_burst_per_ip: int = _limit(500, "new connections from one address above that rate, in a burst")
+    connections_per_s_per_ip: float = _limit(50.0, "new websockets a second from one address, sustained")
+    connections_burst_per_ip: int = _limit(500, "new websockets from one address above that rate, in a burst")
     open_timeout_s: float = _limit(10.0, "seconds to finish the websocket handshake")
     hello_timeout_s: float = _limit(10.0, "seconds a new connection has to say hello")
     ping_interval_s: float | None = _limit(

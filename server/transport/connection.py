@@ -64,6 +64,9 @@ class Listener(Protocol):
     def http(self, conn: Connection, request: Request) -> Response | None:
         """The server's own answer to ``request`` at the handshake, or None for a websocket."""
 
+    def may_open(self, address: str) -> bool:
+        """Whether ``address`` may open one more websocket now (False: over its rate)."""
+
     def connected(self, conn: Connection) -> Session:
         """The session of a connection whose handshake is over."""
 
@@ -220,12 +223,17 @@ class Connection(asyncio.Protocol):
         self._flush_protocol()
 
     def _answer(self, request: Request) -> None:
-        """Answer the handshake: the server's own HTTP answer, or the websocket's (101, or
-        websockets' refusal of a bad upgrade). A server shutting down still accepts websockets
+        """Answer the handshake: the server's own HTTP answer, 429 to a websocket from an address
+        over its rate of new ones (`may_open`), or the websocket's (101, or websockets' refusal
+        of a bad upgrade). A server shutting down still accepts websockets
         until it stops listening: they may do what it still carries out (a client reconnecting
         to fetch its record; `server.dispatch.Route.while_draining`)."""
         protocol = self.protocol
         response = self.server.http(self, request)
+        if response is None and not self.server.may_open(self.client):
+            text = "too many new connections from your address: try again in a moment\n"
+            response = reply(self, 429, text)
+            response.headers["Retry-After"] = "1"
         if response is None:
             response = protocol.accept(request)
         protocol.send_response(response)

@@ -12,7 +12,7 @@ import logging
 
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidHandshake
+from websockets.exceptions import InvalidStatus
 
 from engine.games import find_game
 from server import protocol as p
@@ -133,10 +133,10 @@ async def test_one_address_cannot_lock_everyone_out_with_silent_sockets(make_ser
 
 
 async def test_one_address_reconnecting_in_a_loop_gets_only_so_many_handshakes(make_server, caplog):
-    """An address may open 2 new connections a second with a burst of 5: of 12 websocket
-    connections opened at once from it the first 5 are served and the rest reset before any
-    handshake (one log line for all of them); a token later it may open one more; a player from
-    another address connects and plays all along."""
+    """An address may open 2 new websockets a second with a burst of 5: of 12 opened at once from
+    it the first 5 are served and the rest refused with 429 at the handshake (one log line for all
+    of them), while plain HTTP requests from it are still answered; a token later it may open one
+    more; a player from another address connects and plays all along."""
     server = await make_server(connections_per_s_per_ip=2, connections_burst_per_ip=5)
     caplog.set_level(logging.WARNING, logger="arena.server")
     ann = await peer(server, "ann")
@@ -146,9 +146,15 @@ async def test_one_address_reconnecting_in_a_loop_gets_only_so_many_handshakes(m
         for _ in range(12):
             try:
                 opened.append(await connect(server.url, local_addr=("127.0.0.2", 0), open_timeout=5))
-            except (OSError, InvalidHandshake):
+            except InvalidStatus as exc:
+                assert exc.response.status_code == 429
                 refused += 1
         assert (len(opened), refused) == (5, 7)
+        host, port = server.url.removeprefix("ws://").rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port), local_addr=("127.0.0.2", 0))
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n\r\n")
+        assert (await asyncio.wait_for(reader.readline(), 5)).startswith(b"HTTP/1.1 200")
+        writer.close()
         assert (await any_move(ann, code, 1)).ok
         lines = [r for r in caplog.records if "connections_per_s_per_ip" in r.getMessage()]
         assert len(lines) == 1, "one log line for every refused socket"
