@@ -145,8 +145,8 @@ space, and runs move whole), so with no space only single cards move. A random l
 second pass with no space and about 20 to 45 cards in the stock; the turned card that can go
 nowhere has on average 2.2 to 3.6 of its four possible supports (the next rank in the other
 colour) on the foundations already: lines end because the supports went up, a choice, not a
-blockage a static test sees. Two sound cuts were built as trials and found nearly never to
-apply: (1) "every pile holds a card that can never go up and whose four supports are up or in
+blockage a static test sees. Two sound cuts nearly never apply, so the search has neither:
+(1) "every pile holds a card that can never go up and whose four supports are up or in
 the reserve, so no space can open": no position of 8,000 on deals 1003 and 1012's lines has one
 in every pile (deal 1003 has none in any pile: no card there can be proved never to go up, as
 each suit has a foundation that can reach 13 for some choice of reserve cards left); (2) "the

@@ -120,7 +120,7 @@ What does not help, measured on deals 1000, 1001, 1005 and 1008. Trying `can_cle
 50,000 positions) decides no more deals at 10 s, and with `_FREE_MAX` 8 the first pass of deal
 1005 does not end within 120 s: on the positions that pass reaches, `can_clear` needing every card
 cuts nearly all with 9 to 15 cards to turn on deals 1000 and 1005 (none with 10 on deal 1001), but
-costs 2 to 10 ms a call where it does not cut. Nor does this sharper relaxation (sound, not kept):
+costs 2 to 10 ms a call where it does not cut. Nor does this sharper relaxation, sound but not in the search:
 a card still to be turned that no foundation can take before some later card f_j is turned (count
 bounds by rank from the cards up, the cards turned before f_j, and pile cards, which leave their
 piles top first) stays on the pile it was put on until then, above the part of that pile that
