@@ -69,9 +69,18 @@ any (the table argument above holds in every order), so it may answer lost; one 
 answers nothing, and the positions it met only raise the best clear (each was reached). No bound
 on the cards a position can still clear is used (every pile is a built run, and runs and single
 cards move freely, so the piles fix no order in which cards must reach the foundations), so a lost
-deal must be searched whole. The search keeps its own stack, no recursion: a level is a position,
-its steps (each an int) and the next one to try, about 400 bytes (Chameleon deal 1002,
-tracemalloc), counted in the memory budget, and a budget that runs out ends the search at once.
+deal must be searched whole. A bound from cards that can never move does not help, because one
+space lets any top card move: the largest set of cards none of which can move while the others
+stay put (a waste or reserve card under one of them; a top card whose foundation card below stays
+put and whose every tableau support, one rank higher, is on a foundation or stays covered), valid
+only while every pile's bottom card is in it (so no space appears), with each suit stopped at its
+first such card, cut none of the positions of Chameleon deal 1003 and 12% of Four Seasons deal
+1006's (6 s each), at some seven times the cost of a position. Nor does a larger share of
+restarts: 0.95 of the time decided none of the 12 unknown Four Seasons deals of 1000 to 1019
+at `Budget()` (load average 6, 0.7 to 1.8 million steps a deal). The search keeps its own
+stack, no recursion: a level is a position, its steps (each an int) and the next one to try,
+about 400 bytes (Chameleon deal 1002, tracemalloc), counted in the memory budget, and a budget
+that runs out ends the search at once.
 Sets of cards (the talon cards left, the tableau tops, the cards that go on a card, the stock from
 each place on) are int bit sets, so a position's steps come from a few ands rather than a pass
 over the talon.

@@ -82,6 +82,14 @@ replays to ``won``. Budgets: ``nodes`` (moves tried, counted in blocks of 1,024)
 ``seconds`` (the clock read every 1,024 moves), ``positions`` (keys kept) and ``memory_mb``
 (keys and frontier at a measured size per position, see `_KEY_EXTRA`).
 
+Speed. `expand` finds where a run can go from the two card numbers each pile's top takes
+(`_TAKES`), not by trying every pile against every other for every length of run, and
+`_Ceiling` works out once, per number of reserve cards left, the first count each suit cannot
+pass once or twice. The same moves in the same order take 0.45 of the CPU time that trying
+every pair of piles and length of run takes (90,000 moves on three bases: 3.5 s against 7.8 s),
+so a budget tries about twice the moves. The moves between piles are the model's
+(`Thirteen.legal`'s, as the test checks).
+
 Random lines beside it (`_Search.playouts`). After each round of the best-first turns, one turn
 of random lines of play for the next base whose ceiling is the highest of all bases (and above
 the best reached), while they have had less than `_PLAYOUT_SHARE` (0.7) of the time: from the
@@ -121,23 +129,29 @@ losses 1011, 1017 and 1037, ordering by the ceiling proved 8 of 9 runs, as befor
 going back too only 5 of 9 (deal 1037: 1 of 3): so lines below 104 do not go back.
 
 Cost, measured on deals 1000 to 1039 at ``Budget()`` (10 s), one process under ``nice -n 5``
-on this project's two-core machine with a load average of 7 to 11 (about 10,000 moves tried a
-second, a third of a quiet machine's): 18 of 40 decided (won: 1010, 1020, 1021, 1027, 1028,
-1031, 1033; lost, each at its ceiling: 1000, 1005, 1011, 1013, 1016, 1022, 1023, 1030, 1034,
-1035, 1037), 22 unknown; 6.9 s a deal on average. The lines as they were without the two
-choices above, run right after under the same load, decided 14 (the same 11 losses; wins only
-on 1010, 1028 and 1031). Deals 1008 (won in 4 s at a load of 3) and 1017 (lost in 1 s at a
-load of 3) need more of the best-first search than a load of 10 leaves it. With lines for
-every base and 0.3 of the time, four times the time decided none more (1001, 1007, 1011, 1012
-at 40 s ended where they did at 10 s; 1004 and 1018, whose ceiling is 104, reached 78 and 42 at
-60 s). The best clear of an unknown deal lies 2 to 25 below its ceiling, and it is proved
-only where a line reaches the ceiling. Most deals cannot
-be decided so: 62% of deals have no base whose reserve can be played out, and the ceiling
-counts only what the reserve blocks, while what ends a line is the tableau and the stock after
-the redeal. Deals whose reserve can be played out (ceiling 104) and are not won within the
-budget stay unknown, as a loss there has no bound below 104. Reproduce with a script calling
-`solve_exact` on ``find_game("generals_patience")(seed)`` for seeds 1000 to 1039 with
-``Budget()``.
+on this project's two-core machine with a load average of 4.5 to 7.8 (17,000 to 44,000 moves
+tried a second): 19 of 40 decided (won: 1008, 1010, 1020, 1021, 1027, 1028, 1031, 1033; lost,
+each at its ceiling: 1000, 1005, 1011, 1013, 1016, 1022, 1023, 1030, 1034, 1035, 1037), 21
+unknown; 5.9 s a deal on average. At 30 s under a load of 7 (about a quiet machine's 10 s),
+deals 1004 (won, 21 s), 1014 (won, 27 s) and 1017 (lost with 80, 17 s) are decided too, while
+1001, 1025, 1032 and 1036 stay unknown (74/75, 63/104, 88/90, 67/68). Unknown at 10 s, best
+clear against ceiling: 1001 74/75, 1002 65/70, 1003 49/81, 1004 65/104, 1006 47/81, 1007
+49/68, 1009 56/69, 1012 42/57, 1014 50/104, 1015 54/86, 1017 79/80, 1018 50/104, 1019 49/104,
+1024 56/69, 1025 62/104, 1026 31/104, 1029 49/104, 1032 88/90, 1036 67/68, 1038 43/62, 1039
+56/104. Deals whose ceiling is 104 may be late wins: deal 1004 is won after 824,740 moves (39 s
+under a load of 6.5), while deal 1018 reaches 70 in 120 s. With lines for every base and 0.3 of
+the time, four times the time decided none more (1001, 1007, 1011, 1012 at 40 s ended where they
+did at 10 s). The best clear of an unknown deal is proved only where a line reaches the ceiling.
+Most deals cannot be decided so: 62% of deals have no base whose reserve can be played out, and
+the ceiling counts only what the reserve blocks, while what ends a line is the tableau and the
+stock after the redeal. Deals whose reserve can be played out (ceiling 104) and are not won
+within the budget stay unknown, as a loss there has no bound below 104. Coupling the suits would
+not sharpen the ceiling: a reserve card needs only cards of its own suit to go up, those from the
+reserve lie above it (each suit's check keeps their order), and the cards of other suits above it
+need only their own suits' cards in turn, so lines meeting each suit's check interleave in the
+reserve's order. Reproduce with a script calling `solve_exact` on
+``find_game("generals_patience")(seed)`` for seeds 1000 to 1039 with ``Budget()`` (one process,
+``nice -n 5``).
 
 What ends a line, and bounds on it that were measured not to apply. Every tableau pile is
 always one built run from its bottom card (a card enters a pile only by a build or into a
@@ -360,6 +374,11 @@ def _on(top: int, card: int) -> bool:
     return _RED[card // 13] != _RED[top // 13] and (top - card) % 13 == 1
 
 
+#: `_on` looked up: ``_ON[top][card]``; and the cards that may be built on each card.
+_ON = tuple(tuple(_on(top, card) for card in range(52)) for top in range(52))
+_TAKES = tuple(tuple(card for card in range(52) if _ON[top][card]) for top in range(52))
+
+
 @dataclass(frozen=True, slots=True)
 class Thirteen:
     """One General's Patience position's cards as numbers (``suit * 13 + rank - 1``), from which
@@ -515,6 +534,23 @@ class _Ceiling:
     def __init__(self, reserve: tuple[int, ...], base: int) -> None:
         self.counts = [((card % 13 + 1 - base) % 13, card // 13) for card in reserve]
         self.cache: dict[tuple[bytes, int], int] = {}
+        #: Per number of reserve cards left (bottom ones), per suit: the first count with one
+        #: copy left (no foundation passes it twice) and with both left (none passes it).
+        self.tops: list[tuple[tuple[int, int], ...]] = []
+        for left in range(len(reserve) + 1):
+            per_suit = []
+            for suit in range(4):
+                stuck = [0] * 14
+                for count, held in self.counts[:left]:
+                    if held == suit:
+                        stuck[count] += 1
+                one = next(c for c in range(14) if c == 13 or stuck[c])
+                two = next(c for c in range(14) if c == 13 or stuck[c] == 2)
+                per_suit.append((one, two))
+            self.tops.append(tuple(per_suit))
+        #: Per (cards left, reserve height), per suit: the counts of the leaving cards in the
+        #: order they leave.
+        self.leaving: dict[tuple[int, int], tuple[list[int], ...]] = {}
 
     def __call__(self, heights: bytes, res: int) -> int:
         key = (heights, res)
@@ -523,20 +559,17 @@ class _Ceiling:
             return best
         best = 0
         for left in range(res + 1):  # the reserve's top res - left cards leave, ``left`` stay
+            leaving = self.leaving.get((left, res))
+            if leaving is None:
+                going = list(reversed(self.counts[left:res]))
+                leaving = tuple([count for count, held in going if held == suit] for suit in range(4))
+                self.leaving[left, res] = leaving
             total = 0
-            for suit in range(4):
-                stuck = [0] * 14
-                for count, held in self.counts[:left]:
-                    if held == suit:
-                        stuck[count] += 1
-                one = next(c for c in range(14) if c == 13 or stuck[c])
-                two = next(c for c in range(14) if c == 13 or stuck[c] == 2)
-                leaving = [count for count, held in reversed(self.counts[left:res]) if held == suit]
+            for suit, (one, two) in enumerate(self.tops[left]):
                 starts = (heights[2 * suit], heights[2 * suit + 1])
-                if not any(
-                    top[0] >= starts[0] and top[1] >= starts[1] and _run_split(leaving, starts, top)
-                    for top in ((two, one), (one, two))
-                ):
+                if not (
+                    two >= starts[0] and one >= starts[1] and _run_split(leaving[suit], starts, (two, one))
+                ) and not (one >= starts[0] and two >= starts[1] and _run_split(leaving[suit], starts, (one, two))):
                     break
                 total += one + two
             else:
@@ -682,7 +715,7 @@ class _Search:
         if waste:
             placed = any(step == ("f", "w") for _, step, _ in keyed)
             for d, pile in enumerate(tableau):
-                if pile and _on(pile[-1], wtop) or d == space:
+                if pile and _ON[pile[-1]][wtop] or d == space:
                     placed = True
                     child = (
                         heights,
@@ -695,40 +728,47 @@ class _Search:
                     keyed.append((3 if pile else 6, ("t", "w", d, 1), child))
             if second and not placed:
                 return []  # the turned card can go nowhere: the game has ended
-        # runs between tableau piles
+        # runs between tableau piles: the piles that take each card (its number) on their top
+        on = _ON
+        up = self.up
+        full = 1 << len(spaces)
+        takers: dict[int, list[int]] = {}
+        for d, other in enumerate(tableau):
+            if other:
+                for card in _TAKES[other[-1]]:
+                    takers.setdefault(card, []).append(d)
         for i, pile in enumerate(tableau):
             if not pile:
                 continue
+            size = len(pile)
             run = 1
-            while run < len(pile) and _on(pile[-1 - run], pile[-run]):
+            while run < size and on[pile[-1 - run]][pile[-run]]:
                 run += 1
-            for d, other in enumerate(tableau):
-                if d == i or not other and d != space:
-                    continue
-                room = 1 << (len(spaces) - (not other))
-                for n in range(1, min(run, room) + 1):
-                    card = pile[-n]
-                    if other:
-                        if not _on(other[-1], card):
-                            continue
-                    elif n == len(pile):
-                        continue
-                    rest = pile[:-n]
-                    if not rest:
+            # (pile, cards) moved: onto a card that takes the run's card, or into the first space
+            # (not the whole pile), in the order of the piles, then of the counts
+            moves = [(d, n) for n in range(1, min(run, full) + 1) for d in takers.get(pile[-n], ()) if d != i]
+            if space >= 0:
+                moves += [(space, n) for n in range(1, min(run, full >> 1, size - 1) + 1)]
+            moves.sort()
+            for d, moved in moves:
+                other = tableau[d]
+                card = pile[-moved]
+                rest = pile[:-moved]
+                if not rest:
+                    rank = 2
+                else:
+                    under = rest[-1]
+                    if up(heights, under) is not None or wtop >= 0 and on[under][wtop]:
                         rank = 2
+                    elif on[under][card]:
+                        if not complete:
+                            continue
+                        rank = 7
                     else:
-                        under = rest[-1]
-                        if self.up(heights, under) is not None or wtop >= 0 and _on(under, wtop):
-                            rank = 2
-                        elif _on(under, card):
-                            if not complete:
-                                continue
-                            rank = 7
-                        else:
-                            rank = 5 if other else 6
-                    piles = list(tableau)
-                    piles[i], piles[d] = rest, other + pile[-n:]
-                    keyed.append((rank, ("t", i, d, n), (heights, tuple(piles), res, stock, waste, second)))
+                        rank = 5 if other else 6
+                piles = list(tableau)
+                piles[i], piles[d] = rest, other + pile[-moved:]
+                keyed.append((rank, ("t", i, d, moved), (heights, tuple(piles), res, stock, waste, second)))
         if stock and not (second and waste):
             keyed.append((4, ("deal",), (heights, tableau, res, stock[1:], waste + stock[:1], second)))
         elif not stock and not second and waste:

@@ -96,14 +96,37 @@ all positions at that count is no estimate of it: the positions the bound cuts h
 and that mean kept the bound on where it cost more than it saved.) Where the bound is used decides
 only the time spent, never the verdict: leaving a sound cut out loses nothing.
 
+No win: the Kings' moves (`unwinnable`). Once the most cleared is 47, only a win can change the
+verdict or the best clear, so a position that provably cannot be won is not searched (its key is
+kept, as for the bound). Call a pile settled when its bottom card is a King: that King never moves,
+so the pile is never empty. Suppose no King is still to be dealt, some pile is not settled (empty,
+or a bottom that is not a King), and no King lies above the King at a settled pile's bottom: every
+King is at a settled bottom or in a pile that is not settled. Then no line wins. In a won position
+each pile holds one King, at its bottom. A King not at a bottom can only get there by a move into
+an empty pile (the cards under it leave only after it), where it then stays; so each of the n piles
+not settled now receives exactly one King, by a move, and exactly n Kings (those not at settled
+bottoms, all now in these piles) make one move each. Draw an arrow from each such King's pile now
+to the pile it moves into: each of the n piles has one arrow in and none points from a pile to
+itself (a King moves out of a pile that holds it), so following the arrows backwards goes round a
+cycle p1 <- p2 <- ... <- pk <- p1 of these piles. The King from p2 moves into p1 when p1 is empty,
+so after the King that left p1 for pk (a King leaves a pile only by that one move); that one moved
+into pk after the King from pk left it, and so on round the cycle to the move from p2 itself, which
+would come after itself. A King above a settled bottom, or still to be dealt (onto a pile that may
+be settled by then), could fill a pile without taking one of these turns, so either ends the
+reasoning. Deal 1003: once 47 is reached it cuts 28,500 of the 29,500 positions with three deals to
+come, and the deal is proved lost after 0.9 million moves instead of 2.1 million; it seldom holds
+where a King is still to be dealt (deals 1000 and 1014: a King comes in the last deal) or lies on a
+settled King (deal 1005, where it still cuts the moves needed from 5.3 to 3.0 million).
+
 Why it is exact. The moves computed from the state are exactly the engine's (the test
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
 deals and random lines of play; it also compares this search's verdicts and best clears with a
 plain search of every position, the bound with the most a plain search clears, and the bound
 reckoned with bit sets with the same reckoned card by card on positions of whole deals). Every
-reachable position is searched, matched by a searched one with the same key, left for the position a safe
-discard leads to (which clears all it clears and one card more), or cut by the bound above, so a
-search that ends without a win proves the deal lost, and the most cards cleared in any position
+reachable position is searched, matched by a searched one with the same key, left for the position
+a safe discard leads to (which clears all it clears and one card more), cut by the bound above, or
+cut once 47 are cleared as one no line wins (the Kings' test; the test file checks it against a
+plain search too), so a search that ends without a win proves the deal lost, and the most cards cleared in any position
 searched is the most that can be cleared. A win comes back as moves in the engine's notation, which
 the engine replays to ``won``.
 
@@ -113,21 +136,20 @@ search's stack; the node budget and the clock are read every 1,024 moves (so ``n
 its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
 
 Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under ``nice -n
-5`` on this project's two-core machine while others worked too (load average 6 to 14), this search
-and one that reckons the bound from a list of sets a pile and gates it by the mean search of all
-positions at its count dealt, run deal by deal in turn: deals 1000 to 1019, 9 decided (3 won in 0.06
-to 8.2 s, 6 lost in 0.7 to 6.9 s), 11 unknown, 7.6 s a deal (the other: 8 decided, 12 unknown, 8.0
-s; the 8 deals both decide took 32.7 s here, 40.5 s there); deals 1020 to 1039, 6 decided (2 won, 4
-lost), 14 unknown, 7.9 s a deal (the other: the same 6 decided, in 16.9 s here and 21.4 s there).
-Under such load the wall clock swings by half from run to run; the processor time to a fixed count
-of moves is steadier: 3,000,000 moves of deal 1013 take 5.2 s here, 6.1 s there (deal 1020: 3.4 and
-3.8 s; deal 1024, 1,000,000 moves: 2.2 and 2.5 s). The unknown deals are lost deals (or wins not yet
-found) whose every position must be searched: most positions have one or two deals to come, and
-where a pile's bottom can still leave (a space may come) no bound applies. Deals 1000, 1003, 1005,
-1014 and 1030 stand at 47 cleared: there a cut needs a card that provably stays, which the bound
-finds at few positions of deals 1000 and 1005 (deal 1000: at none of 37,000 reckonings; deal 1005:
-at 2,300 of 39,000), while in deal 1003 it cuts most positions after a deal and is still most of the
-time spent. A reckoning that applies almost always cuts (deal 1007: all but 18 of 161,170), so
+5`` on this project's two-core machine while others worked too (load average 6 to 8, so 10 s of
+wall clock gave this search 3 to 5 s of processor time): deals 1000 to 1019, 9 decided (3 won, 6
+lost), 11 unknown, 7.2 s a deal; deals 1020 to 1039, 7 decided (3 won, 4 lost), 13 unknown, 7.4 s
+a deal. At ``Budget(seconds=30)`` under the same load the deals that stand at 47 cleared: 1003 lost
+in 9.8 s (3.9 s of processor time), 1005 lost in 10.0 s (4.0 s), 1030 lost in 13.3 s (5.3 s), so all
+three within 10 s on a quiet machine; without the Kings' test above 1003 is unknown after 12 s of
+processor time and 1030 takes 10.7 s. Deals 1000 and 1014 stay unknown at 30 s: a King comes in
+their last deal, so the Kings' test never holds before it, and deal 1000 fills 256 MiB at about
+2,600,000 positions. The unknown deals are lost deals (or wins not yet found) whose every position
+must be searched: most positions have one or two deals to come, and where a pile's bottom can
+still leave (a space may come) no bound applies; the bound finds a card that provably stays at few
+positions of deal 1000 (at none of 37,000 reckonings). Taking each pile's discards in a row in
+the stock-empty discards (instead of going back to the first pile after each) makes no measurable
+difference. A reckoning that applies almost always cuts (deal 1007: all but 18 of 161,170), so
 passing the cards shown to stay down to the positions reached from there by discards and deals
 (where they still stay) saves nothing; nor does playing alone, there, a discard of a card with no
 lower card of its suit that may still leave (sound where no space can come, but it held 17 times in
@@ -156,7 +178,7 @@ from engine.core import Game
 from solver.exact import Spent, finished, start_verdict
 from solver.search import Budget, Verdict
 
-__all__ = ["IdiotsDelight", "State", "clearable", "solve_exact"]
+__all__ = ["IdiotsDelight", "State", "clearable", "solve_exact", "unwinnable"]
 
 #: (each pile's cards bottom to top, stock cards dealt)
 State = tuple[tuple[tuple[int, ...], ...], int]
@@ -194,6 +216,27 @@ def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple
     if not all(piles):
         return None
     return _reckon(piles, _coming(stock, dealt))
+
+
+def unwinnable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple[int, ...], dealt: int) -> bool:
+    """True when a position (``piles``: cards bottom to top, ``stock[dealt:]`` still to be
+    dealt) provably cannot be won: no King is still to be dealt, some pile is empty or has a
+    bottom card that is not a King, and every King lies at a pile's bottom or in such a pile.
+    False says nothing. The proof is in the module docstring ("No win: the Kings' moves")."""
+    if any(card % 13 == 12 for card in stock[dealt:]):
+        return False
+    return _kings_stuck(piles)
+
+
+def _kings_stuck(piles: list[list[int]] | tuple[tuple[int, ...], ...]) -> bool:
+    # `unwinnable` of a position with no King to be dealt
+    open_pile = False
+    for pile in piles:
+        if not pile or pile[0] % 13 != 12:
+            open_pile = True
+        elif len(pile) > 1 and not _KINGS.isdisjoint(pile[1:]):
+            return False  # a King above a King at a bottom: it may fill a space
+    return open_pile
 
 
 def _coming(stock: tuple[int, ...], dealt: int) -> tuple[int, int, int, int]:
@@ -381,6 +424,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     # the last deal's cards, and the first count dealt from which one deal at most is to come
     last = max(n_stock - 4, 0)
     last_deal = sum(1 << c for c in stock[last:])
+    # the first count dealt with no King still to be dealt
+    kings_out = max((d + 1 for d in range(n_stock) if stock[d] % 13 == 12), default=0)
     foreign = [-1, -1, -1, -1]
     head, sep = bytes([n_stock]), bytes([_SEP])  # the endgame key's first byte and separator
     fkey = 0
@@ -522,6 +567,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         key = mask | fkey | dealt << 52
         if key in seen:
             return False  # searched already (a position a safe discard leaves is never kept)
+        if best >= total - 1 and dealt >= kings_out and _kings_stuck(piles):
+            # only a win could beat the best, and none is possible ("No win: the Kings' moves")
+            seen.add(key)
+            return False
         p0, p1, p2, p3 = piles
         child = held  # ``held`` for the discards from here
         probe = 0.0  # when a search of a position the bound cuts began (0: not such a search)

@@ -45,15 +45,27 @@ position reachable from the start is one searched or reached from one searched b
 redeals alone (which change neither foundations nor anything else): the wins and the most
 cleared are the same as those of every position reachable.
 
-Two searches. Both move part of a run (a run whose lowest card sits on a face-up card) only when
-the card it uncovers can go to its foundation at once, as Solvitaire's Klondike does
+Three searches. All move part of a run (a run whose lowest card sits on a face-up card) only
+when the card it uncovers can go to its foundation at once, as Solvitaire's Klondike does
 ("partial-if-card-above-buildable"), which loses nothing ("Partial runs" below). The first
 searches best first (fewest face-down cards, then most cleared, then deepest) until 15% of the
 budget is spent (`_GREEDY_SHARE`): it finds many wins far sooner, and only ever answers "won".
-The second, the exact pass, searches depth first with a table of its own and alone may answer
-"lost". (With the rule turned off, as tests do to compare, the exact pass tries every partial
-run, and a depth-first search with the rule takes turns with it: `_RESTRICTED_TURNS` turns of
-1,024 steps to each of the exact one's, each with its own table.)
+Then the exact pass searches depth first with a table of its own, taking turns of 1,024 steps
+with restarts of a depth-first search (`_RESTART_TURNS` turns of theirs to each
+`_EXACT_TURNS` of its own: one to two).
+Each restart starts afresh with a table of its own, tries the steps of the positions less than
+`_SHALLOW` steps deep in a random order (deeper ones in the exact pass's order) and stops after
+`_RESTART_UNIT` times the next term of Luby's sequence steps (`solver.exact.luby`). A
+depth-first search that takes a losing step early must search the whole of what lies under it
+before it tries the next: deal 1006's exact pass spends 3,270,000 of its 3,313,000 steps under
+its third step (a Queen onto a King that turns a card up), and wins some forty steps after it
+tries the other; the restarts leave such a trap after a few thousand steps. A restart that wins
+answers "won" (its steps are legal); one that ends within its share has met every position with
+the exact pass's steps and pruning (the order of the steps plays no part in that), so it proves
+the loss as the exact pass would. (With the rule turned off, as tests do to compare, the exact
+pass tries every partial run, no restarts run, and a depth-first search with the rule takes turns
+with it: `_RESTRICTED_TURNS` turns of 1,024 steps to each of the exact one's, each with its own
+table.)
 
 Why the exact pass is exact. Its steps are all the engine's moves, with the deals and redeals
 that only move the pointer folded in (tests/solver/test_klondike.py checks the model's moves and
@@ -141,45 +153,48 @@ up, is not tried straight back: that step would lead to the position it came fro
 the table with its pointer, so the search would skip it anyway.
 
 Cost, measured on this project's two-core machine shared with other work, one process at
-``nice -n 5``. At the default budget (10 s a deal) under a load average of about 7 (which
-leaves about a third of the steps a second of a quiet machine): deals 1000 to 1019: 18 decided
-(15 won, 3 lost), 2 unknown (1003, 1006), 1.4 s a deal on average; deals 1020 to 1039: 16
-decided (15 won, 1 lost), 4 unknown (1024, 1028, 1037, 1039), 2.4 s. At a fixed 2,000,000
-steps a deal (``Budget(nodes=2_000_000, seconds=1000)``, about 10 s of a quiet machine, free of
-the load), deals 1000 to 1039: 35 decided (31 won, 4 lost), 5 unknown (1003, 1006, 1028,
-1037, 1039); the partial-run rule halves the steps of the slow ones (1013, lost: 457,136
-steps, 40,007 positions without it 857,563 and 78,982; 1024, won: 952,613 without it
-1,605,925; 1026, won: 638,932 without it 977,876; 1031, lost, best clear 3: 155,316 steps and
-12,312 positions over its talons, without it 331,968 and 22,687). The unknown deals are large,
-and a low best clear says nothing (1024's is 20 until its win): the
-exact pass proves 1028 lost (best clear 14) in 5,525,414 steps (851,948 positions, about 25
-s of a quiet machine), and leaves 1037 and 1039 unknown after 6,000,000 (958,000 and 814,000
-positions). Things that do not help: a bound from cards that can provably
-never move (a greatest fixed point of cards that can neither go up nor reach a parent that can
-ever be on top) is below 52 in none of 3,000 positions of 1031's table (the losses are no
-simple blockages); moving a pointer off the beat on past the talon cards that can never be
-played before the next talon card is (none of their parents left in the tableau, a lower card
-of their suit in the talon): sound, but 1031 keeps the same positions and tries 175,146 steps
-instead of 176,653, as such cards are rare (84% of the searched positions there have a pointer
-off the beat, and even counting only face-up parents would drop 18% of them); random restarts
-of the restricted depth-first search (Luby's sequence in units of 4,096 steps, half the
-positions' steps shuffled) as a third search taking turns win none of 1024, 1028, 1037 and 1039
-within 2,000,000 steps; looking up the talon cards by the card they build on (a dict a talon
-and pointer) runs about 10% slower in CPython than the bit-mask filter. Reproduce with ``nice
--n 5 arena solve klondike --deals 20 --first-seed 1000 --jobs 1`` (10 s a deal, the default
-budget).
+``nice -n 5``. At a fixed 2,000,000 steps a deal (``Budget(nodes=2_000_000, seconds=1000)``,
+about 10 s of a quiet machine, free of the load), deals 1000 to 1039: 36 decided (32 won, 4
+lost), 4 unknown (1003, 1028, 1037, 1039); the restarts win 1006 in 620,594 steps (without them:
+3,313,274) and 1026 in 366,453 (without them: 638,932), and cost the exact pass a third of
+its steps elsewhere (1013, lost: 570,800 steps; 1024, won by the exact pass: 1,279,269; 1031,
+lost, best clear 3: 194,228). At the default budget (10 s a deal) under a load average of 2
+to 4 (about 230,000 steps a second): deals 1000 to 1019: 19 decided (16 won, 3 lost), 1
+unknown (1003), 0.8 s a deal on average; deals 1020 to 1039: 17 decided (16 won, 1 lost), 3
+unknown (1028, 1037, 1039), 2.0 s (1024 won in 6.7 s). Under a load of 6 to 7 (about 33,000
+steps a second) 1006 and 1024 stay unknown too. The unknown
+deals are large, and a low best clear says nothing (1024's is 20 until its win): the exact pass
+alone proves 1003 lost (best clear 10) in 13,551,249 steps and 2,110,614 positions (700 MB,
+about 65 s of a quiet machine), its positions nearly all different tableaux (275,000 of
+340,000 after 1,500,000 steps, 12 to 17 cards still face down) rather than talons; the exact
+pass proves 1028 lost (best clear 14) in 5,525,414 steps (851,948 positions), and leaves 1037
+and 1039 unknown after 6,000,000 (958,000 and 814,000 positions). Things that do not help: a
+bound from cards that can provably never move (a greatest fixed point of cards that can
+neither go up nor reach a parent that can ever be on top) is below 52 in none of 3,000
+positions of 1031's table (the losses are no simple blockages); moving a pointer off the beat
+on past the talon cards that can never be played before the next talon card is (none of their
+parents left in the tableau, a lower card of their suit in the talon): sound, but 1031 keeps
+the same positions and tries 175,146 steps instead of 176,653, as such cards are rare (84% of
+the searched positions there have a pointer off the beat, and even counting only face-up
+parents would drop 18% of them); restarts that shuffle the steps of half of all positions, at
+any depth (in units of 4,096 steps), win none of 1024, 1028, 1037 and 1039 within 2,000,000
+steps; looking up the talon cards by the card they build on (a dict a talon and pointer) runs
+about 10% slower in CPython than the bit-mask filter. Reproduce with ``nice -n 5 arena solve
+klondike --deals 20 --first-seed 1000 --jobs 1`` (10 s a deal, the default budget).
 """
 
 from __future__ import annotations
 
 import heapq
 import operator
+import random
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
+from typing import Literal
 
 from engine.core import Game
-from solver.exact import Spent, finished, start_verdict
+from solver.exact import Spent, finished, luby, start_verdict
 from solver.search import Budget, Verdict
 
 __all__ = ["Klondike", "State", "solve_exact"]
@@ -237,6 +252,14 @@ _SKIP_BACK = True
 #: its items (`_HEAD_BYTES` each: a tuple of five small ints and its place in the entry's tuple).
 _CACHE_BYTES = 250
 _HEAD_BYTES = 90
+#: Turns (of 1,024 steps) the restarting depth-first passes take for each `_EXACT_TURNS` turns of
+#: the exact one (0: none); see "Three searches" in the module docstring.
+_RESTART_TURNS = 1
+_EXACT_TURNS = 2
+#: The positions less than this many steps deep whose steps a restart tries in a random order.
+_SHALLOW = 6
+#: A restart's share of steps: this many times the next term of Luby's sequence.
+_RESTART_UNIT = 8192
 #: What one frame of the depth-first path costs, in bytes (its position and its list of steps).
 _FRAME_BYTES = 4000
 
@@ -645,13 +668,18 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         start = (*start[:3], 0)  # the class of 0: it reaches what these pointers reach
     best = max(best, sum(start[1]))
 
-    def run(restricted: bool, name: str) -> Generator[None, None, list[Step] | None]:
+    def run(
+        restricted: bool, name: str, shuffle: random.Random | None = None, cap: int = 0
+    ) -> Generator[None, None, list[Step] | None | Literal[False]]:
         """Search depth first from ``start`` (``restricted``: without the partial-run moves that
         "Partial runs" in the module docstring drops; ``name``: the search's, for its table);
         yields every 1,024 steps, after reading the clock, so that two searches can take turns;
-        returns the win's steps, or None when every position was met. Raises Spent when a budget
-        runs out."""
+        returns the win's steps, or None when every position was met. ``shuffle``: try the
+        steps of the positions less than `_SHALLOW` steps deep in this random order instead;
+        ``cap``: stop after this many steps of its own (0: no cap) and return False. Raises
+        Spent when a budget runs out."""
         nonlocal nodes, best
+        own = 0
         seen: dict[bytes, int] = {}
         tables[name] = seen
         here = prefix(start)
@@ -661,7 +689,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if sum(start[1]) == 52:
             return []
         # frames: (state, steps to try, index of the next); line[k]: the steps into frame k+1
-        stack: list[list] = [[start, steps(start, restricted), 0]]
+        todo = steps(start, restricted)
+        if shuffle is not None:
+            shuffle.shuffle(todo)
+        stack: list[list] = [[start, todo, 0]]
         paths[name] = stack
         line: list[list[Step]] = []
         join, seen_get, behind, skip_back = b"\xff".join, seen.get, _BEHIND, _SKIP_BACK
@@ -681,6 +712,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 held[name] = memory
                 check(deadline)
                 yield
+            if cap:
+                own += 1
+                if own > cap:
+                    return False
             step = todo[index]
             child, more = settle(apply(state, step), step)
             cleared = sum(child[1])
@@ -708,6 +743,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 back = ("t", step[2], step[1], step[3])
                 if back in todo:
                     todo.remove(back)
+            if shuffle is not None and len(stack) < _SHALLOW:
+                shuffle.shuffle(todo)
             stack.append([child, todo, 0])
         return None
 
@@ -755,14 +792,50 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 heapq.heappush(frontier, (3 * hidden - cleared, -depth - 1, order, child, k))
         return None
 
+    def restarts() -> Generator[None, None, list[Step] | None]:
+        """Restart a restricted depth-first search with its own table, each time with the first
+        steps in a new random order, for `_RESTART_UNIT` times the next term of Luby's sequence
+        steps of its own; returns the win's steps, or None when one restart met every position."""
+        shuffle = random.Random(len(start[2]) * 1009 + sum(start[1]))
+        term = 0
+        while True:
+            term += 1
+            found = yield from run(True, "restart", shuffle, _RESTART_UNIT * luby(term))
+            drop("restart")
+            if found is not False:
+                return found
+
+    def alternate(
+        exact: Generator[None, None, list[Step] | None | Literal[False]],
+        other: Generator[None, None, list[Step] | None],
+    ) -> Generator[None, None, list[Step] | None | Literal[False]]:
+        """``exact`` taking turns with ``other`` (`_RESTART_TURNS` turns of it to each
+        `_EXACT_TURNS` of ``exact``'s); ends with ``exact``, or with ``other``'s win or exhaustive end."""
+        while True:
+            try:
+                for _ in range(_EXACT_TURNS):
+                    next(exact)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                for _ in range(_RESTART_TURNS):
+                    next(other)
+            except StopIteration as stop:
+                return stop.value
+            yield
+
     def take_turns() -> list[Step] | None:
         """Run the exact depth-first search until it wins, meets every position (None: lost) or a
-        budget runs out (Spent). With `_PARTIAL_RULE` off, a restricted one takes turns with it
+        budget runs out (Spent), taking turns with the restarts (`restarts`: their win or proof
+        ends it too). With `_PARTIAL_RULE` off, no restarts run and a restricted one takes turns with it
         (`_RESTRICTED_TURNS` turns of 1,024 steps to each of the exact one's) and, if it ends
         without a win, leaves the rest of the time to the exact one."""
         exact = run(_PARTIAL_RULE, "exact")
         # with the partial-run rule the exact search's steps are the restricted one's: one is enough
         restricted = run(True, "restricted") if _RESTRICTED_TURNS and not _PARTIAL_RULE else None
+        if _RESTART_TURNS and _PARTIAL_RULE:  # a restart's steps are then the exact pass's
+            again = restarts()
+            exact = alternate(exact, again)
         turn = 0
         while True:
             # turns 0 .. _RESTRICTED_TURNS - 1 of each round are the restricted search's

@@ -45,30 +45,38 @@ checks the model's moves and next positions against the engine's, move for move,
 against a plain search of the model's own moves).
 
 Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept (all three searches),
-``memory_mb`` the keys (with their line back) and the frontiers' positions at measured sizes; the
-clock is read every 2,048 moves.
+``memory_mb`` the keys and the frontiers' positions at measured sizes; the clock is read every
+2,048 moves. A key's table entry holds only its parent's key (the same object, so no bytes of
+its own); a win's line is rebuilt from the keys back to the start, taking at each step the first
+move whose child has the next key (positions with the same key have children with the same keys).
+A kept position then costs 120 to 160 bytes as tracemalloc measures (with its share of the
+frontiers), and about 190 as counted, so about 1,400,000 fit in 256 MB.
 
 Cost, measured at ``Budget()`` (10 s), one process under ``nice -n 5`` on this project's two-core
-machine while others measured too (load average about 7): deals 1000 to 1019, 14 won, 6 unknown
-(1000, 1006, 1007, 1010, 1012, 1016), 3.7 s a deal and 97,000 positions kept on average; deals 1020
-to 1039, 16 won, 4 unknown (1020, 1032, 1035, 1038), 2.5 s a deal. At ``Budget(seconds=30)`` deals
-1000 to 1019 give the same verdicts (14 won, 6 unknown, 8.3 s a deal, 233,000 positions kept on
-average, load about 6). Unloaded, the search tries about 220,000 moves and keeps about 80,000
-positions a second of one core (deals 1000, 1007, 1016: 400,000 moves in 1.7 to 1.8 s of CPU), so
-on a quiet machine the unknown deals would reach the memory budget (256 MB, about 700,000
-positions) in about 9 s, before the time budget. Moves are generated from tables (the piles by
-their top card's rank, each move's notation and its parse made once), which keeps the same search
-20% cheaper than formatting and parsing each move. Every unknown deal reaches 49 or 50 cards up;
-given 60 s, 1000, 1006, 1007, 1010, 1012, 1016, 1020 and 1032 get no further before the memory
-budget runs out. The last cards then lie in one pile in the order opposite to their foundation's
-(say Three down to Ace of Hearts, Ace on top, with Hearts building down), with no card left to take
-the top one. Such deals are not necessarily lost: both exhaustive searches stop 1002 and 1039 so,
-and the random restarts win them. No deal is proved lost, and bounds that cut late positions cannot
-prove these: at each of deal 1000's 71 stage-two roots no card is yet provably stuck, and even with
-the best clear taken as 50 and every position cut whose never-moves bound (below) is at most 50, a
-depth-first search of any one of its three fullest roots keeps 100,000 positions without ending
-(and reaches only 23 cards up). Reproduce with ``solve_exact(find_game("little_spider")(seed),
-Budget(seconds=10))`` for each seed under ``nice -n 5``.
+machine while others measured too (load average 6 to 8): deals 1000 to 1019, 14 won, 6 unknown
+(1000, 1006, 1007, 1010, 1012, 1016), 3.5 s a deal, the unknown deals keeping 330,000 to 480,000
+positions in their 10 s; deals 1020 to 1039, 16 won, 4 unknown (1020, 1032, 1035, 1038), 2.3 s a
+deal. At ``Budget(seconds=30)`` (load 7) the six unknown deals of 1000 to 1019 stay unknown,
+each running its 30 s and keeping 960,000 to 1,060,000 positions, well within 256 MB. Unloaded,
+the search keeps about 80,000 positions a second of one core, so on a quiet machine the time
+budget ends it (at about 800,000 positions) before the memory budget. Moves are
+generated from tables (the piles by their top card's rank, each move's notation and its parse
+made once), which keeps the same search 20% cheaper than formatting and parsing each move.
+Reproduce with ``solve_exact(find_game("little_spider")(seed), Budget(seconds=10))`` for each
+seed under ``nice -n 5``.
+
+Why those deals stay unknown: they are probably lost, and the reachable positions are far too
+many to search. Every unknown deal reaches 49 or 50 cards up and no further: the last cards lie
+in one pile in the order opposite to their foundation's (deal 1000: Jack, Queen, King of Clubs,
+King on top, with Clubs building up; or Three, Two, Ace of Hearts, Ace on top, with Hearts
+building down), with no card left to take the top one. Given 60 s and 4 GB (load 5), deal 1000
+keeps 1,660,000 positions and gets no further; the random restarts alone, given 45 s (3,900,000
+moves), win none of 1000, 1006 and 1007; 1035 and 1038 stay unknown at 49 after 40 s. A plain
+depth-first search of just one of deal 1000's 71 stage-two roots (the one with 7 cards up) keeps
+1,000,000 positions without ending: cards shuffle between piles in ways beyond counting. Not
+every such deal is lost (both exhaustive searches stop 1002 and 1039 at 50, and the random
+restarts win them). A loss's best clear is at most 50, and exactly 50 once a position with 50 up
+is reached and the won position is shown unreachable: with one card left it is on top and wanted.
 
 Bounds that do not help, because they are too weak for what they cost here. An upper bound from
 a relaxed game (a card with a neighbour rank still down anywhere moves to a free cell) cuts
@@ -91,6 +99,16 @@ its foundation and every neighbour rank still down under a card of S; no card of
 won none of the six unknown deals of 1000 to 1019 in 40 s (load 14); ordering the moves by
 fewest same-suit pairs lying against their foundation's order in a pile loses even 1002 and
 1039.
+
+Partial-order reductions that do not help. Searching only one order of two moves that commute
+(on four distinct piles, say: sleep sets) saves moves but not positions, since every reachable
+position is still reached by one of the orders, and positions are what run out. Stubborn sets
+(Valmari) keep fewer positions yet reach every position with no move left (the won one, and a
+loss's last one at 50 up), but here a pile's top card ties its pile to every pile holding a card
+one rank above or below it, any suit: searching only the moves of the tops of a set of piles
+closed under that tie (and under holding a card of a top's suit that goes up before it) drops a
+move at 3 to 8% of positions (deal 1000, the first 20,000 positions from each of three positions
+18 to 22 cards up) and none on a late position of 2,809 positions.
 """
 
 from __future__ import annotations
@@ -113,10 +131,12 @@ __all__ = ["LittleSpider", "State", "solve_exact"]
 State = tuple[tuple[tuple[int, ...], ...], int, tuple[int, ...], int, tuple[int, ...]]
 
 _DEAL = "deal"
-#: Bytes a kept key and its line back cost (a bytes key, a tuple, a dict slot), and one frontier
-#: entry (a state's tuples and the heap slot), measured with tracemalloc and rounded up.
-_KEY_BYTES = 300
-_FRAME_BYTES = 1200
+#: Bytes a kept key costs (the bytes key and its dict slot, which holds its parent's key, the
+#: same object as that key) and one frontier entry (a state's tuples and its stack or heap slot):
+#: with these, the count stays about 1.4 times what tracemalloc measures at its peak (deals 1000
+#: and 1038 at 400,000 positions kept: 57 and 52 MB measured, 80 and 78 MB counted).
+_KEY_BYTES = 150
+_FRAME_BYTES = 600
 
 
 #: Moves a stage-two depth-first search makes before the next root's turn, and the moves one
@@ -353,8 +373,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     depths[suit] = min(depths[suit], len(pile) - 1 - pile.index(card))
         return (52 - sum(up)) * 8 + sum(depths)
 
-    Parents = dict[object, tuple[object, str]]
-    tables: list[Parents] = []  # each search's keys, with their line back
+    Parents = dict[object, object]
+    tables: list[Parents] = []  # each search's keys, each with its parent's key (None: the start)
     frames = [0, 0]  # the positions on each exhaustive search's frontier
     frontier: list[list[tuple[State, object]]] = [[]]  # the random restarts' frontier
 
@@ -382,18 +402,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             k = key(child)
             if k in parents:
                 continue
-            parents[k] = (skey, move)
+            parents[k] = skey
             count = sum(child[2])
             if count == 52:
-                line = []
-                at: object = k
-                while True:
-                    parent, step = parents[at]
-                    if parent is None:
-                        break
-                    line.append(step)
-                    at = parent
-                raise _Won(line[::-1])
+                raise _Won(line_to(k, parents))
             if count > best:
                 best = count
             fresh.append((child, k))
@@ -402,12 +414,31 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     start = model.start
     k0 = key(start)
 
+    def line_to(end: object, parents: Parents) -> list[str]:
+        """The moves from the start to the position keyed ``end``, by the keys back from it in
+        ``parents``: at each step the first move of `children` whose child has the next key (a
+        position with that key was reached from one with this key, and positions with the same
+        key have children with the same keys)."""
+        keys = [end]
+        while parents[keys[-1]] is not None:
+            keys.append(parents[keys[-1]])
+        line = []
+        state = start
+        for want in reversed(keys[:-1]):
+            for move in children(state):
+                child = model.play(state, move)
+                if key(child) == want:
+                    line.append(move)
+                    state = child
+                    break
+        return line
+
     def by_roots() -> Iterator[None]:
         """Every position: stage one depth first; then a depth-first search from each position
         that has dealt the whole stock (a root), in slices of `_SLICE` moves, the root with the
         least work done so far first (each card fewer up at a root counting as `_CARD_WORK`
         moves), so that no one root's positions take the whole budget."""
-        parents: Parents = {k0: (None, "")}
+        parents: Parents = {k0: None}
         tables.append(parents)
         roots: list[tuple[State, object]] = []
         stack = [(start, k0)]
@@ -438,7 +469,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
 
     def best_first() -> Iterator[None]:
         """Every position, best first (`score`)."""
-        parents: Parents = {k0: (None, "")}
+        parents: Parents = {k0: None}
         tables.append(parents)
         heap = [(score(start), 0, start, k0)]
         tie = 0
@@ -460,7 +491,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         tables.append({})
 
         def begin(stack: list[tuple[State, object]]) -> None:
-            tables[mine] = {k0: (None, "")}
+            tables[mine] = {k0: None}
             frontier[0] = stack
 
         def grow(entry: tuple[State, object]) -> list[tuple[bool, tuple[State, object]]]:

@@ -52,6 +52,18 @@ foundation could take next (fewer cards of rank r up than of rank r - 1) and eac
 of which is up; a bound by ranks follows (each rank at most the least cap of the ranks up to
 it, less the cards up). Ranks with none up for good stop every pile at its first such card.
 
+Waiting cards. Take a card X of rank r in a pile, and above it a run, top to bottom, of d cards
+whose ranks never rise and are all r or more (its wait, `_waits`). They all go up before X, in
+pile order, and (as in "Runs") onto d different foundations, each of which then holds a card of
+rank r: at least d cards of rank r are up before X. So the cards of rank r can go up only in an
+order in which each has at least its wait of them before it; a card still to be turned waits
+for none now. Taking them in the order of their waits, lowest first, is as good as any order (a
+card whose wait is met stays met as more go up), so the cards of rank r that can ever be up are
+at most: those up, then one more for each next lowest wait no greater than the count so far,
+and never more than the cap of rank r - 1. This caps each rank too, for every card of the rank,
+where "No next card" looks at the next one only (and a card of the rank still to come does not
+lift the cap of those waiting): on positions of random play it is sharper in about one in four.
+
 Reach. A card of rank r goes up only once some foundation has reached r - 1. Letting every card
 still to be turned go up whenever its rank is reachable, and playing every pile's top while its
 rank is at most one above the highest rank reached, only lets more cards go up than the game
@@ -83,7 +95,8 @@ Luby's sequence (`solver.exact.luby`) with the deal's piles in a random order at
 twenty (`random.Random(1)`, so runs repeat). A line that ends within its share searched every
 position (a win, or the first pass's proof that there is none); one cut short proves nothing, and
 its table is dropped. Wins that the fixed order reaches only after a long fruitless subtree are
-found so.
+found so. The lines leave the waiting cards' caps out of their bound (it costs a third more a move
+where it cuts nothing, and the lines look for wins, which it never cuts).
 
 Two passes. The first cuts, by the same bounds, every position that cannot clear all 52 cards:
 it ends with a win, or with a proof that there is none. Only then does the second search
@@ -105,11 +118,12 @@ pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the sea
 clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
 between; its own table, that many keys of some 20 bytes at most, is not counted).
 
-Cost, measured at the race's par budget (``Budget()``: 10 s): deals 1000 to 1019 with nothing else
-running (``arena solve try_again --deals 20 --first-seed 1000 --jobs 2``), 9 won, 11 unknown, none
-proved lost, 5.9 s a deal; deals 1020 to 1039, one process under ``nice -n 5`` while others worked
-too (load average 4 to 8), 5 won (within 3.3 s), 15 unknown, 7.7 s a deal. The unknown deals seem
-lost (those of 1000 to 1019: none won within 60 s; most cleared 19 to 47) and run out of time in the
+Cost, measured at the race's par budget (``Budget()``: 10 s), one process under ``nice -n 5``
+while others worked too (load average 6 to 7): deals 1000 to 1019, 7 won (9 with nothing else
+running), 13 unknown, none proved lost, 6.6 s a deal; deals 1020 to 1039, 5 won (within 2.3 s),
+15 unknown, 7.6 s a deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s;
+most cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of the 40,
+e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass was stuck in) and run out of time in the
 first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still below its first
 position with 13 cards to turn after 20 s, and most positions it keeps have 4 to 6 cards to turn (9
 to 12 with `_FREE_MAX` at 8). Reproduce by calling `solve_exact` with ``Budget()`` on each deal
@@ -134,6 +148,7 @@ decides these deals must work with 20 or more cards to turn.
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 import time
@@ -162,6 +177,8 @@ _SEP = 255
 #: turned, and gives up (no cut) past this many of its own positions.
 _FREE_MAX = 4
 _RELAXED_LIMIT = 500
+#: Piles whose waits (`_pile_waits`) are kept (some 500 bytes each at most).
+_WAITS_CACHE = 2048
 #: Random lines before the exhaustive passes: a line's moves (times Luby's sequence), the share
 #: of the time budget they may take, and how often a deal's piles are tried in a random order.
 _FIRST = 20_000
@@ -215,11 +232,14 @@ def _clearable(
     heights: Sequence[int],
     future: int,
     below: list[int],
+    waiting: bool = True,
 ) -> int:
     """`clearable` with the cards still to be turned given as ``future``, the bit mask
-    (``1 << rank``) of their ranks, and ``below[r]``, how many of them are of a rank below r."""
+    (``1 << rank``) of their ranks, and ``below[r]``, how many of them are of a rank below r;
+    the waiting cards' caps (``waiting``) are left out when false (a weaker bound, found sooner)."""
     # up[r]: cards of rank r up; cap[r]: at most how many cards of rank r will ever be up
     up = [4] + [sum(1 for h in heights if h >= r) for r in range(1, _KING + 1)]
+    waits: list[tuple[tuple[int, ...], ...]] | None = None  # `_waits`, once a rank needs them
     cap = 4
     caps = [4] * (_KING + 1)
     for rank in range(1, _KING + 1):
@@ -230,6 +250,16 @@ def _clearable(
             low = min(past, default=_KING)
             if not future >> rank & 1 and not any(_next_can_go(pile, rank, len(past), low) for pile in piles):
                 cap = k
+        # each card of this rank in a pile goes up only after as many others of its rank as its
+        # wait (see "Waiting cards"); those still to be turned wait for none
+        count = min(cap, k + below[rank + 1] - below[rank]) if waiting else cap
+        if count < cap and waits is None:
+            waits = _waits(piles)
+        for wait in sorted(w for pile in waits for w in pile[rank]) if count < cap and waits is not None else ():
+            if count >= cap or wait > count:
+                break
+            count += 1
+        cap = count
         caps[rank] = cap
     by_rank = sum(caps[r] - up[r] for r in range(1, _KING + 1))
     stuck = caps.index(0) if caps[_KING] == 0 else _KING + 1
@@ -361,6 +391,27 @@ def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need
         return found
 
     return dfs(0)
+
+
+def _waits(piles: Sequence[Sequence[int]]) -> list[tuple[tuple[int, ...], ...]]:
+    """For each of ``piles`` (ranks bottom to top), `_pile_waits`."""
+    return [_pile_waits(bytes(pile)) for pile in piles]
+
+
+@functools.lru_cache(maxsize=_WAITS_CACHE)
+def _pile_waits(pile: bytes) -> tuple[tuple[int, ...], ...]:
+    """For each rank r (0 to 13), the waits of the cards of rank r in ``pile`` (ranks bottom to
+    top): a card's wait is the length of the longest run, top to bottom, of ranks never rising
+    and none below r, among the cards above it (see the module docstring, "Waiting cards")."""
+    waits: list[list[int]] = [[] for _ in range(_KING + 1)]
+    # longest[v]: the longest never-rising run, top to bottom, ending in a card of rank v
+    longest = [0] * (_KING + 1)
+    for rank in reversed(pile):
+        wait = max(longest[rank:])
+        waits[rank].append(wait)
+        if wait + 1 > longest[rank]:
+            longest[rank] = wait + 1
+    return tuple(tuple(found) for found in waits)
 
 
 def _next_can_go(pile: Sequence[int], rank: int, k: int, low: int) -> bool:
@@ -545,7 +596,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             best = cleared
             if cleared >= total:
                 return True
-        bound = cleared + _clearable(piles, heights, masks[turned], below[turned])
+        # the random lines, which look for wins, leave the waiting cards out: a line is faster so
+        bound = cleared + _clearable(piles, heights, masks[turned], below[turned], rng is None)
         if bound <= best or bound <= floor:
             return False
         if (

@@ -207,3 +207,36 @@ def test_lines_that_keep_the_ceiling_win_where_lines_in_the_searchs_order_do_not
     for move in ["choose t0", *_notation(model, state, search.won)]:
         replay.apply(move)
     assert replay.won
+
+
+def test_the_searchs_moves_between_piles_are_the_rules_moves():
+    # `_Search.expand` finds the piles a run can go to by the card each pile top takes; every
+    # move of the model between tableau piles (onto a card, or into the first space) must be
+    # among them, to the same position, over random lines and scattered near-end positions
+    rng = random.Random(3)
+    games = [game for seed in range(3) for game in line_of_play(seed, rng)[1::2]]
+    games += [near_end(rng, rng.randrange(8, 30)) for _ in range(300)]
+    compared = runs = 0
+    for game in games:
+        model = Thirteen.from_game(game)
+        state = model.start
+        if not state[0]:
+            continue
+        search = _Search(model, state)
+        children = search.expand(search.root, True)
+        if len(children) == 1 and children[0][0][0] == "f" or not model.legal(state):
+            continue  # a safe card up played alone, or the game is over
+        tableau = state[2]
+        space = next((d for d, pile in enumerate(tableau) if not pile), -1)
+        expected = {}
+        for move in model.legal(state):
+            src, _, dst = move.partition(">")
+            dst, _, times = dst.partition("x")
+            if src[0] == "t" and dst[0] == "t" and (tableau[int(dst[1:])] or int(dst[1:]) == space):
+                piles = tuple(sorted(bytes(pile) for pile in model.play(state, move)[2]))
+                expected[("t", int(src[1:]), int(dst[1:]), int(times or 1))] = piles
+        found = {step: tuple(sorted(child[1])) for step, child in children if step[0] == "t" and step[1] != "w"}
+        assert found == expected, game.position()
+        compared += 1
+        runs += any(step[3] > 1 for step in found)
+    assert compared > 300 and runs > 20, (compared, runs)

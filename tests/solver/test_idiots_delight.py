@@ -8,7 +8,7 @@ import random
 
 from engine.core import Game
 from engine.games import find_game
-from solver.idiots_delight import IdiotsDelight, clearable, solve_exact
+from solver.idiots_delight import IdiotsDelight, clearable, solve_exact, unwinnable
 from tests.solver.models import UNLIMITED, assert_plays_as_engine, assert_verdict, plain_search, playout
 
 KEY = "idiots_delight"
@@ -228,28 +228,41 @@ def test_with_one_deal_to_come_a_discard_of_the_lowest_card_of_its_suit_is_playe
     assert verdicts["won"] >= 5 and verdicts["lost"] >= 20, verdicts
 
 
+def _kings_in_piles(
+    rng: random.Random, least: int, most: int, stock_most: int, *, spread: bool
+) -> tuple[str, list[str], IdiotsDelight] | None:
+    """A random position: ``least`` to ``most - 1`` cards that are not Kings, the first fewer
+    than ``stock_most`` of them in the stock, the rest and the four Kings in random piles, the
+    others discarded; as its position text, the cards not discarded and its model. With
+    ``spread``, None where a pile is empty or every pile holds a King."""
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    others = [name for name in names if name[0] != "K"]
+    rng.shuffle(others)
+    cards = others[: rng.randrange(least, most)]
+    stock = cards[: rng.randrange(0, stock_most)]
+    piles: list[list[str]] = [[] for _ in range(4)]
+    for name in cards[len(stock) :] + ["KC", "KD", "KH", "KS"]:
+        piles[rng.randrange(4)].append(name)
+    if spread and (not all(piles) or all(any(name[0] == "K" for name in pile) for pile in piles)):
+        return None
+    for pile in piles:
+        rng.shuffle(pile)
+    gone = "".join(name for name in names if name not in cards and name[0] != "K")
+    text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+    return text, cards, IdiotsDelight.from_game(find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}"))
+
+
 def test_the_bound_holds_and_bites_where_a_pile_holds_no_king():
     # the four Kings anywhere in the piles (so that some pile holds none): where every bottom is
     # shown to stay, the bound applies, and a plain search never clears more than it allows
     rng = random.Random(37)
-    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
     positions = applies = bites = 0
     while positions < 200:
-        others = [name for name in names if name[0] != "K"]
-        rng.shuffle(others)
-        cards = others[: rng.randrange(8, 13)]
-        stock = cards[: rng.randrange(0, 9)]
-        piles: list[list[str]] = [[] for _ in range(4)]
-        for name in cards[len(stock) :] + ["KC", "KD", "KH", "KS"]:
-            piles[rng.randrange(4)].append(name)
-        if not all(piles) or all(any(name[0] == "K" for name in pile) for pile in piles):
+        made = _kings_in_piles(rng, 8, 13, 9, spread=True)
+        if made is None:
             continue
-        for pile in piles:
-            rng.shuffle(pile)
         positions += 1
-        gone = "".join(name for name in names if name not in cards and name[0] != "K")
-        text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
-        model = IdiotsDelight.from_game(find_game(KEY).from_position(f"{text} s:{''.join(stock).lower()}"))
+        text, cards, model = made
         left = clearable(model.start[0], model.stock, 0)
         if left is None:
             continue
@@ -323,3 +336,40 @@ def test_the_bound_reckoned_with_bit_sets_equals_it_reckoned_card_by_card():
             assert left == _stays_plainly(model.start[0], model.stock), game.position()
             applies += left is not None
     assert applies >= 15, applies
+
+
+def test_a_position_whose_kings_cannot_all_reach_a_bottom_is_not_won():
+    # random positions of a few cards with the four Kings in the piles: wherever `unwinnable`
+    # says no win, a plain search of every position finds none
+    rng = random.Random(43)
+    positions = fires = 0
+    while positions < 150:
+        made = _kings_in_piles(rng, 3, 9, 5, spread=False)
+        assert made is not None
+        positions += 1
+        text, _, model = made
+        if unwinnable(model.start[0], model.stock, 0):
+            fires += 1
+            assert not plain_search(model)[0], text
+    assert fires >= 30, fires
+    # the Heart King fills the space and the Diamond King stays on the Two of Clubs; a King
+    # above a King at a bottom may fill the space instead, and so may a King still to be dealt
+    assert unwinnable(((51,), (), (12,), (1, 25, 38)), (0,), 0)
+    assert not unwinnable(((51,), (), (12, 38), (1, 25)), (0,), 0)
+    assert not unwinnable(((51,), (), (12,), (1, 25)), (0, 38), 0)
+
+
+def test_once_47_are_cleared_a_position_with_no_win_is_not_searched():
+    # the Heart King lies on the Nine of Hearts under the Spade King, the Diamond King alone and
+    # the Club King at a bottom: only one King can fill a space, so the Nine never leaves; once
+    # every other card is cleared no other position is searched (a search of every position
+    # with the bound keeps 1,723)
+    stock = "6C3C2D4C2C7CQDAC9CTCJC3D5DQC8C7D"
+    kept = {stock[i : i + 2] for i in range(0, len(stock), 2)} | {"9H", "5C", "4D"}
+    gone = "".join(r + s for s in "CDHS" for r in "A23456789TJQ" if r + s not in kept)
+    dealt_last_first = "".join(stock[i : i + 2] for i in range(len(stock) - 2, -2, -2)).lower()
+    game = find_game(KEY).from_position(f"{KEY} - f0:{gone} t0:KC t1:9HKHKS t2:KD t3:5C4D s:{dealt_last_first}")
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared) == ("lost", 47)
+    assert verdict.positions < 100, verdict.positions
+    assert plain_search(IdiotsDelight.from_game(game)) == (False, 47)

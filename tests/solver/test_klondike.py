@@ -160,9 +160,10 @@ def _late_positions(rng: random.Random) -> list[Game]:
 
 @pytest.mark.parametrize("passes", ["all", "last_alone", "every_partial_run"])
 def test_exact_verdicts_equal_a_plain_exhaustive_search_and_wins_replay(passes, monkeypatch):
-    if passes != "all":  # the quicker first pass takes no share: the exact pass decides alone
+    if passes != "all":  # the quicker passes take no share: the exact pass decides alone
         monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
         monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+        monkeypatch.setattr(klondike, "_RESTART_TURNS", 0)
     if passes == "every_partial_run":  # the exact pass moves every partial run
         monkeypatch.setattr(klondike, "_PARTIAL_RULE", False)
     rng = random.Random(2)
@@ -284,6 +285,7 @@ def test_each_wider_safe_rule_keeps_the_verdict_with_fewer_positions(rule, monke
     # best clear as without it
     monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
     monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+    monkeypatch.setattr(klondike, "_RESTART_TURNS", 0)
     game = find_game("klondike")(58)
     wide = solve_exact(game, UNLIMITED)
     monkeypatch.setattr(klondike, rule, False)
@@ -300,6 +302,7 @@ def test_the_partial_run_rule_keeps_the_verdict_with_fewer_positions(seed, monke
     # the same best clear, keeping fewer positions than with every partial run
     monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
     monkeypatch.setattr(klondike, "_RESTRICTED_TURNS", 0)
+    monkeypatch.setattr(klondike, "_RESTART_TURNS", 0)
     game = find_game("klondike")(seed)
     ruled = solve_exact(game, UNLIMITED)
     monkeypatch.setattr(klondike, "_PARTIAL_RULE", False)
@@ -307,3 +310,36 @@ def test_the_partial_run_rule_keeps_the_verdict_with_fewer_positions(seed, monke
     assert ruled.result == every.result == "lost"
     assert ruled.best_cleared == every.best_cleared
     assert ruled.positions < every.positions and ruled.nodes < every.nodes
+
+
+def test_restarts_leave_a_losing_early_step_that_the_exact_pass_searches_to_the_end(monkeypatch):
+    # deal 22: the exact pass alone is still under a losing early step after 20,000 steps; the
+    # restarts (first steps in a random order, a fresh table each) win within a few thousand, and
+    # the win replays
+    monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    game = find_game("klondike")(22)
+    budget = Budget(nodes=20_000, seconds=30)
+    turns = solve_exact(game, budget)
+    assert turns.result == "won" and turns.nodes < 5_000
+    replay = game.copy()
+    for move in turns.solution:
+        replay.apply(move)
+    assert replay.won
+    monkeypatch.setattr(klondike, "_RESTART_TURNS", 0)
+    assert solve_exact(game, budget).result == "unknown"
+
+
+@pytest.mark.parametrize("seed", [6, 58])
+def test_a_restart_that_ends_within_its_share_proves_the_loss_as_the_exact_pass_does(seed, monkeypatch):
+    # with the restarts all but alone, one of them meets every position before the exact pass
+    # could: the same loss and best clear as the exact pass alone
+    monkeypatch.setattr(klondike, "_GREEDY_SHARE", 0.0)
+    game = find_game("klondike")(seed)
+    monkeypatch.setattr(klondike, "_RESTART_TURNS", 0)
+    alone = solve_exact(game, UNLIMITED)
+    monkeypatch.setattr(klondike, "_RESTART_TURNS", 10**6)
+    restarts = solve_exact(game, UNLIMITED)
+    assert alone.result == restarts.result == "lost"
+    assert restarts.best_cleared == alone.best_cleared
+    # the exact pass had its first turns only (1,024 steps each): too few for it to end alone
+    assert alone.nodes > 1_024 * klondike._EXACT_TURNS

@@ -1,10 +1,12 @@
 """The exact Little Spider search (solver/little_spider.py): its model of the rules is the
 engine's move for move, its wins replay on the engine, its verdicts and best clears agree with a
-plain search of every position on late positions (its budgets: tests/solver/test_budgets.py)."""
+plain search of every position on late positions, its memory budget holds what it counts
+(its other budgets: tests/solver/test_budgets.py)."""
 
 from __future__ import annotations
 
 import random
+import tracemalloc
 
 from engine.core import Game
 from engine.games import find_game
@@ -85,6 +87,21 @@ def test_the_first_ace_or_king_up_chooses_the_colours():
     assert model.wanted(up, black_aces, spades) == (1,)
     assert model.wanted(up, black_aces, hearts) == (13,)
     assert model.wanted((0, 0, 3, 0), black_aces, hearts) == (10,)
+
+
+def test_a_memory_budget_holds_as_many_positions_as_fit_and_no_more_bytes_than_it_allows():
+    # deal 1000 is not decided within 3 MB: the memory budget ends the search
+    tracemalloc.start()
+    try:
+        verdict = solve_exact(find_game(KEY)(1000), Budget(seconds=60, memory_mb=3))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert verdict.reason == "memory budget (3 MB) spent"
+    assert peak < 3 * 2**20, f"peak {peak:,} bytes"
+    # a kept key costs 150 bytes as counted (its dict slot holds only its parent's key), a frontier
+    # entry 600: about 11,000 positions fit (5,500 when a key with its move back counted 300)
+    assert verdict.positions > 9_000
 
 
 def test_wins_replay_on_the_engine():

@@ -173,3 +173,21 @@ def test_random_lines_find_a_win_the_ordered_search_misses():
     for move in verdict.solution:
         game.apply(move)
     assert game.won
+
+
+def test_a_card_waits_for_as_many_of_its_rank_as_the_falling_run_above_it():
+    # every foundation at the Four; one Five is free, but each other lies under a Seven on a Six,
+    # which need two foundations past the Five: no second Five can go up, nor any second card of a
+    # higher rank, so only t0 clears (its nine cards)
+    run = "KSQSJSTS9S8S"
+    game = find_game(KEY).from_position(
+        f"{KEY} - f0:AC2C3C4C f1:AD2D3D4D f2:AH2H3H4H f3:AS2S3S4S"
+        f" t0:{run}7S6S5S t1:{run.replace('S', 'H')}5H6H7H"
+        f" t2:{run.replace('S', 'D')}5D6D7D t3:{run.replace('S', 'C')}5C6C7C s: w: redeals=0 dealt=52"
+    )
+    model = TryAgain.from_game(game)
+    assert clearable(*model.start[:2], ()) == 9
+    _, best = plain_search(model)
+    assert best == 16 + 9
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared) == ("lost", 25)
