@@ -83,12 +83,19 @@ replays to ``won``. Budgets: ``nodes`` (moves tried, counted in blocks of 1,024)
 (keys and frontier at a measured size per position, see `_KEY_EXTRA`).
 
 Speed. `expand` finds where a run can go from the two card numbers each pile's top takes
-(`_TAKES`), not by trying every pile against every other for every length of run, and
-`_Ceiling` works out once, per number of reserve cards left, the first count each suit cannot
-pass once or twice. The same moves in the same order take 0.45 of the CPU time that trying
-every pair of piles and length of run takes (90,000 moves on three bases: 3.5 s against 7.8 s),
-so a budget tries about twice the moves. The moves between piles are the model's
-(`Thirteen.legal`'s, as the test checks).
+(`_TAKES`), gathered in the same pass over the piles as the cards up and the first space, not
+by trying every pile against every other for every length of run; which cards go up it reads
+from 53 flags cached by foundation heights (`fitting`). `_Ceiling` works out once, per number of
+reserve cards left, the first count each suit cannot pass once or twice, and caches, per suit,
+reserve height and the suit's two heights, which numbers of cards left the suit allows (a card
+up changes one suit, so a new position's ceiling is mostly four lookups). A random line asks
+`expand` to build only the positions after cards up (their heights order its moves) and builds
+the one it takes (`_Search.child`). The moves, their order and the random draws are those of
+building every position and working each ceiling out whole (the same positions after a fixed
+number of moves), in 0.8 of the best-first search's CPU time and 0.6 of the random lines'
+(40,960 moves on each base of deals 1001, 1004 and 1027, `time.process_time` on a quiet
+machine: 2.0 s against 2.5 s, and 4.3 s against 7.4 s). The moves between piles are the model's (`Thirteen.legal`'s,
+as the test checks).
 
 Random lines beside it (`_Search.playouts`). After each round of the best-first turns, one turn
 of random lines of play for the next base whose ceiling is the highest of all bases (and above
@@ -129,17 +136,16 @@ losses 1011, 1017 and 1037, ordering by the ceiling proved 8 of 9 runs, as befor
 going back too only 5 of 9 (deal 1037: 1 of 3): so lines below 104 do not go back.
 
 Cost, measured on deals 1000 to 1039 at ``Budget()`` (10 s), one process under ``nice -n 5``
-on this project's two-core machine with a load average of 4.5 to 7.8 (17,000 to 44,000 moves
-tried a second): 19 of 40 decided (won: 1008, 1010, 1020, 1021, 1027, 1028, 1031, 1033; lost,
-each at its ceiling: 1000, 1005, 1011, 1013, 1016, 1022, 1023, 1030, 1034, 1035, 1037), 21
-unknown; 5.9 s a deal on average. At 30 s under a load of 7 (about a quiet machine's 10 s),
-deals 1004 (won, 21 s), 1014 (won, 27 s) and 1017 (lost with 80, 17 s) are decided too, while
-1001, 1025, 1032 and 1036 stay unknown (74/75, 63/104, 88/90, 67/68). Unknown at 10 s, best
-clear against ceiling: 1001 74/75, 1002 65/70, 1003 49/81, 1004 65/104, 1006 47/81, 1007
-49/68, 1009 56/69, 1012 42/57, 1014 50/104, 1015 54/86, 1017 79/80, 1018 50/104, 1019 49/104,
-1024 56/69, 1025 62/104, 1026 31/104, 1029 49/104, 1032 88/90, 1036 67/68, 1038 43/62, 1039
-56/104. Deals whose ceiling is 104 may be late wins: deal 1004 is won after 824,740 moves (39 s
-under a load of 6.5), while deal 1018 reaches 70 in 120 s. With lines for every base and 0.3 of
+on this project's two-core machine with a load average of 1 to 2 (about 145,000 moves tried a
+second): 24 of 40 decided (won: 1004, 1008, 1010, 1014, 1020, 1021, 1027, 1028, 1029, 1031,
+1033; lost, each at its ceiling: 1000, 1005, 1011, 1013, 1016, 1017, 1022, 1023, 1030, 1032,
+1034, 1035, 1037), 16 unknown; 4.9 s a deal on average. At 30 s, deals 1001 (lost with 75,
+22 s) and 1036 (lost with 68, 12 s) are decided too, while 1015 stays at 82 of 86. Unknown at
+10 s, best clear against ceiling: 1001 74/75, 1002 67/70, 1003 61/81, 1006 60/81, 1007 54/68,
+1009 64/69, 1012 49/57, 1015 82/86, 1018 54/104, 1019 71/104, 1024 56/69, 1025 63/104, 1026
+35/104, 1036 67/68, 1038 48/62, 1039 61/104. Deals whose ceiling is 104 may be late wins:
+deal 1004 is won after 824,740 moves (4.4 s), while deal 1018 reached 70 in 120 s under a load
+of 6.5 (about 40 s here). With lines for every base and 0.3 of
 the time, four times the time decided none more (1001, 1007, 1011, 1012 at 40 s ended where they
 did at 10 s). The best clear of an unknown deal is proved only where a line reaches the ceiling.
 Most deals cannot be decided so: 62% of deals have no base whose reserve can be played out, and
@@ -182,6 +188,7 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from engine.cards import Card, new_pack
 from engine.core import Game, Move
@@ -357,6 +364,7 @@ _RED = (False, True, True, False)
 #: The byte that separates piles in a search key (card numbers are 0 to 51).
 _SEP = b"\xff"
 _DEAL, _REDEAL = "deal", "redeal"
+_DEAL_STEP, _REDEAL_STEP = (_DEAL,), (_REDEAL,)
 
 #: A position as plain values: (base rank, 0 before the choice; the eight foundations as (suit,
 #: height), (-1, 0) while empty; the nine tableau piles' cards bottom to top; the reserve's
@@ -551,31 +559,48 @@ class _Ceiling:
         #: Per (cards left, reserve height), per suit: the counts of the leaving cards in the
         #: order they leave.
         self.leaving: dict[tuple[int, int], tuple[list[int], ...]] = {}
+        #: `allows`'s cache; and per number of reserve cards left, the sum over suits of the
+        #: two highest heights allowed.
+        self.allowed: dict[tuple[int, int, int, int], int] = {}
+        self.values = [sum(one + two for one, two in per_suit) for per_suit in self.tops]
 
     def __call__(self, heights: bytes, res: int) -> int:
         key = (heights, res)
         best = self.cache.get(key)
         if best is not None:
             return best
-        best = 0
-        for left in range(res + 1):  # the reserve's top res - left cards leave, ``left`` stay
+        # the numbers of reserve cards left that every suit allows, as bits
+        allowed = (2 << res) - 1
+        for suit in range(4):
+            allowed &= self.allows(res, suit, heights[2 * suit], heights[2 * suit + 1])
+            if not allowed:
+                break
+        best = max([self.values[left] for left in range(res + 1) if allowed >> left & 1], default=0)
+        self.cache[key] = best
+        return best
+
+    def allows(self, res: int, suit: int, a: int, b: int) -> int:
+        """The numbers of reserve cards left (bit ``left``: the bottom ``left`` of ``res`` stay)
+        with which ``suit``'s two foundations, now ``a`` and ``b`` high, can take the leaving
+        cards of the suit, as bits; cached by its arguments."""
+        key = (res, suit, a, b)
+        known = self.allowed.get(key)
+        if known is not None:
+            return known
+        known = 0
+        for left in range(res + 1):
             leaving = self.leaving.get((left, res))
             if leaving is None:
                 going = list(reversed(self.counts[left:res]))
                 leaving = tuple([count for count, held in going if held == suit] for suit in range(4))
                 self.leaving[left, res] = leaving
-            total = 0
-            for suit, (one, two) in enumerate(self.tops[left]):
-                starts = (heights[2 * suit], heights[2 * suit + 1])
-                if not (
-                    two >= starts[0] and one >= starts[1] and _run_split(leaving[suit], starts, (two, one))
-                ) and not (one >= starts[0] and two >= starts[1] and _run_split(leaving[suit], starts, (one, two))):
-                    break
-                total += one + two
-            else:
-                best = max(best, total)
-        self.cache[key] = best
-        return best
+            one, two = self.tops[left][suit]
+            if (two >= a and one >= b and _run_split(leaving[suit], (a, b), (two, one))) or (
+                one >= a and two >= b and _run_split(leaving[suit], (a, b), (one, two))
+            ):
+                known |= 1 << left
+        self.allowed[key] = known
+        return known
 
 
 #: A search position: (foundation heights, two a suit, higher first; the tableau piles, bottom
@@ -600,6 +625,11 @@ _TRAIL = 40
 #: the root, and the moves they go back per term of Luby's sequence (`_Search.playouts`).
 _BACK_SHARE = 0.5
 _BACK = 4
+
+
+def _first(entry: tuple[int, _Step, _Pos | None]) -> int:
+    """An `expand` entry's rank (its sort key)."""
+    return entry[0]
 
 
 def _steps(link: _Link) -> list[_Step]:
@@ -639,6 +669,8 @@ class _Search:
         self.goal = self.ceiling(self.root[0], res)
         self.won: list[_Step] | None = None
         self.inversions: dict[bytes, int] = {}
+        #: `fitting`'s cache.
+        self.fits: dict[bytes, bytes] = {}
         self.frontier: list[tuple[int, int, int, _Pos, _Link]] = []
         #: Bytes the line being played out holds (`playouts`).
         self.line_memory = 0
@@ -678,65 +710,105 @@ class _Search:
         red = _RED[card // 13]
         return all(heights[2 * t + 1] > below for t in range(4) if _RED[t] != red)
 
-    def expand(self, pos: _Pos, complete: bool = True) -> list[tuple[_Step, _Pos]]:
+    def fitting(self, heights: bytes) -> bytes:
+        """Per card number (0 to 51), 1 where a foundation takes it at ``heights`` (exactly where
+        `up` is not None), else 0; and a last 0, so that -1 (no card) reads 0. Cached by heights."""
+        known = self.fits.get(heights)
+        if known is None:
+            flags = bytearray(53)
+            base = self.base
+            for suit in range(4):
+                for height in heights[2 * suit : 2 * suit + 2]:
+                    if height < 13:
+                        flags[suit * 13 + (height + base - 1) % 13] = 1
+            known = self.fits[heights] = bytes(flags)
+            self.memory += len(heights) + _CACHE_EXTRA
+        return known
+
+    def expand(self, pos: _Pos, complete: bool = True, build: bool = True) -> list[tuple[_Step, _Pos | None]]:
         """The moves from ``pos`` worth trying, best first, with the positions they lead to
-        (one alone when it is safe)."""
+        (one alone when it is safe). With ``build`` False, only the positions after cards up
+        are built (their heights order a random line's moves), the others are None: `child`
+        builds the one a line takes."""
         heights, tableau, res, stock, waste, second = pos
         reserve = self.reserve
-        keyed: list[tuple[int, _Step, _Pos]] = []
+        keyed: list[tuple[int, _Step, _Pos | None]] = []
         wtop = waste[-1] if waste else -1
+        fits = self.fitting(heights)
+        up = self.up
         # cards up
         if res:
             card = reserve[res - 1]
-            after = self.up(heights, card)
-            if after is not None:
-                child = (after, tableau, res - 1, stock, waste, second)
+            if fits[card]:
+                child: _Pos | None = (up(heights, card), tableau, res - 1, stock, waste, second)  # type: ignore[assignment]
                 if self.safe(heights, card, True):
                     return [(("f", "r"), child)]
                 keyed.append((0, ("f", "r"), child))
-        if waste:
-            after = self.up(heights, wtop)
-            if after is not None:
-                child = (after, tableau, res, stock, waste[:-1], second)
-                if self.safe(heights, wtop, False):
-                    return [(("f", "w"), child)]
-                keyed.append((1, ("f", "w"), child))
+        placed = False
+        if fits[wtop]:
+            child = (up(heights, wtop), tableau, res, stock, waste[:-1], second)  # type: ignore[assignment]
+            if self.safe(heights, wtop, False):
+                return [(("f", "w"), child)]
+            keyed.append((1, ("f", "w"), child))
+            placed = True
+        # cards up from the piles; the first space; the piles that take each card (its number)
+        # on their top
+        space = -1
+        full = 1
+        takers: dict[int, list[int]] = {}
         for i, pile in enumerate(tableau):
             if pile:
-                after = self.up(heights, pile[-1])
-                if after is not None:
-                    child = (after, tableau[:i] + (pile[:-1],) + tableau[i + 1 :], res, stock, waste, second)
-                    if self.safe(heights, pile[-1], False):
-                        return [(("f", i), child)]
-                    keyed.append((1, ("f", i), child))
-        spaces = [i for i, pile in enumerate(tableau) if not pile]
-        space = spaces[0] if spaces else -1
-        # the waste's card onto the tableau
-        if waste:
-            placed = any(step == ("f", "w") for _, step, _ in keyed)
-            for d, pile in enumerate(tableau):
-                if pile and _ON[pile[-1]][wtop] or d == space:
-                    placed = True
+                card = pile[-1]
+                if fits[card]:
                     child = (
-                        heights,
-                        tableau[:d] + (pile + waste[-1:],) + tableau[d + 1 :],
+                        up(heights, card),
+                        tableau[:i] + (pile[:-1],) + tableau[i + 1 :],
                         res,
                         stock,
-                        waste[:-1],
+                        waste,
                         second,
-                    )
-                    keyed.append((3 if pile else 6, ("t", "w", d, 1), child))
+                    )  # type: ignore[assignment]
+                    if self.safe(heights, card, False):
+                        return [(("f", i), child)]
+                    keyed.append((1, ("f", i), child))
+                a, b = _TAKES[card]
+                if a in takers:
+                    takers[a].append(i)
+                else:
+                    takers[a] = [i]
+                if b in takers:
+                    takers[b].append(i)
+                else:
+                    takers[b] = [i]
+            else:
+                full <<= 1
+                if space < 0:
+                    space = i
+        on = _ON
+        # the waste's card onto the tableau: onto the piles in their order, then into a space
+        if waste:
+            found = takers.get(wtop)
+            if found:
+                placed = True
+                for d in found:
+                    if build:
+                        piles = list(tableau)
+                        piles[d] = tableau[d] + waste[-1:]
+                        child = (heights, tuple(piles), res, stock, waste[:-1], second)
+                    else:
+                        child = None
+                    keyed.append((3, ("t", "w", d, 1), child))
+            if space >= 0:
+                placed = True
+                child = (
+                    (heights, tableau[:space] + (waste[-1:],) + tableau[space + 1 :], res, stock, waste[:-1], second)
+                    if build
+                    else None
+                )
+                keyed.append((6, ("t", "w", space, 1), child))
             if second and not placed:
                 return []  # the turned card can go nowhere: the game has ended
-        # runs between tableau piles: the piles that take each card (its number) on their top
-        on = _ON
-        up = self.up
-        full = 1 << len(spaces)
-        takers: dict[int, list[int]] = {}
-        for d, other in enumerate(tableau):
-            if other:
-                for card in _TAKES[other[-1]]:
-                    takers.setdefault(card, []).append(d)
+        # runs between tableau piles
         for i, pile in enumerate(tableau):
             if not pile:
                 continue
@@ -746,35 +818,66 @@ class _Search:
                 run += 1
             # (pile, cards) moved: onto a card that takes the run's card, or into the first space
             # (not the whole pile), in the order of the piles, then of the counts
-            moves = [(d, n) for n in range(1, min(run, full) + 1) for d in takers.get(pile[-n], ()) if d != i]
-            if space >= 0:
-                moves += [(space, n) for n in range(1, min(run, full >> 1, size - 1) + 1)]
-            moves.sort()
+            if run == 1 or full == 1:
+                # one card: no pile takes its own top card, and the takers are in pile order
+                found = takers.get(pile[-1])
+                moves = [(d, 1) for d in found] if found else []
+                if space >= 0 and size > 1 and full > 1:
+                    moves.append((space, 1))
+                    if len(moves) > 1:
+                        moves.sort()
+            else:
+                moves = [(d, n) for n in range(1, min(run, full) + 1) for d in takers.get(pile[-n], ()) if d != i]
+                if space >= 0:
+                    moves += [(space, n) for n in range(1, min(run, full >> 1, size - 1) + 1)]
+                moves.sort()
             for d, moved in moves:
-                other = tableau[d]
                 card = pile[-moved]
-                rest = pile[:-moved]
-                if not rest:
+                if moved == size:
                     rank = 2
                 else:
-                    under = rest[-1]
-                    if up(heights, under) is not None or wtop >= 0 and on[under][wtop]:
+                    under = pile[-moved - 1]
+                    if fits[under] or wtop >= 0 and on[under][wtop]:
                         rank = 2
                     elif on[under][card]:
                         if not complete:
                             continue
                         rank = 7
                     else:
-                        rank = 5 if other else 6
-                piles = list(tableau)
-                piles[i], piles[d] = rest, other + pile[-moved:]
-                keyed.append((rank, ("t", i, d, moved), (heights, tuple(piles), res, stock, waste, second)))
+                        rank = 5 if tableau[d] else 6
+                if build:
+                    piles = list(tableau)
+                    piles[i], piles[d] = pile[:-moved], tableau[d] + pile[-moved:]
+                    child = (heights, tuple(piles), res, stock, waste, second)
+                else:
+                    child = None
+                keyed.append((rank, ("t", i, d, moved), child))
         if stock and not (second and waste):
-            keyed.append((4, ("deal",), (heights, tableau, res, stock[1:], waste + stock[:1], second)))
+            child = (heights, tableau, res, stock[1:], waste + stock[:1], second) if build else None
+            keyed.append((4, _DEAL_STEP, child))
         elif not stock and not second and waste:
-            keyed.append((4, ("redeal",), (heights, tableau, res, waste, b"", 1)))
-        keyed.sort(key=lambda entry: entry[0])
+            keyed.append((4, _REDEAL_STEP, (heights, tableau, res, waste, b"", 1) if build else None))
+        keyed.sort(key=_first)
         return [(step, child) for _, step, child in keyed]
+
+    @staticmethod
+    def child(pos: _Pos, step: _Step) -> _Pos:
+        """The position after ``step`` (a move between piles, from the waste onto a pile, a deal
+        or the redeal) from ``pos``: the position `expand` builds for it."""
+        heights, tableau, res, stock, waste, second = pos
+        kind = step[0]
+        if kind == "t":
+            src, d, moved = cast(tuple[int | str, int, int], step[1:])
+            piles = list(tableau)
+            if isinstance(src, str):  # the waste's card
+                piles[d] = tableau[d] + waste[-1:]
+                return (heights, tuple(piles), res, stock, waste[:-1], second)
+            pile = tableau[src]
+            piles[src], piles[d] = pile[:-moved], tableau[d] + pile[-moved:]
+            return (heights, tuple(piles), res, stock, waste, second)
+        if kind == _DEAL:
+            return (heights, tableau, res, stock[1:], waste + stock[:1], second)
+        return (heights, tableau, res, waste, b"", 1)
 
     def disorder(self, pile: bytes) -> int:
         """Cards of ``pile`` lying above a card of lower count (each must move again before
@@ -814,12 +917,12 @@ class _Search:
         frontier: list[tuple[int, int, int, _Pos, _Link]] = [(0, 0, 0, root, None)]
         self.frontier = frontier
         nodes = 0
-        ceiling, seen, total, key_of, score = self.ceiling, self.seen, 104, self.key, self.score
+        ceiling, seen, total, key_of, score, expand = self.ceiling, self.seen, 104, self.key, self.score, self.expand
         push, pop = heapq.heappush, heapq.heappop
         yield 0  # set up: `share` may hand it positions from here on
         while frontier and shared["best"] < self.goal:
             _, depth, _, pos, link = pop(frontier)
-            for step, child in self.expand(pos, complete):
+            for step, child in cast(list[tuple[_Step, _Pos]], expand(pos, complete)):
                 nodes += 1
                 if not nodes & 1023:
                     yield 1024
@@ -874,6 +977,7 @@ class _Search:
         rng = random.Random(seed)
         nodes = 0
         key_of, ceiling, expand, total, goal = self.key, self.ceiling, self.expand, 104, self.goal
+        build = self.child
         root_key = key_of(self.root)
         # the best line so far: (position, link, key) from the root on, and what it cleared
         best_line: list[tuple[_Pos, _Link, bytes]] = [(self.root, None, root_key)]
@@ -892,15 +996,23 @@ class _Search:
             pos, link, _ = trail[-1]
             line = {key for _, _, key in trail}
             while True:
-                children = expand(pos, False)
+                # only the positions after cards up are built: the line builds the one it takes
+                children = expand(pos, False, False)
                 if rng.random() >= 0.75:
                     rng.shuffle(children)
-                # the moves that keep this base's ceiling first (a stable sort: in the order so far)
-                children.sort(key=lambda entry: ceiling(entry[1][0], entry[1][2]) < goal)
+                # the moves that keep this base's ceiling first (a stable sort: in the order so
+                # far); only a card up changes the heights or the reserve, and so the ceiling
+                if any(child is not None for _, child in children):
+                    low = ceiling(pos[0], pos[2]) < goal
+                    children.sort(
+                        key=lambda entry: low if entry[1] is None else ceiling(entry[1][0], entry[1][2]) < goal
+                    )
                 for step, child in children:
                     nodes += 1
                     if not nodes & 1023:
                         yield 1024
+                    if child is None:
+                        child = build(pos, step)
                     key = key_of(child)
                     if key not in line:
                         break

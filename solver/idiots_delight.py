@@ -99,24 +99,41 @@ only the time spent, never the verdict: leaving a sound cut out loses nothing.
 No win: the Kings' moves (`unwinnable`). Once the most cleared is 47, only a win can change the
 verdict or the best clear, so a position that provably cannot be won is not searched (its key is
 kept, as for the bound). Call a pile settled when its bottom card is a King: that King never moves,
-so the pile is never empty. Suppose no King is still to be dealt, some pile is not settled (empty,
-or a bottom that is not a King), and no King lies above the King at a settled pile's bottom: every
-King is at a settled bottom or in a pile that is not settled. Then no line wins. In a won position
-each pile holds one King, at its bottom. A King not at a bottom can only get there by a move into
-an empty pile (the cards under it leave only after it), where it then stays; so each of the n piles
-not settled now receives exactly one King, by a move, and exactly n Kings (those not at settled
-bottoms, all now in these piles) make one move each. Draw an arrow from each such King's pile now
-to the pile it moves into: each of the n piles has one arrow in and none points from a pile to
-itself (a King moves out of a pile that holds it), so following the arrows backwards goes round a
-cycle p1 <- p2 <- ... <- pk <- p1 of these piles. The King from p2 moves into p1 when p1 is empty,
-so after the King that left p1 for pk (a King leaves a pile only by that one move); that one moved
-into pk after the King from pk left it, and so on round the cycle to the move from p2 itself, which
-would come after itself. A King above a settled bottom, or still to be dealt (onto a pile that may
-be settled by then), could fill a pile without taking one of these turns, so either ends the
-reasoning. Deal 1003: once 47 is reached it cuts 28,500 of the 29,500 positions with three deals to
-come, and the deal is proved lost after 0.9 million moves instead of 2.1 million; it seldom holds
-where a King is still to be dealt (deals 1000 and 1014: a King comes in the last deal) or lies on a
-settled King (deal 1005, where it still cuts the moves needed from 5.3 to 3.0 million).
+so the pile is never empty. A King still to be dealt, the k-th card still to come, comes onto pile
+k mod 4 in the deal of the cards k - k mod 4 to k - k mod 4 + 3. Suppose that some pile is not
+settled, that no King lies above the King at a settled pile's bottom, and that each King still to
+be dealt comes onto a pile p that is not settled and not empty now, whose bottom card b has no
+higher card of its suit in the piles now or among the cards dealt before that deal. Then b stays
+in p until that deal: a bottom card leaves only by a discard (a move needs a pile of two cards or
+more), which needs a higher card of its suit at the top of another pile, and only deals bring
+cards into the piles; the deal puts its four cards down at once, so the King then covers b. Call
+a King's home the pile it is in now, or p for a King still to come: every King not at a settled
+bottom has a home that is not settled, and that home is not empty at any time from now until the
+King leaves it (a King now in a pile that is not settled lies above its bottom; p holds b until
+the deal, then the King). Then no line wins. A won position holds only the Kings, and each King
+with a home lies above a card that is not a King (its home's bottom now, or b), which cannot leave
+while the King is above it, so the King must leave its home; a King leaves a pile only by a move
+into an empty pile, where it is the bottom and stays. So each of these Kings makes exactly one
+move, into a pile that is not settled (a settled one is never empty) and that is not its home
+(which holds it). Each settled pile has one King (at its bottom), so n piles are not settled and
+n Kings have homes; a pile that receives a King by a move is never empty again, so it receives
+one at most, and each of the n piles receives exactly one. Draw an arrow from each such King's
+home to the pile it moves into: each of the n piles has one arrow in, none from itself, so
+following the arrows backwards goes round a cycle p1 <- p2 <- ... <- pk <- p1. The King from p2
+moves into p1 when p1 is empty, so after every King homed at p1 has left it, in particular after
+the move from p1 into pk; that move comes after the move from pk, and so on round the cycle to
+the move from p2 itself, which would come after itself. A King above a settled bottom, or still to
+be dealt onto a settled or empty pile or onto a bottom card that may be discarded before (a
+space may then take it, or a King moved there first), could settle a pile without taking one of
+these turns, so any of them ends the reasoning. Deal 1003: once 47 is reached it cuts 28,500 of
+the 29,500 positions with three deals to come, and the deal is proved lost after 0.9 million
+moves instead of 2.1 million; deal 1005 has Kings on a settled King, where it still cuts the
+moves needed from 5.3 to 3.0 million. In deals 1000 and 1014 a King comes in the last deal onto a
+pile whose bottom has a higher card of its suit in play (deal 1000: the Heart King onto ``t2``,
+whose bottom is mostly the Eight of Diamonds or the Four of Clubs, with their Kings in the piles;
+deal 1014: the Club King onto ``t3``, whose bottom the Spade King on ``t2`` may take), so the test
+seldom holds there: such a bottom can be discarded, and a King moved into the space first (or the
+dealt King landing in it) gives lines no reasoning on the Kings' places alone rules out.
 
 Why it is exact. The moves computed from the state are exactly the engine's (the test
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
@@ -136,36 +153,36 @@ search's stack; the node budget and the clock are read every 1,024 moves (so ``n
 its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
 
 Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under ``nice -n
-5`` on this project's two-core machine while others worked too (load average 6 to 8, so 10 s of
-wall clock gave this search 3 to 5 s of processor time): deals 1000 to 1019, 9 decided (3 won, 6
-lost), 11 unknown, 7.2 s a deal; deals 1020 to 1039, 7 decided (3 won, 4 lost), 13 unknown, 7.4 s
-a deal. At ``Budget(seconds=30)`` under the same load the deals that stand at 47 cleared: 1003 lost
-in 9.8 s (3.9 s of processor time), 1005 lost in 10.0 s (4.0 s), 1030 lost in 13.3 s (5.3 s), so all
-three within 10 s on a quiet machine; without the Kings' test above 1003 is unknown after 12 s of
-processor time and 1030 takes 10.7 s. Deals 1000 and 1014 stay unknown at 30 s: a King comes in
-their last deal, so the Kings' test never holds before it, and deal 1000 fills 256 MiB at about
-2,600,000 positions. The unknown deals are lost deals (or wins not yet found) whose every position
-must be searched: most positions have one or two deals to come, and where a pile's bottom can
-still leave (a space may come) no bound applies; the bound finds a card that provably stays at few
-positions of deal 1000 (at none of 37,000 reckonings). Taking each pile's discards in a row in
-the stock-empty discards (instead of going back to the first pile after each) makes no measurable
-difference. A reckoning that applies almost always cuts (deal 1007: all but 18 of 161,170), so
-passing the cards shown to stay down to the positions reached from there by discards and deals
-(where they still stay) saves nothing; nor does playing alone, there, a discard of a card with no
-lower card of its suit that may still leave (sound where no space can come, but it held 17 times in
-deal 1012). Tops, discards and the bound are reckoned with one bit a card (playing the stock-empty
-discards in rounds, all tops below their suit's highest top at once, was slower: most rounds hold
-one discard). The safe discard with one deal to come keeps about a quarter fewer positions (deal
-1002: 601,000 instead of 785,000); played with two deals to come it would need no pile able to be
-emptied before the next deal (so that the card discarded is never alone under a dealt card that
-moves on), which held at no position of deals 1001 and 1002 (even where it holds, the discard of a
-card with no lower card of its suit in play or among the eight to come is rare: 27 of deal 1002's
-121,000 positions with two deals to come). Sorting the piles in the key with a deal still to come
-gains nothing: every deal gives each pile its own card (the 48 stock cards make 12 full deals), so
-two positions whose piles differ only in order lead to different piles after the deal.
-Reproduce by calling `solve_exact` with ``Budget()`` on each deal
-(``find_game("idiots_delight")(seed)``), or ``arena solve idiots_delight --jobs 1`` once the game
-is in ``solver.search.EXACT``.
+5`` on this project's two-core machine with one other engineer at work (load average 1.3 to 2.1, so
+the search had a whole core: its processor time was within 0.1 s of the wall clock): deals 1000 to
+1019, 12 decided (3 won, 9 lost), 8 unknown, 5.4 s a deal; deals 1020 to 1039, 10 decided (3 won, 7
+lost), 10 unknown, 6.2 s a deal. Deals 1003, 1005 and 1030 stand at 47 cleared and are lost in 3.7,
+3.9 and 5.1 s (without the Kings' test 1003 takes more than 12 s). Deals 1000, 1014 and 1023 stand
+at 47 too and stay unknown at ``Budget(seconds=30)``: each fills 256 MiB at about 2,680,000
+positions (after 14, 21 and 9 s). In 1000 and 1014 the Kings' test seldom holds (the Kings to come,
+above; it cuts a few dozen positions of deal 1000); in 1023 the search reaches 47 late, when most of
+those positions are already kept. The unknown deals are lost deals (or wins not yet found) whose
+every position must be searched: most positions have one or two deals to come, and where a pile's
+bottom can still leave (a space may come) no bound applies; the bound finds a card that provably
+stays at few positions of deal 1000 (at none of 37,000 reckonings). Taking each pile's discards in a
+row in the stock-empty discards (instead of going back to the first pile after each) makes no
+measurable difference. A reckoning that applies almost always cuts (deal 1007: all but 18 of
+161,170), so passing the cards shown to stay down to the positions reached from there by discards
+and deals (where they still stay) saves nothing; nor does playing alone, there, a discard of a card
+with no lower card of its suit that may still leave (sound where no space can come, but it held 17
+times in deal 1012). Tops, discards and the bound are reckoned with one bit a card (playing the
+stock-empty discards in rounds, all tops below their suit's highest top at once, was slower: most
+rounds hold one discard). The safe discard with one deal to come keeps about a quarter fewer
+positions (deal 1002: 601,000 instead of 785,000); played with two deals to come it would need no
+pile able to be emptied before the next deal (so that the card discarded is never alone under a
+dealt card that moves on), which held at no position of deals 1001 and 1002 (even where it holds,
+the discard of a card with no lower card of its suit in play or among the eight to come is rare: 27
+of deal 1002's 121,000 positions with two deals to come). Sorting the piles in the key with a deal
+still to come gains nothing: every deal gives each pile its own card (the 48 stock cards make 12
+full deals), so two positions whose piles differ only in order lead to different piles after the
+deal. Reproduce by calling `solve_exact` with ``Budget()`` on each deal
+(``find_game("idiots_delight")(seed)``), or ``arena solve idiots_delight --jobs 1`` once the game is
+in ``solver.search.EXACT``.
 """
 
 from __future__ import annotations
@@ -220,16 +237,16 @@ def clearable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple
 
 def unwinnable(piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple[int, ...], dealt: int) -> bool:
     """True when a position (``piles``: cards bottom to top, ``stock[dealt:]`` still to be
-    dealt) provably cannot be won: no King is still to be dealt, some pile is empty or has a
-    bottom card that is not a King, and every King lies at a pile's bottom or in such a pile.
-    False says nothing. The proof is in the module docstring ("No win: the Kings' moves")."""
-    if any(card % 13 == 12 for card in stock[dealt:]):
-        return False
-    return _kings_stuck(piles)
+    dealt) provably cannot be won: some pile is empty or has a bottom card that is not a King,
+    every King lies at a pile's bottom or in such a pile, and every King still to be dealt comes
+    onto such a pile whose bottom card provably stays until then. False says nothing. The proof
+    is in the module docstring ("No win: the Kings' moves")."""
+    in_piles = sum(1 << card for pile in piles for card in pile)
+    return _kings_stuck(piles) and _kings_held(piles, stock, dealt, in_piles)
 
 
 def _kings_stuck(piles: list[list[int]] | tuple[tuple[int, ...], ...]) -> bool:
-    # `unwinnable` of a position with no King to be dealt
+    # some pile not settled, and no King above a King at a bottom
     open_pile = False
     for pile in piles:
         if not pile or pile[0] % 13 != 12:
@@ -237,6 +254,25 @@ def _kings_stuck(piles: list[list[int]] | tuple[tuple[int, ...], ...]) -> bool:
         elif len(pile) > 1 and not _KINGS.isdisjoint(pile[1:]):
             return False  # a King above a King at a bottom: it may fill a space
     return open_pile
+
+
+def _kings_held(
+    piles: list[list[int]] | tuple[tuple[int, ...], ...], stock: tuple[int, ...], dealt: int, in_piles: int
+) -> bool:
+    # every King of ``stock[dealt:]`` comes onto a pile whose bottom card is not a King and
+    # cannot be discarded before that deal: no higher card of its suit is in the piles now
+    # (``in_piles``, a bit a card) or dealt before that deal
+    for d in range(dealt, len(stock)):
+        if stock[d] % 13 == 12:
+            pile = piles[(d - dealt) % 4]
+            if not pile or pile[0] % 13 == 12:
+                return False
+            if _HIGHER[pile[0]] & in_piles:
+                return False
+            for e in range(dealt, d - (d - dealt) % 4):
+                if _HIGHER[pile[0]] >> stock[e] & 1:
+                    return False
+    return True
 
 
 def _coming(stock: tuple[int, ...], dealt: int) -> tuple[int, int, int, int]:
@@ -424,8 +460,19 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     # the last deal's cards, and the first count dealt from which one deal at most is to come
     last = max(n_stock - 4, 0)
     last_deal = sum(1 << c for c in stock[last:])
-    # the first count dealt with no King still to be dealt
-    kings_out = max((d + 1 for d in range(n_stock) if stock[d] % 13 == 12), default=0)
+    # for each count dealt, each King still to come: the pile it comes onto and the cards dealt
+    # before its deal (a bit each), for the Kings' test (`_kings_held`)
+    before = [0] * (n_stock + 1)
+    for d in range(n_stock):
+        before[d + 1] = before[d] | 1 << stock[d]
+    kings_coming = [
+        [
+            ((d - dealt) % 4, before[d - (d - dealt) % 4] ^ before[dealt])
+            for d in range(dealt, n_stock)
+            if stock[d] % 13 == 12
+        ]
+        for dealt in range(n_stock + 1)
+    ]
     foreign = [-1, -1, -1, -1]
     head, sep = bytes([n_stock]), bytes([_SEP])  # the endgame key's first byte and separator
     fkey = 0
@@ -567,10 +614,18 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         key = mask | fkey | dealt << 52
         if key in seen:
             return False  # searched already (a position a safe discard leaves is never kept)
-        if best >= total - 1 and dealt >= kings_out and _kings_stuck(piles):
-            # only a win could beat the best, and none is possible ("No win: the Kings' moves")
-            seen.add(key)
-            return False
+        if best >= total - 1:
+            # only a win could beat the best: none is possible where every King still to come
+            # lands on a pile whose bottom card (not a King) stays until then and the Kings in
+            # the piles are stuck ("No win: the Kings' moves"; `_kings_held`, `_kings_stuck`)
+            for k, early in kings_coming[dealt]:
+                pile = piles[k]
+                if not pile or pile[0] % 13 == 12 or _HIGHER[pile[0]] & (mask | early):
+                    break
+            else:
+                if _kings_stuck(piles):
+                    seen.add(key)
+                    return False
         p0, p1, p2, p3 = piles
         child = held  # ``held`` for the discards from here
         probe = 0.0  # when a search of a position the bound cuts began (0: not such a search)

@@ -10,7 +10,7 @@ import random
 from engine.core import Game
 from engine.games import find_game
 from solver import Budget
-from solver.generals_patience import Thirteen, _notation, _Search, reserve_stuck, solve_exact
+from solver.generals_patience import Thirteen, _Ceiling, _notation, _run_split, _Search, reserve_stuck, solve_exact
 from solver.search import solve_best_first
 from tests.solver.models import UNLIMITED, assert_plays_as_engine, plain_search
 
@@ -240,3 +240,74 @@ def test_the_searchs_moves_between_piles_are_the_rules_moves():
         compared += 1
         runs += any(step[3] > 1 for step in found)
     assert compared > 300 and runs > 20, (compared, runs)
+
+
+def test_a_lines_unbuilt_moves_are_the_searchs_moves_and_build_its_positions():
+    # random lines ask `expand` not to build the positions after moves other than cards up, and
+    # `_Search.child` builds the one they take: the same moves in the same order, to the same
+    # positions; `fitting` marks exactly the cards `up` puts on a foundation
+    rng = random.Random(4)
+    games = [game for seed in range(3) for game in line_of_play(seed, rng)[1::3]]
+    games += [near_end(rng, rng.randrange(8, 40)) for _ in range(200)]
+    compared = kinds = 0
+    seen_kinds = set()
+    for game in games:
+        model = Thirteen.from_game(game)
+        if not model.start[0]:
+            continue
+        search = _Search(model, model.start)
+        pos = search.root
+        fits = search.fitting(pos[0])
+        assert [bool(fits[card]) for card in range(52)] == [search.up(pos[0], card) is not None for card in range(52)]
+        assert fits[-1] == 0
+        for complete in (True, False):
+            built = search.expand(pos, complete)
+            lazy = search.expand(pos, complete, False)
+            assert [step for step, _ in lazy] == [step for step, _ in built], game.position()
+            for (step, child), (_, made) in zip(lazy, built, strict=True):
+                if child is None:
+                    assert step[0] != "f"
+                    child = search.child(pos, step)
+                    seen_kinds.add(step[0] if step[0] != "t" else ("w" if step[1] == "w" else "t"))
+                assert child == made, (game.position(), step)
+                compared += 1
+    kinds = len(seen_kinds)
+    assert compared > 2000 and kinds == 4, (compared, seen_kinds)
+
+
+def slow_ceiling(ceiling: _Ceiling, heights: bytes, res: int) -> int:
+    """`_Ceiling`'s bound worked out directly: for each number of reserve cards left, every
+    suit must split its leaving cards between its two foundations."""
+    best = 0
+    for left in range(res + 1):
+        going = list(reversed(ceiling.counts[left:res]))
+        total = 0
+        for suit, (one, two) in enumerate(ceiling.tops[left]):
+            leaving = [count for count, held in going if held == suit]
+            starts = (heights[2 * suit], heights[2 * suit + 1])
+            if not (two >= starts[0] and one >= starts[1] and _run_split(leaving, starts, (two, one))) and not (
+                one >= starts[0] and two >= starts[1] and _run_split(leaving, starts, (one, two))
+            ):
+                break
+            total += one + two
+        else:
+            best = max(best, total)
+    return best
+
+
+def test_the_ceiling_worked_out_suit_by_suit_equals_the_direct_one():
+    rng = random.Random(6)
+    differs = set()
+    for seed in range(12):
+        model = Thirteen.from_game(find_game(KEY)(seed))
+        reserve = model.reserve
+        for base in (1, 5, 13):
+            ceiling = _Ceiling(reserve, base)
+            for _ in range(60):
+                pairs = [sorted((rng.randrange(14), rng.randrange(14)), reverse=True) for _ in range(4)]
+                heights = bytes(h for pair in pairs for h in pair)
+                res = rng.randrange(len(reserve) + 1)
+                expected = slow_ceiling(ceiling, heights, res)
+                assert ceiling(heights, res) == expected, (seed, base, heights, res)
+                differs.add(expected)
+    assert len(differs) > 10, differs

@@ -373,3 +373,76 @@ def test_once_47_are_cleared_a_position_with_no_win_is_not_searched():
     assert (verdict.result, verdict.best_cleared) == ("lost", 47)
     assert verdict.positions < 100, verdict.positions
     assert plain_search(IdiotsDelight.from_game(game)) == (False, 47)
+
+
+def _kings_to_come(rng: random.Random) -> tuple[str, IdiotsDelight]:
+    """A random position: one or two Kings and up to four other cards in a stock of at most six,
+    the other Kings and two to six other cards in random piles, the rest discarded; as its
+    position text and its model."""
+    names = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+    kings = ["KC", "KD", "KH", "KS"]
+    rng.shuffle(kings)
+    others = [name for name in names if name[0] != "K"]
+    rng.shuffle(others)
+    coming = rng.randrange(1, 3)
+    stock = kings[:coming] + others[: rng.randrange(0, 7 - coming)]
+    rng.shuffle(stock)
+    laid = kings[coming:] + others[len(stock) - coming : len(stock) - coming + rng.randrange(2, 7)]
+    piles: list[list[str]] = [[] for _ in range(4)]
+    for name in laid:
+        piles[rng.randrange(4)].append(name)
+    for pile in piles:
+        rng.shuffle(pile)
+    gone = "".join(name for name in names if name not in stock and name not in laid)
+    text = f"{KEY} - f0:{gone} " + " ".join(f"t{i}:{''.join(pile)}" for i, pile in enumerate(piles))
+    # the stock text lists the last card dealt first
+    game = find_game(KEY).from_position(f"{text} s:{''.join(reversed(stock)).lower()}")
+    model = IdiotsDelight.from_game(game)
+    assert [_name(card) for card in model.stock] == stock
+    return f"{text} s:{''.join(stock)}", model
+
+
+def _name(card: int) -> str:
+    return "A23456789TJQK"[card % 13] + "CDHS"[card // 13]
+
+
+def test_a_king_still_to_come_onto_a_bottom_that_stays_is_counted_in_that_pile():
+    # random positions with a King or two in the stock: wherever `unwinnable` says no win (each
+    # King to come lands on a bottom with no higher card of its suit in play before its deal), a
+    # plain search of every position finds none, and it often says so
+    rng = random.Random(47)
+    fires = 0
+    for _ in range(1000):
+        text, model = _kings_to_come(rng)
+        if unwinnable(model.start[0], model.stock, 0):
+            fires += 1
+            assert not plain_search(model)[0], text
+    assert fires >= 25, fires
+    # the Spade King settled, the Diamond and Club Kings above Twos, the Heart King to come onto
+    # the Queen of Hearts (nothing can take her before): three Kings for three piles, no order
+    assert unwinnable(((51,), (1, 25), (14, 12), (37,)), (2, 3, 4, 38), 0)
+    # onto the Jack: the Queen of Hearts dealt with the King covers nothing, dealt before it may
+    assert unwinnable(((51,), (1, 25), (14, 12), (36,)), (2, 37, 4, 38), 0)
+    assert not unwinnable(((51,), (1, 25), (14, 12), (36,)), (2, 37, 4, 5, 6, 7, 8, 38), 0)
+    # nor where the Ten of Hearts is in the piles, nor onto an empty or a settled pile
+    assert not unwinnable(((51, 35), (1, 25), (14, 12), (34,)), (2, 3, 4, 38), 0)
+    assert not unwinnable(((51,), (1, 25), (14, 12), ()), (2, 3, 4, 38), 0)
+    assert not unwinnable(((51,), (1, 25), (14, 12), (37,)), (38, 3, 4, 5), 0)
+
+
+def test_once_47_are_cleared_a_king_to_come_onto_a_bottom_that_stays_cuts_the_search():
+    # the Spade and Diamond Kings lie on the Two of Spades in t1; the Heart King comes in the
+    # last deal onto t3, whose bottom, the Jack of Hearts, nothing can take before (the Queen is
+    # gone): three Kings for t1, t2 and t3, no order works, and a space in t2 keeps the bound
+    # off; once 47 are cleared hardly any position is searched (without the Kings to come, the
+    # search keeps about 2,700: the bound is reckoned where it pays, by the clock)
+    game = find_game(KEY).from_position(
+        f"{KEY} - f0:AC7C8C9CJC3D4D5D6D8D9DJDAH2H4H5H6H7HQHAS3S4S6S9SQS t0:KC4CTC5S t1:2SKSKDQD t2: t3:JHAD7D"
+        " s:kh9h8sjs3hth8h7sqc2d2c5c6c3ctdts"
+    )
+    model = IdiotsDelight.from_game(game)
+    assert _name(model.stock[-1]) == "KH" and len(model.stock) == 16  # onto t3, in the last deal
+    verdict = solve_exact(game, UNLIMITED)
+    assert (verdict.result, verdict.best_cleared) == ("lost", 47)
+    assert verdict.positions < 200, verdict.positions
+    assert plain_search(model) == (False, 47)
