@@ -13,14 +13,16 @@ gives the state encoding, the pruning and why it is sound, and why a search that
 win proves the deal lost.
 
 Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``) on the project's two-core
-machine with a load average of 6 to 7: deals 1000 to 1019, 6 won (1000, 1001, 1002, 1009, 1010,
-1011, each within 3.4 s), none proved lost, 14 unknown (best clears 11 to 30), 7.5 s a deal; deals
-1020 to 1039, 3 won (1021, 1029, 1036), none proved lost, 17 unknown (best clears 7 to 33), 8.6 s a
-deal. Each unknown deal ends on the time budget after 0.3 to 0.8 million steps (2.3 to 3.8 million
-at a load of 1, where deals 1005 and 1019 are won as well). With `Budget(seconds=30)` (load 5 to 7),
-of the unknown deals 1003 to 1008 and 1019, 1005 and 1019 are won, 1003, 1006, 1007 and 1008 stay
-unknown on time (4 to 11 million steps) and 1004 runs out of the 256 MB memory budget after 24 s
-(1.7 million positions kept). Searched longer, deal 1003 was still unknown after 300 s (32 million
+machine with a load average of 5 to 9: deals 1000 to 1019, 7 won (1000, 1001, 1002, 1009, 1010,
+1011, 1019, each within 3.3 s), none proved lost, 13 unknown (best clears 11 to 30), 7.3 s a deal;
+deals 1020 to 1039, 3 won (1021, 1029, 1036), none proved lost, 17 unknown (best clears 7 to 33),
+8.7 s a deal. Each unknown deal ends on the time budget after 0.4 to 3.3 million steps (2.3 to 3.8
+million at a load of 1, where deal 1005 is won as well); the search tries about 400,000 steps a
+second of CPU (solver/base_card.py's "Speed": about 1.4 times as many as when every card of every
+run was tried against every top, the same steps). With `Budget(seconds=30)` (load 5 to 7), of the
+unknown deals 1003 to 1008 and 1019, 1005 and 1019 are won, 1003, 1006, 1007 and 1008 stay unknown
+on time (4 to 11 million steps) and 1004 runs out of the 256 MB memory budget after 24 s (1.7
+million positions kept). Searched longer, deal 1003 was still unknown after 300 s (32 million
 steps, 6.9 million positions kept, best clear 11) and deal 1004 after 120 s (5.2 million steps, 1.5
 million positions, best clear 17). The restarted searches (solver/base_card.py) win deals the fixed
 order meets late or never (1010, 1019). Whether the unknown deals are late wins or losses is not

@@ -46,14 +46,14 @@ reached r, and, since it takes Y, one whose height now is at least r and below r
 cards above X go onto the k' foundations now at a height from r to the Queen, none of them can
 be of a rank at most the lowest such height, and (as in "Runs") a never-rising run of them needs
 one foundation each: no run longer than k'. If no card of rank r still to be turned exists and
-no card of rank r in a pile meets this (`_next_can_go`), no further card of rank r ever goes up,
+no card of rank r in a pile meets this (`_pile_facts`), no further card of rank r ever goes up,
 and no rank above r ever has more than k cards up. This is checked for each rank r that some
 foundation could take next (fewer cards of rank r up than of rank r - 1) and each rank no card
 of which is up; a bound by ranks follows (each rank at most the least cap of the ranks up to
 it, less the cards up). Ranks with none up for good stop every pile at its first such card.
 
 Waiting cards. Take a card X of rank r in a pile, and above it a run, top to bottom, of d cards
-whose ranks never rise and are all r or more (its wait, `_waits`). They all go up before X, in
+whose ranks never rise and are all r or more (its wait, `_pile_waits`). They all go up before X, in
 pile order, and (as in "Runs") onto d different foundations, each of which then holds a card of
 rank r: at least d cards of rank r are up before X. So the cards of rank r can go up only in an
 order in which each has at least its wait of them before it; a card still to be turned waits
@@ -95,8 +95,8 @@ Luby's sequence (`solver.exact.luby`) with the deal's piles in a random order at
 twenty (`random.Random(1)`, so runs repeat). A line that ends within its share searched every
 position (a win, or the first pass's proof that there is none); one cut short proves nothing, and
 its table is dropped. Wins that the fixed order reaches only after a long fruitless subtree are
-found so. The lines leave the waiting cards' caps out of their bound (it costs a third more a move
-where it cuts nothing, and the lines look for wins, which it never cuts).
+found so. The lines leave the waiting cards' caps out of their bound (the lines look for wins,
+which it never cuts; with the caches below it costs some 1 to 2 of the bound's 6 to 8 us).
 
 Two passes. The first cuts, by the same bounds, every position that cannot clear all 52 cards:
 it ends with a win, or with a proof that there is none. Only then does the second search
@@ -116,13 +116,34 @@ win comes back as moves in the engine's notation, which the engine replays to ``
 Budgets: ``nodes`` counts moves tried in both passes, ``positions`` the keys kept (the larger
 pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the search's stack; the
 clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
-between; its own table, that many keys of some 20 bytes at most, is not counted).
+between; its own table, that many keys of some 20 bytes at most, is not counted, nor are the
+caches of `Speed`: at most `_PILES_CACHE` piles' facts at some 800 bytes each, about 1.6 MB).
+
+Speed. The bound (`_clearable`) is where most of the time goes, and a deal's search meets few
+distinct waste piles (some 500 to 900 in 100,000 moves) and foundation heights (under 100), so
+all it needs of one pile is worked out once and cached by the pile's bytes (`_pile_facts`: its
+`top_bound` for each count of foundations, for each rank the lowest rank and longest falling
+run above its top card of that rank, its cards' waits packed into one int, and for each rank
+how far from the top its cards stay at or below that rank and the highest among them), and all
+it needs of the heights by the sorted heights (`_height_facts`). The piles' waits are added up
+as one int, and a rank's cap from its waits is a dict lookup (`_met`); the reach is the least
+fixed point of "each pile plays its top part up to the reach plus one", read from the cached
+tops in a few rounds rather than card by card. The values are those of working each out card by
+card (tests/solver/test_try_again.py compares them on every position of random lines and small
+layouts), so the search tries the same moves in the same order: at a fixed count of moves it
+keeps the same positions and reaches the same best clear and verdict, in about half the CPU
+time of the passes and a third of the random lines' (60,000 moves of the ordered passes, random
+lines off, on each of deals 1000, 1001, 1005, 1008, 1011 and 1027: 15.0 s before, 6.9 s; 150,000
+moves with the lines on deals 1000, 1002, 1003, 1014, 1021 and 1027: 10.0 s, 3.5 s; by
+`time.process_time`, load about 1.5). What is left is `can_clear`'s own search (most of the time
+on deals 1000 and 1011) and the bound's walk over the 13 ranks.
 
 Cost, measured at the race's par budget (``Budget()``: 10 s), one process under ``nice -n 5``
-while others worked too (load average 6 to 7): deals 1000 to 1019, 7 won (9 with nothing else
-running), 13 unknown, none proved lost, 6.6 s a deal; deals 1020 to 1039, 5 won (within 2.3 s),
-15 unknown, 7.6 s a deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s;
-most cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of the 40,
+while others worked too (load average 6 to 10, so some 2 to 6 s of one core a deal): deals 1000
+to 1019, 9 won, 11 unknown (1000, 1001, 1005, 1008, 1010 to 1013, 1015, 1016, 1019), none proved
+lost, 6.0 s a deal, 147,000 moves a deal; deals 1020 to 1039, 7 won (within 1.8 s), 13 unknown,
+6.7 s a deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s; most
+cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of the 40,
 e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass was stuck in) and run out of time in the
 first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still below its first
 position with 13 cards to turn after 20 s, and most positions it keeps have 4 to 6 cards to turn (9
@@ -148,6 +169,7 @@ decides these deals must work with 20 or more cards to turn.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import random
 import sys
@@ -177,8 +199,10 @@ _SEP = 255
 #: turned, and gives up (no cut) past this many of its own positions.
 _FREE_MAX = 4
 _RELAXED_LIMIT = 500
-#: Piles whose waits (`_pile_waits`) are kept (some 500 bytes each at most).
-_WAITS_CACHE = 2048
+#: Piles whose facts (`_pile_facts`) are kept (some 800 bytes each with the cache's own), and sorted
+#: foundation heights (`_height_facts`; 2,380 in all).
+_PILES_CACHE = 2048
+_HEIGHTS_CACHE = 2380
 #: Random lines before the exhaustive passes: a line's moves (times Luby's sequence), the share
 #: of the time budget they may take, and how often a deal's piles are tried in a random order.
 _FIRST = 20_000
@@ -233,58 +257,154 @@ def _clearable(
     future: int,
     below: list[int],
     waiting: bool = True,
+    blobs: Sequence[bytes] | None = None,
 ) -> int:
     """`clearable` with the cards still to be turned given as ``future``, the bit mask
     (``1 << rank``) of their ranks, and ``below[r]``, how many of them are of a rank below r;
-    the waiting cards' caps (``waiting``) are left out when false (a weaker bound, found sooner)."""
-    # up[r]: cards of rank r up; cap[r]: at most how many cards of rank r will ever be up
-    up = [4] + [sum(1 for h in heights if h >= r) for r in range(1, _KING + 1)]
-    waits: list[tuple[tuple[int, ...], ...]] | None = None  # `_waits`, once a rank needs them
+    the waiting cards' caps (``waiting``) are left out when false (a weaker bound, found sooner).
+    ``blobs``: ``bytes(pile)`` for each of ``piles``, where the caller has them."""
+    infos = [_pile_facts(blob) for blob in (blobs if blobs is not None else [bytes(pile) for pile in piles])]
+    # up[r]: cards of rank r up; past[r]: how many foundations a higher card above the next card
+    # of rank r can go on, and the lowest of them
+    up, past, limit, reach, cleared = _height_facts(tuple(sorted(heights)))
+    # the piles' cards of each rank by their waits, 0 to 3 (see `_pile_facts`), added up
+    waits = 0
+    for info in infos:
+        waits += info[3]
     cap = 4
     caps = [4] * (_KING + 1)
     for rank in range(1, _KING + 1):
         k = up[rank]
-        if k < cap and k < up[rank - 1] or k == 0 < cap:
-            # the foundations a higher card above the next card of this rank can go on
-            past = [h for h in heights if rank <= h < _KING]
-            low = min(past, default=_KING)
-            if not future >> rank & 1 and not any(_next_can_go(pile, rank, len(past), low) for pile in piles):
+        if (k < cap and k < up[rank - 1] or k == 0 < cap) and not future >> rank & 1:
+            n, low = past[rank]
+            for info in infos:
+                if info[1][rank] > low and info[2][rank] <= n:
+                    break
+            else:
                 cap = k
         # each card of this rank in a pile goes up only after as many others of its rank as its
-        # wait (see "Waiting cards"); those still to be turned wait for none
-        count = min(cap, k + below[rank + 1] - below[rank]) if waiting else cap
-        if count < cap and waits is None:
-            waits = _waits(piles)
-        for wait in sorted(w for pile in waits for w in pile[rank]) if count < cap and waits is not None else ():
-            if count >= cap or wait > count:
-                break
-            count += 1
-        cap = count
+        # wait (see "Waiting cards"); those still to be turned wait for none (`_met`)
+        count = k + below[rank + 1] - below[rank] if waiting else cap
+        if count < cap:
+            key = (waits >> (rank << 4) & 0xFFFF) << 5 | count << 3 | cap
+            met = _MET.get(key)
+            if met is None:
+                met = _MET[key] = _met(key)
+            cap = met
         caps[rank] = cap
-    by_rank = sum(caps[r] - up[r] for r in range(1, _KING + 1))
+    by_rank = sum(caps) - 4 - cleared
     stuck = caps.index(0) if caps[_KING] == 0 else _KING + 1
     # the ranks a foundation might reach, every card of the stock free: a card of rank r can
-    # only go up once some foundation has reached r - 1
-    reach = max(heights)
-    ends = [len(pile) for pile in piles]
+    # only go up once some foundation has reached r - 1; each pile plays its top part of ranks
+    # at most the reach plus one and below `stuck`, whose highest rank raises the reach, until
+    # nothing changes (the least such reach, as playing card by card reaches)
     changed = True
     while changed:
-        changed = False
         while reach + 1 < stuck and future >> (reach + 1) & 1:
             reach += 1
-        for j, pile in enumerate(piles):
-            i = ends[j]
-            while i and pile[i - 1] <= reach + 1 and pile[i - 1] < stuck:
-                i -= 1
-                reach = max(reach, pile[i])
-            if i != ends[j]:
-                ends[j] = i
+        changed = False
+        top = min(reach + 1, stuck - 1)
+        for info in infos:
+            if info[5][top] > reach:
+                reach = info[5][top]
                 changed = True
-    limit = 4 - up[_KING]
+    top = min(reach + 1, stuck - 1)
     by_pile = below[min(stuck, reach + 1)]
-    for j, pile in enumerate(piles):
-        by_pile += min(len(pile) - ends[j], top_bound(pile, limit))
+    for info in infos:
+        by_pile += min(info[4][top], info[0][limit])
     return min(by_rank, by_pile)
+
+
+#: `_met` by its key, filled as the search meets them (some 1,120 keys at most in a deal)
+_MET: dict[int, int] = {}
+
+
+def _met(key: int) -> int:
+    """How many cards of one rank can ever be up (see "Waiting cards"), from ``key``: bits 0 to 2
+    the cap (at most 4), bits 3 and 4 the count before the cards waiting in piles (below the cap),
+    and from bit 5 on, four bits for each wait w from 0 to 3 (lowest first), the cards of the rank
+    in piles that wait for w others. Taken lowest wait first, all cards of one wait go while the
+    count so far is at least that wait; a wait of 4 or more is never met (the count stays below the
+    cap)."""
+    cap, count, field = key & 7, key >> 3 & 3, key >> 5
+    for wait in range(4):
+        if wait > count:
+            break
+        count += field >> (wait << 2) & 15
+        if count >= cap:
+            return cap
+    return count
+
+
+@functools.lru_cache(maxsize=_HEIGHTS_CACHE)
+def _height_facts(heights: tuple[int, ...]) -> tuple[list[int], list[tuple[int, int]], int, int, int]:
+    """What `_clearable` reads from the foundations' heights (sorted): the cards of each rank up
+    (ranks 0 to 13; 4 for rank 0), for each rank r the count and the lowest height of the
+    foundations from r to below the King, the count not yet at the King, the highest height and
+    the cards up. The lists are shared: do not change them."""
+    up = [4] + [sum(1 for h in heights if h >= r) for r in range(1, _KING + 1)]
+    past = [(0, _KING)]
+    for rank in range(1, _KING + 1):
+        over = [h for h in heights if rank <= h < _KING]
+        past.append((len(over), min(over, default=_KING)))
+    return up, past, 4 - up[_KING], max(heights), sum(heights)
+
+
+@functools.lru_cache(maxsize=_PILES_CACHE)
+def _pile_facts(pile: bytes) -> tuple[bytes, bytes, bytes, int, bytes, bytes]:
+    """What `_clearable` reads from one waste pile (``pile``: its ranks bottom to top), worked out
+    once, in small values (bytes, an int) to keep each pile's share of memory small. A tuple of:
+
+    - `top_bound` for each count of foundations 0 to 4;
+    - for each rank r (0 to 13), 0 when no card of rank r is in the pile, else the lowest rank
+      above r (14 for none) among the cards over its top card of rank r; and the longest
+      never-rising run, top to bottom, among those cards of a rank above r (that card can be
+      the next of its rank to go up while k foundations from r to below the King are left, the
+      lowest at height low, exactly when that lowest rank is above low and that run at most k;
+      see "No next card of a rank");
+    - the same waits as counts in one int: bits 16r + 4w to 16r + 4w + 3 hold how many cards of
+      rank r wait for w (0 to 3) others;
+    - for each rank v (0 to 13), how many cards from the top come before the first of a rank
+      above v (bytes), and the highest rank among those (bytes, 0 for none).
+    """
+    bounds = bytes(top_bound(pile, limit) for limit in range(5))
+    lowests = []
+    runs = []
+    for rank in range(_KING + 1):
+        if rank not in pile:
+            lowests.append(0)
+            runs.append(0)
+            continue
+        ends: list[int] = []
+        lowest = _KING + 1
+        for above in reversed(pile):
+            if above == rank:
+                break
+            if above > rank:
+                lowest = min(lowest, above)
+                i = 0
+                while i < len(ends) and ends[i] >= above:
+                    i += 1
+                if i == len(ends):
+                    ends.append(above)
+                else:
+                    ends[i] = above
+        lowests.append(lowest)
+        runs.append(len(ends))
+    packed = 0
+    for rank, found in enumerate(_pile_waits(pile)):
+        for wait in found:
+            if wait < 4:
+                packed += 1 << (rank << 4) + (wait << 2)
+    tops = []
+    highest = []
+    for v in range(_KING + 1):
+        n = 0
+        while n < len(pile) and pile[-1 - n] <= v:
+            n += 1
+        tops.append(n)
+        highest.append(max(pile[len(pile) - n :], default=0))
+    return bounds, bytes(lowests), bytes(runs), packed, bytes(tops), bytes(highest)
 
 
 def can_clear(
@@ -336,7 +456,7 @@ def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need
                     r = heights[j] + 1
                     if r <= _KING and free[r] and heights[j - 1] != heights[j]:
                         # the cards of rank r not up: one per foundation below r
-                        if free[r] == sum(1 for h in heights if h < r):
+                        if free[r] == bisect.bisect_left(heights, r):
                             source, low = -1, r
                             break
                 else:
@@ -352,7 +472,7 @@ def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need
             gone += 1
         found = gone >= need
         if not found:
-            key = bytes(len(p) for p in piles) + bytes(free)
+            key = bytes(map(len, piles)) + bytes(free)
             if len(seen) >= limit:
                 found = True
             elif key not in seen:
@@ -393,12 +513,6 @@ def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need
     return dfs(0)
 
 
-def _waits(piles: Sequence[Sequence[int]]) -> list[tuple[tuple[int, ...], ...]]:
-    """For each of ``piles`` (ranks bottom to top), `_pile_waits`."""
-    return [_pile_waits(bytes(pile)) for pile in piles]
-
-
-@functools.lru_cache(maxsize=_WAITS_CACHE)
 def _pile_waits(pile: bytes) -> tuple[tuple[int, ...], ...]:
     """For each rank r (0 to 13), the waits of the cards of rank r in ``pile`` (ranks bottom to
     top): a card's wait is the length of the longest run, top to bottom, of ranks never rising
@@ -412,30 +526,6 @@ def _pile_waits(pile: bytes) -> tuple[tuple[int, ...], ...]:
         if wait + 1 > longest[rank]:
             longest[rank] = wait + 1
     return tuple(tuple(found) for found in waits)
-
-
-def _next_can_go(pile: Sequence[int], rank: int, k: int, low: int) -> bool:
-    """Whether a card of ``rank`` in ``pile`` (ranks bottom to top) could be the next of its rank
-    to go up, when ``k`` foundations have reached ``rank`` but not the King, the lowest of them
-    at height ``low``: each card above it of a higher rank needs one of those below its own rank,
-    and a never-rising run of them, top to bottom, needs one each."""
-    ends: list[int] = []
-    for above in reversed(pile):
-        if above == rank:
-            return True
-        if above > rank:
-            if above <= low:
-                return False
-            i = 0
-            while i < len(ends) and ends[i] >= above:
-                i += 1
-            if i == len(ends):
-                if i == k:
-                    return False
-                ends.append(above)
-            else:
-                ends[i] = above
-    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -597,7 +687,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             if cleared >= total:
                 return True
         # the random lines, which look for wins, leave the waiting cards out: a line is faster so
-        bound = cleared + _clearable(piles, heights, masks[turned], below[turned], rng is None)
+        blobs = [bytes(pile) for pile in piles]
+        bound = cleared + _clearable(piles, heights, masks[turned], below[turned], rng is None, blobs)
         if bound <= best or bound <= floor:
             return False
         if (
@@ -606,7 +697,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             and not _can_clear(piles, sorted(heights), frees[turned], max(best, floor) - cleared + 1, _RELAXED_LIMIT)
         ):
             return False
-        key = bytes([turned]) + bytes([_SEP]).join(sorted(bytes(p) for p in piles))
+        key = bytes([turned]) + bytes([_SEP]).join(sorted(blobs))
         if key in seen:
             return False
         seen.add(key)

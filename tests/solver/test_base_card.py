@@ -154,3 +154,52 @@ def test_restarts_win_chameleon_deals_the_fixed_order_meets_late():
     """Deals 1001 and 1002 take the fixed order's depth-first search 1.6 and 0.9 million steps;
     restarted searches in perturbed orders win them within 200,000 (15,000 and 77,000)."""
     assert_won_within("chameleon", (1001, 1002), Budget(nodes=200_000, seconds=60), search("chameleon").solve_exact)
+
+
+def test_each_piles_steps_are_those_of_trying_every_card_of_its_run():
+    """`pile_steps` (worked out once per pile) gives, for every pile met in random lines of
+    both games and for long built runs that wrap round the corner, the top card, the cards that
+    may move and the steps onto each tableau card and into a space that trying each card of the
+    pile's built run against the target gives (the search's steps, in its order)."""
+    from solver.base_card import _S, _rank, _run_of, pile_steps
+
+    fits = [[_rank(c) == (_rank(t) - 2) % 13 + 1 for c in range(52)] for t in range(52)]
+    lower = [sum(1 << (13 * s + (t % 13 - 1) % 13) for s in range(4)) for t in range(52)]
+    rng = random.Random(5)
+    piles: set[tuple[bytes, bool]] = set()
+    for key, blocks in (("four_seasons", False), ("chameleon", True)):
+        for seed in range(10):
+            for game in playout(key, seed, rng, 150):
+                piles.update((bytes(p), blocks) for p in search(key).model(game).state_of(game)[1])
+    for start in range(52):  # runs of 20 distinct cards, down round the corner, suits mixed
+        suits = [rng.randrange(4) for _ in range(13)]
+        run = bytes(13 * ((suits[n % 13] + n // 13) % 4) + (start - n) % 13 for n in range(20))
+        piles.update(((run, True), (run[:14], True), (b"", True)))
+    assert len(piles) > 500
+    for pile, blocks in piles:
+        top, topbit, movable, onto_rank, to_space = pile_steps(pile, fits, blocks)
+        run = _run_of(pile, fits) if blocks else (1 if pile else 0)
+        assert top == (pile[-1] if pile else -1) and topbit == (1 << top if pile else 0)
+        assert movable == sum(1 << pile[-n] for n in range(1, run + 1))
+        for t in range(52):
+            tried = [1 | n << 8 | pile[-n] << 14 for n in range(1, run + 1) if lower[t] & 1 << pile[-n]]
+            assert list(onto_rank[(t % 13 - 1) % 13]) == tried, (pile, t)
+        assert list(to_space) == [1 | n << 8 | pile[-n] << 14 | _S << 20 for n in range(1, min(run, len(pile) - 1) + 1)]
+
+
+@GAMES
+def test_the_piles_kept_are_only_a_cache(key, monkeypatch):
+    """With the kept piles' steps emptied every few piles, a search tries the same steps: the
+    same verdict, steps tried, positions kept and line."""
+    game = find_game(key)(DEALS[key][1][0])
+    budget = Budget(nodes=20_000, seconds=60)
+    kept = search(key).solve_exact(game, budget)
+    monkeypatch.setattr("solver.base_card._PILES", 3)
+    emptied = search(key).solve_exact(game, budget)
+    assert (emptied.result, emptied.nodes, emptied.positions, emptied.best_cleared, emptied.solution) == (
+        kept.result,
+        kept.nodes,
+        kept.positions,
+        kept.best_cleared,
+        kept.solution,
+    )

@@ -191,3 +191,79 @@ def test_a_card_waits_for_as_many_of_its_rank_as_the_falling_run_above_it():
     assert best == 16 + 9
     verdict = solve_exact(game, UNLIMITED)
     assert (verdict.result, verdict.best_cleared) == ("lost", 25)
+
+
+def plain_bound(piles, heights, future, waiting):
+    """The bound of `clearable` worked out card by card, with nothing cached (see the module
+    docstring: "No next card of a rank", "Waiting cards", "Reach")."""
+
+    def next_can_go(pile, rank, k, low):
+        # the cards above the top card of rank: those of a higher rank all above low, and no
+        # never-rising run of them longer than k
+        above = []
+        for card in reversed(pile):
+            if card == rank:
+                higher = [c for c in above if c > rank]
+                return all(c > low for c in higher) and longest_run(higher) <= k
+            above.append(card)
+        return False
+
+    def longest_run(cards):  # cards top to bottom: the longest never-rising run, by brute force
+        best = [0] * len(cards)
+        for i, card in enumerate(cards):
+            best[i] = 1 + max((best[j] for j in range(i) if cards[j] >= card), default=0)
+        return max(best, default=0)
+
+    def wait(pile, i, rank):  # the longest never-rising run of ranks r or more above pile[i]
+        return longest_run([c for c in reversed(pile[i + 1 :]) if c >= rank])
+
+    up = [4] + [sum(h >= r for h in heights) for r in range(1, 14)]
+    cap, caps = 4, [4]
+    for rank in range(1, 14):
+        k = up[rank]
+        if (k < cap and k < up[rank - 1] or k == 0 < cap) and rank not in future:
+            past = [h for h in heights if rank <= h < 13]
+            low = min(past, default=13)
+            if not any(next_can_go(pile, rank, len(past), low) for pile in piles):
+                cap = k
+        count = min(cap, k + sum(r == rank for r in future)) if waiting else cap
+        waits = sorted(wait(pile, i, rank) for pile in piles for i, r in enumerate(pile) if r == rank)
+        for w in waits:
+            if count >= cap or w > count:
+                break
+            count += 1
+        cap = min(cap, count)
+        caps.append(cap)
+    stuck = caps.index(0) if 0 in caps else 14
+    reach, ends, changed = max(heights), [len(pile) for pile in piles], True
+    while changed:
+        changed = False
+        while reach + 1 < stuck and reach + 1 in future:
+            reach += 1
+        for j, pile in enumerate(piles):
+            while ends[j] and pile[ends[j] - 1] <= min(reach + 1, stuck - 1):
+                ends[j] -= 1
+                reach, changed = max(reach, pile[ends[j]]), True
+    limit = 4 - up[13]
+    by_pile = sum(r < min(stuck, reach + 1) for r in future)
+    by_pile += sum(min(len(pile) - ends[j], top_bound(pile, limit)) for j, pile in enumerate(piles))
+    return min(sum(caps) - sum(up), by_pile)
+
+
+def test_the_cached_bound_equals_the_bound_worked_out_card_by_card():
+    # every position of random lines of play and of small layouts, with and without the waiting
+    # cards' caps: `_clearable` reads the piles' and heights' facts from caches
+    rng = random.Random(8)
+    games = [game for seed in range(12) for game in line_of_play(seed, rng)] + small_positions(rng, 100)
+    differ = 0
+    for game in games:
+        model = TryAgain.from_game(game)
+        piles, heights, turned = model.start
+        future = model.turn[turned:]
+        mask = sum({1 << r for r in future})
+        below = [sum(r < k for r in future) for k in range(15)]
+        for waiting in (True, False):
+            expected = plain_bound(piles, heights, future, waiting)
+            assert try_again._clearable(piles, heights, mask, below, waiting) == expected, (game.position(), waiting)
+        differ += plain_bound(piles, heights, future, True) < plain_bound(piles, heights, future, False)
+    assert len(games) > 700 and differ > 20, (len(games), differ)
