@@ -79,7 +79,7 @@ is a line of this relaxed play too (the same cards go up in the same order: a pi
 in the game only after every card above it, those of the pile now included, and a card still to
 be turned is free), so the most the relaxed play puts up bounds the game's, and equals it when
 no card is left to turn (then the two are the same play). `can_clear` searches the relaxed play
-(its positions: each pile's height and the free cards left of each rank; the foundations follow)
+(its positions: each pile's height and the foundations' heights; the free cards left follow)
 for a line that puts up a given number of cards, and a position is cut when none does. Besides the
 safe move above, it plays alone a free card of rank r when some foundation is at r - 1 and no pile
 holds a card of rank r: take any relaxed line L; if L plays a card of rank r, its first one is a
@@ -114,7 +114,8 @@ the deal lost, and the most cards cleared in a position searched is the most tha
 win comes back as moves in the engine's notation, which the engine replays to ``won``.
 
 Budgets: ``nodes`` counts moves tried in both passes, ``positions`` the keys kept (the larger
-pass's), ``memory_mb`` those keys at a measured size (`_KEY_BYTES`) plus the search's stack; the
+pass's), ``memory_mb`` those keys and the pass's keys `can_clear` cut (see `Speed`) at a measured size
+(`_KEY_BYTES`) plus the search's stack; the
 clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
 between; its own table, that many keys of some 20 bytes at most, is not counted, nor are the
 caches of `Speed`: at most `_PILES_CACHE` piles' facts at some 800 bytes each, about 1.6 MB).
@@ -135,14 +136,25 @@ keeps the same positions and reaches the same best clear and verdict, in about h
 time of the passes and a third of the random lines' (60,000 moves of the ordered passes, random
 lines off, on each of deals 1000, 1001, 1005, 1008, 1011 and 1027: 15.0 s before, 6.9 s; 150,000
 moves with the lines on deals 1000, 1002, 1003, 1014, 1021 and 1027: 10.0 s, 3.5 s; by
-`time.process_time`, load about 1.5). What is left is `can_clear`'s own search (most of the time
-on deals 1000 and 1011) and the bound's walk over the 13 ranks.
+`time.process_time`, load about 1.5). `can_clear`'s own search is then most of the time on deals
+1000 and 1011 (all its calls there cut). A position it cut is kept in a set of its own for the
+pass and cut at once when met again (the search first looks a position up in both sets): the
+search's `need` only grows within a pass, and a cut means the relaxed play was searched whole
+(under its limit), so the same call would cut again; on deal 1011 a third of the calls were such
+repeats. Its search keys a position by small ints in a tuple (the piles' lengths and the
+heights), keeps each pile above a rank 0 so a top is always there, and raises the last
+foundation of a height rather than sorting: the same positions in the same order, so the same
+answer at every call (tests/solver/test_try_again.py compares it with the first version), about
+1.35 times as fast. At 60,000 moves, random lines off, deals 1000, 1001, 1005, 1008, 1010, 1011 and
+1027 keep the same positions and best clears as before, in 10 to 28% less CPU time (e.g. 1011:
+2.24 s, 1.61 s; 1000: 1.75 s, 1.53 s; load about 2.5). What is left is the bound's walk over the
+13 ranks and `can_clear`'s positions themselves (some 29 a call on deal 1000, most of them new).
 
 Cost, measured at the race's par budget (``Budget()``: 10 s), one process under ``nice -n 5``
-while others worked too (load average 6 to 10, so some 2 to 6 s of one core a deal): deals 1000
-to 1019, 9 won, 11 unknown (1000, 1001, 1005, 1008, 1010 to 1013, 1015, 1016, 1019), none proved
-lost, 6.0 s a deal, 147,000 moves a deal; deals 1020 to 1039, 7 won (within 1.8 s), 13 unknown,
-6.7 s a deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s; most
+while others worked too (load average 2.5 to 3, two of these runs at once): deals 1000 to 1019,
+9 won, 11 unknown (1000, 1001, 1005, 1008, 1010 to 1013, 1015, 1016, 1019), none proved lost,
+5.8 s a deal, 267,000 moves a deal; deals 1020 to 1039, 7 won (within 3.5 s), 13 unknown, 6.8 s a
+deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s; most
 cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of the 40,
 e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass was stuck in) and run out of time in the
 first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still below its first
@@ -164,7 +176,11 @@ which `can_clear` (the moved piles' other cards free) still clears every card. O
 positions it cuts where `can_clear` does not (deal 1001, 10 cards to turn: 5 of 5 sampled, against
 0), but few with 17 or more cards to turn, and costs 5 to 2,000 ms a call; the first passes of
 deals 1000 and 1005 still did not end within 60 s, nor that of 1001 within 40 s. A cut that
-decides these deals must work with 20 or more cards to turn.
+decides these deals must work with 20 or more cards to turn. The waiting cards' caps in the
+random lines' bound (sound, so they cut no win) change which lines end where, and trade wins at
+``Budget()`` (deals 1000 to 1039, load about 2.5): on in every line, deals 1000, 1001 and 1008
+are won but 1020 (won at 0.8 s without) is not; on in every other line, 1000 is won but 1007
+(won at 2.5 s without) is not, nor 1001 and 1008; so they stay off.
 """
 
 from __future__ import annotations
@@ -427,60 +443,65 @@ def can_clear(
 
 def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need: int, limit: int) -> bool:
     """`can_clear` with ``heights`` sorted and ``free[r]`` the count of free cards of rank r;
-    ``piles``, ``heights`` and ``free`` are changed while it runs and restored."""
+    ``heights`` and ``free`` are changed while it runs and restored (``piles`` are copied)."""
     if need <= 0:
         return True
-    seen: set[bytes] = set()
-    n = len(piles)
     if sum(len(p) for p in piles) + sum(free) < need:
         return False
+    # each pile with a rank 0 under its bottom card, which no foundation takes: a top is always there
+    stacks = [[0, *pile] for pile in piles]
+    # a position by its piles' lengths and its heights (the free cards left follow from them)
+    seen: set[tuple[int, ...]] = set()
+    right = bisect.bisect_right
+    last = len(heights) - 1
 
     def dfs(gone: int) -> bool:
         # safe moves, alone: a card of rank r once every foundation is at r - 1 or more
-        played: list[int] = []  # the pile a safe move took from, or -1 for a free card
+        played: list[list[int] | None] = []  # the stack a safe move took from, or None for a free card
         played_rank: list[int] = []
         # and a free card of rank r when a foundation is at r - 1 and no pile holds a card of rank r
         while True:
             low = heights[0] + 1
-            source = -2
+            source: list[int] | None = None
+            moves = False
             if low <= _KING:
                 if free[low]:
-                    source = -1
+                    moves = True
                 else:
-                    for i in range(n):
-                        if piles[i] and piles[i][-1] == low:
-                            source = i
+                    for stack in stacks:
+                        if stack[-1] == low:
+                            source, moves = stack, True
                             break
-            if source == -2:
-                for j in range(1, 4):
-                    r = heights[j] + 1
-                    if r <= _KING and free[r] and heights[j - 1] != heights[j]:
-                        # the cards of rank r not up: one per foundation below r
-                        if free[r] == bisect.bisect_left(heights, r):
-                            source, low = -1, r
-                            break
+            if not moves:
+                for j in range(1, last + 1):
+                    h = heights[j]
+                    r = h + 1
+                    # the cards of rank r not up: one per foundation below r
+                    if r <= _KING and free[r] and heights[j - 1] != h and free[r] == bisect.bisect_left(heights, r):
+                        low = r
+                        break
                 else:
                     break
-            if source == -1:
+            if source is None:
                 free[low] -= 1
             else:
-                piles[source].pop()
+                source.pop()
             played.append(source)
             played_rank.append(low)
-            heights[heights.index(low - 1)] = low
-            heights.sort()
+            # the last foundation at low - 1 goes up, so that the heights stay sorted
+            heights[right(heights, low - 1) - 1] = low
             gone += 1
         found = gone >= need
         if not found:
-            key = bytes(map(len, piles)) + bytes(free)
+            key = (*map(len, stacks), *heights)
             if len(seen) >= limit:
                 found = True
             elif key not in seen:
                 seen.add(key)
-                for j in range(len(heights)):
+                for j in range(last + 1):
                     h = heights[j]
                     # one foundation of each height: the last, so that the heights stay sorted
-                    if h == _KING or (j + 1 < len(heights) and heights[j + 1] == h):
+                    if h == _KING or (j < last and heights[j + 1] == h):
                         continue
                     r = h + 1
                     heights[j] = r
@@ -489,25 +510,24 @@ def _can_clear(piles: list[list[int]], heights: list[int], free: list[int], need
                         found = dfs(gone + 1)
                         free[r] += 1
                     if not found:
-                        for i in range(n):
-                            pile = piles[i]
-                            if pile and pile[-1] == r:
-                                pile.pop()
+                        for stack in stacks:
+                            if stack[-1] == r:
+                                stack.pop()
                                 found = dfs(gone + 1)
-                                pile.append(r)
+                                stack.append(r)
                                 if found:
                                     break
                     heights[j] = h
                     if found:
                         break
         # undo the safe moves, the last first (a foundation of the card's rank goes back down)
-        for i in reversed(played):
+        for taken in reversed(played):
             rank = played_rank.pop()
             heights[heights.index(rank)] = rank - 1
-            if i < 0:
+            if taken is None:
                 free[rank] += 1
             else:
-                piles[i].append(rank)
+                taken.append(rank)
         return found
 
     return dfs(0)
@@ -611,6 +631,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     n_turn = len(turn)
     total = model.total
     seen: set[bytes] = set()
+    # the keys of positions `_can_clear` cut in this pass (counted in memory, not in positions)
+    cut: set[bytes] = set()
     line: list[str] = []
     nodes = 0
     best = verdict.best_cleared
@@ -643,7 +665,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         nodes += 1
         if not nodes & 127:
             reason = budget.spent(
-                0, len(seen), time.monotonic(), deadline, len(seen) * _KEY_BYTES + depth * _FRAME_BYTES
+                0, len(seen), time.monotonic(), deadline, (len(seen) + len(cut)) * _KEY_BYTES + depth * _FRAME_BYTES
             )
             if reason:
                 raise Spent(reason)
@@ -691,14 +713,16 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         bound = cleared + _clearable(piles, heights, masks[turned], below[turned], rng is None, blobs)
         if bound <= best or bound <= floor:
             return False
+        key = bytes([turned]) + bytes([_SEP]).join(sorted(blobs))
+        if key in seen or key in cut:
+            return False
         if (
             rng is None
             and n_turn - turned <= _FREE_MAX
             and not _can_clear(piles, sorted(heights), frees[turned], max(best, floor) - cleared + 1, _RELAXED_LIMIT)
         ):
-            return False
-        key = bytes([turned]) + bytes([_SEP]).join(sorted(blobs))
-        if key in seen:
+            # cut again at once when met again in this pass (see "Speed")
+            cut.add(key)
             return False
         seen.add(key)
         depth += 1
@@ -764,6 +788,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             # the first line in the fixed order, the later ones with a few random turns
             cap = min(budget_nodes, nodes + (_FIRST if term == 1 else _RESTART * luby(term - 1)))
             seen.clear()
+            cut.clear()
             line.clear()
             depth = 0
             try:
@@ -775,12 +800,14 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         if not ended:
             kept, depth = len(seen), 0
             seen.clear()
+            cut.clear()
             line.clear()
             won = search([list(p) for p in piles0], list(heights0), 0)
         if not won:
             # no win: search again for the most cards that can be cleared
             kept, floor, depth = len(seen), -1, 0
             seen.clear()
+            cut.clear()
             search([list(p) for p in piles0], list(heights0), 0)
     except Spent as spent:
         verdict.reason = spent.args[0]

@@ -8,6 +8,7 @@ import random
 
 from engine.core import Game
 from engine.games import find_game
+from solver.budget import Budget
 from solver.idiots_delight import IdiotsDelight, clearable, solve_exact, unwinnable
 from tests.solver.models import UNLIMITED, assert_plays_as_engine, assert_verdict, plain_search, playout
 
@@ -446,3 +447,18 @@ def test_once_47_are_cleared_a_king_to_come_onto_a_bottom_that_stays_cuts_the_se
     assert (verdict.result, verdict.best_cleared) == ("lost", 47)
     assert verdict.positions < 200, verdict.positions
     assert plain_search(model) == (False, 47)
+
+
+def test_random_lines_tried_first_find_a_high_clear_early_and_their_wins_replay():
+    # deal 1003: its most, 47, is reached within the probe, while the search alone stands at 45
+    # after as many moves; 47 lets the Kings' test cut from the start
+    verdict = solve_exact(find_game(KEY)(1003), Budget(nodes=300_000))
+    assert verdict.result == "unknown" and verdict.best_cleared == 47
+    # these deals are won by a random line before any position is kept, and the engine replays it
+    for seed in (10, 25, 32, 38):
+        game = find_game(KEY)(seed)
+        verdict = solve_exact(game, Budget(nodes=20_000))
+        assert verdict.result == "won" and verdict.positions == 0, seed
+        for move in verdict.solution:
+            game.apply(move)
+        assert game.won, seed

@@ -267,3 +267,119 @@ def test_the_cached_bound_equals_the_bound_worked_out_card_by_card():
             assert try_again._clearable(piles, heights, mask, below, waiting) == expected, (game.position(), waiting)
         differ += plain_bound(piles, heights, future, True) < plain_bound(piles, heights, future, False)
     assert len(games) > 700 and differ > 20, (len(games), differ)
+
+
+def plain_can_clear(piles, heights, free, need, limit):
+    """The relaxed play's search (`try_again._can_clear`) as first written, a plain reference:
+    the same moves in the same order, keyed by the piles' lengths and the free cards left."""
+    if need <= 0:
+        return True
+    seen = set()
+    if sum(len(p) for p in piles) + sum(free) < need:
+        return False
+
+    def dfs(gone):
+        played, played_rank = [], []
+        while True:
+            low = heights[0] + 1
+            source = -2
+            if low <= 13:
+                if free[low]:
+                    source = -1
+                else:
+                    source = next((i for i, pile in enumerate(piles) if pile and pile[-1] == low), -2)
+            if source == -2:
+                for j in range(1, 4):
+                    r = heights[j] + 1
+                    if r <= 13 and free[r] and heights[j - 1] != heights[j] and free[r] == sum(h < r for h in heights):
+                        source, low = -1, r
+                        break
+                else:
+                    break
+            if source == -1:
+                free[low] -= 1
+            else:
+                piles[source].pop()
+            played.append(source)
+            played_rank.append(low)
+            heights[heights.index(low - 1)] = low
+            heights.sort()
+            gone += 1
+        found = gone >= need
+        if not found:
+            key = bytes(map(len, piles)) + bytes(free)
+            if len(seen) >= limit:
+                found = True
+            elif key not in seen:
+                seen.add(key)
+                for j, h in enumerate(heights):
+                    if h == 13 or (j + 1 < len(heights) and heights[j + 1] == h):
+                        continue
+                    r = heights[j] = h + 1
+                    if free[r]:
+                        free[r] -= 1
+                        found = dfs(gone + 1)
+                        free[r] += 1
+                    for pile in piles if not found else ():
+                        if pile and pile[-1] == r:
+                            pile.pop()
+                            found = dfs(gone + 1)
+                            pile.append(r)
+                            if found:
+                                break
+                    heights[j] = h
+                    if found:
+                        break
+        for i in reversed(played):
+            rank = played_rank.pop()
+            heights[heights.index(rank)] = rank - 1
+            if i < 0:
+                free[rank] += 1
+            else:
+                piles[i].append(rank)
+        return found
+
+    return dfs(0)
+
+
+def the_search_s_relaxed_calls(monkeypatch, seed, nodes):
+    """The arguments of each `_can_clear` call of the ordered passes on deal ``seed`` within
+    ``nodes`` moves, copied."""
+    calls = []
+    real = try_again._can_clear
+
+    def spy(piles, heights, free, need, limit):
+        calls.append(([list(p) for p in piles], list(heights), list(free), need, limit))
+        return real(piles, heights, free, need, limit)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(try_again, "_can_clear", spy)
+        patch.setattr(try_again, "_RESTART_SHARE", 0.0)
+        solve_exact(find_game(KEY)(seed), Budget(seconds=600, nodes=nodes))
+    return calls
+
+
+def test_the_relaxed_search_answers_as_the_plain_one_at_every_call(monkeypatch):
+    # the search's own calls on two deals, and the same with fewer cards needed (where the play
+    # can put them up) and small limits (where it gives up): the same answer each time
+    rng = random.Random(3)
+    cases = the_search_s_relaxed_calls(monkeypatch, 1000, 4000) + the_search_s_relaxed_calls(monkeypatch, 1011, 4000)
+    assert len(cases) > 1000
+    cases += [(p, h, f, max(1, need - rng.randrange(1, 12)), limit) for p, h, f, need, limit in cases[::3]]
+    cases += [(p, h, f, need, rng.randrange(1, 40)) for p, h, f, need, limit in cases[::3]]
+    answers = {True: 0, False: 0}
+    for piles, heights, free, need, limit in cases:
+        copies = ([list(p) for p in piles], list(heights), list(free))
+        answer = try_again._can_clear(*copies, need, limit)
+        assert copies == (piles, heights, free)  # restored
+        assert answer == plain_can_clear(*copies, need, limit), (piles, heights, free, need, limit)
+        answers[answer] += 1
+    assert min(answers.values()) > 300, answers
+
+
+def test_a_position_the_relaxed_play_cuts_is_not_tried_again_in_the_same_pass(monkeypatch):
+    # deal 1011 meets positions again (by other orders of the same moves) that `can_clear` cut:
+    # the first pass cuts them at once
+    calls = the_search_s_relaxed_calls(monkeypatch, 1011, 20_000)
+    keys = [(tuple(free), tuple(sorted(map(tuple, piles)))) for piles, heights, free, need, limit in calls]
+    assert len(keys) > 2000 and len(set(keys)) == len(keys)
