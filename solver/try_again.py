@@ -95,8 +95,11 @@ Luby's sequence (`solver.exact.luby`) with the deal's piles in a random order at
 twenty (`random.Random(1)`, so runs repeat). A line that ends within its share searched every
 position (a win, or the first pass's proof that there is none); one cut short proves nothing, and
 its table is dropped. Wins that the fixed order reaches only after a long fruitless subtree are
-found so. The lines leave the waiting cards' caps out of their bound (the lines look for wins,
-which it never cuts; with the caches below it costs some 1 to 2 of the bound's 6 to 8 us).
+found so. The lines use the same bound, waiting cards' caps included (sound, so it cuts no win;
+it ends hopeless lines sooner, and with the caches below it costs some 1 to 2 of the bound's 6 to
+8 us): at ``Budget()`` with nothing else running, deals 1000 to 1059 win 29 against 26 without the
+caps in the lines (1000-1019: 12 against 10; 1020-1039: 7 against 8, as 1020 is no longer won;
+1040-1059: 10 against 8).
 
 Two passes. The first cuts, by the same bounds, every position that cannot clear all 52 cards:
 it ends with a win, or with a proof that there is none. Only then does the second search
@@ -150,11 +153,11 @@ answer at every call (tests/solver/test_try_again.py compares it with the first 
 2.24 s, 1.61 s; 1000: 1.75 s, 1.53 s; load about 2.5). What is left is the bound's walk over the
 13 ranks and `can_clear`'s positions themselves (some 29 a call on deal 1000, most of them new).
 
-Cost, measured at the race's par budget (``Budget()``: 10 s), one process under ``nice -n 5``
-while others worked too (load average 2.5 to 3, two of these runs at once): deals 1000 to 1019,
-9 won, 11 unknown (1000, 1001, 1005, 1008, 1010 to 1013, 1015, 1016, 1019), none proved lost,
-5.8 s a deal, 267,000 moves a deal; deals 1020 to 1039, 7 won (within 3.5 s), 13 unknown, 6.8 s a
-deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s; most
+Cost, measured at the race's par budget (``Budget()``: 10 s) with nothing else running
+(``arena solve try_again --deals 20 --first-seed 1000 --jobs 2``): deals 1000 to 1019, 12 won, 8
+unknown (1005, 1010 to 1013, 1015, 1016, 1019), none proved lost, 4.3 s a deal; deals 1020 to
+1039, 7 won, 13 unknown, 6.9 s a deal; deals 1040 to 1059, 10 won, 10 unknown, 5.4 s a deal. The
+unknown deals seem lost (those of 1000 to 1019: none won within 60 s; most
 cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of the 40,
 e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass was stuck in) and run out of time in the
 first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still below its first
@@ -176,11 +179,9 @@ which `can_clear` (the moved piles' other cards free) still clears every card. O
 positions it cuts where `can_clear` does not (deal 1001, 10 cards to turn: 5 of 5 sampled, against
 0), but few with 17 or more cards to turn, and costs 5 to 2,000 ms a call; the first passes of
 deals 1000 and 1005 still did not end within 60 s, nor that of 1001 within 40 s. A cut that
-decides these deals must work with 20 or more cards to turn. The waiting cards' caps in the
-random lines' bound (sound, so they cut no win) change which lines end where, and trade wins at
-``Budget()`` (deals 1000 to 1039, load about 2.5): on in every line, deals 1000, 1001 and 1008
-are won but 1020 (won at 0.8 s without) is not; on in every other line, 1000 is won but 1007
-(won at 2.5 s without) is not, nor 1001 and 1008; so they stay off.
+decides these deals must work with 20 or more cards to turn. The waiting cards' caps in every
+other line only (not in every line) lose 1007 (won at 2.5 s with them in every line) and do not
+win 1001 and 1008.
 """
 
 from __future__ import annotations
@@ -708,9 +709,8 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             best = cleared
             if cleared >= total:
                 return True
-        # the random lines, which look for wins, leave the waiting cards out: a line is faster so
         blobs = [bytes(pile) for pile in piles]
-        bound = cleared + _clearable(piles, heights, masks[turned], below[turned], rng is None, blobs)
+        bound = cleared + _clearable(piles, heights, masks[turned], below[turned], True, blobs)
         if bound <= best or bound <= floor:
             return False
         key = bytes([turned]) + bytes([_SEP]).join(sorted(blobs))
