@@ -18,8 +18,8 @@ machine with a load average of 5 to 9: deals 1000 to 1019, 7 won (1000, 1001, 10
 deals 1020 to 1039, 3 won (1021, 1029, 1036), none proved lost, 17 unknown (best clears 7 to 33),
 8.7 s a deal. Each unknown deal ends on the time budget after 0.4 to 3.3 million steps (2.3 to 3.8
 million at a load of 1, where deal 1005 is won as well); the search tries about 400,000 steps a
-second of CPU (solver/base_card.py's "Speed": about 1.4 times as many as when every card of every
-run was tried against every top, the same steps). With `Budget(seconds=30)` (load 5 to 7), of the
+second of CPU (solver/base_card.py's "Speed": about 1.4 times as many as trying every card of
+every run against every top, which gives the same steps). With `Budget(seconds=30)` (load 5 to 7), of the
 unknown deals 1003 to 1008 and 1019, 1005 and 1019 are won, 1003, 1006, 1007 and 1008 stay unknown
 on time (4 to 11 million steps) and 1004 runs out of the 256 MB memory budget after 24 s (1.7
 million positions kept). Searched longer, deal 1003 was still unknown after 300 s (32 million
@@ -28,8 +28,8 @@ million positions, best clear 17). The restarted searches (solver/base_card.py) 
 order meets late or never (1010, 1019). Whether the unknown deals are late wins or losses is not
 known (a low best clear proves nothing: Four Seasons deal 1000 is a win with a best clear of 22
 after 10 s); a lost one cannot be proved in 10 s with no bound to cut its positions
-(solver/base_card.py says why the one tried does not help). Reproduce by calling `solve_exact` on
-``find_game("chameleon")(seed)`` with `Budget()` for those seeds, one process at a time.
+(solver/base_card.py says why a bound from cards that can never move does not help). Reproduce
+by calling `solve_exact` on ``find_game("chameleon")(seed)`` with `Budget()` for those seeds, one process at a time.
 """
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ stay unknown. Searched longer, deal 1000 is a late win (found by a restarted sea
 5.2 million steps and 2.0 million positions, with `Budget(seconds=300)`, load 5), while deal 1006
 was still unknown after 120 s (8.2 million steps, 3.1 million positions kept, best clear 22). The
 game's quoted odds (4 to 1 against) suggest most unknown deals are lost; with no bound to cut them
-(solver/base_card.py says why the one tried does not help) their positions are too many to search
-whole in 10 s. Reproduce by calling `solve_exact` on ``find_game("four_seasons")(seed)`` with
-`Budget()` for those seeds, one process at a time.
+(solver/base_card.py says why a bound from cards that can never move does not help) their
+positions are too many to search whole in 10 s. Reproduce by calling `solve_exact` on
+``find_game("four_seasons")(seed)`` with `Budget()` for those seeds, one process at a time.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ its table is dropped. Wins that the fixed order reaches only after a long fruitl
 found so. The lines use the same bound, waiting cards' caps included (sound, so it cuts no win;
 it ends hopeless lines sooner, and with the caches below it costs some 1 to 2 of the bound's 6 to
 8 us): at ``Budget()`` with nothing else running, deals 1000 to 1059 win 29 against 26 without the
-caps in the lines (1000-1019: 12 against 10; 1020-1039: 7 against 8, as 1020 is no longer won;
+caps in the lines (1000-1019: 12 against 10; 1020-1039: 7 against 8, as 1020 is won only without them;
 1040-1059: 10 against 8).
 
 Two passes. The first cuts, by the same bounds, every position that cannot clear all 52 cards:
