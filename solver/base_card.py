@@ -53,6 +53,26 @@ Dealing a stock card straight into a space is kept: it is not dominated by the o
 frees the waste card below it, which dealing on and playing later cards cannot), and a test has
 a position whose most cards clearable needs it.
 
+Best first (Four Seasons only: ``search(..., best_first=True)``). Before the depth-first
+searches, a greedy best-first search runs for `_GREEDY_STEPS` steps, `_GREEDY_SHARE` of the time
+and `_GREEDY_MEMORY` of the memory budget, whichever ends first. Its steps are the engine's
+moves less the whole-pile moves into a space: one stock card dealt, or a card played from the
+reserve, a tableau pile or the waste (no deals folded into a step), with the same safe
+foundation step played alone. It takes next the position with the most cards up, then the most
+spaces, then the fewest cards lying over the next card of each suit (in the reserve, on the
+waste or in its tableau pile; a stock card counts none), weighted 100, 15 and 4
+(`_GREEDY_WEIGHTS`), the earliest met among equals, and keeps every position met (with its
+talon cards dealt, so a deal is never a repeat) in a table of its own, with the step from its
+parent for the line. Taking one deal at a time lets the weights judge each waste it passes
+through: Four Seasons deals 1004, 1006, 1011 and 1015 are won within 2,500 steps (1007 within
+177,000), where the depth-first searches alone win none of them within 100,000 steps (1006 not
+within 8 million). Its win is a line of legal moves; where every position it met is expanded,
+the table argument above holds for it as for a depth-first search (every child of an expanded
+position was expanded, or met before), so it answers lost with the most cards it met. Otherwise
+its table is dropped and the depth-first searches run with the time left. The same weights win
+none of Chameleon's unknown deals of 1000 to 1039 (its reserve decides; weights for the reserve
+height of 30 to 300 win none either), so Chameleon does not run it.
+
 Order, restarts and stack. Steps are tried fewest deals first, foundation steps before others, the
 reserve before the rest: that order finds many wins at once, but where its first choices go wrong
 it wanders through tableau arrangements (lines of blocks moved to and fro over 100,000 steps deep)
@@ -118,6 +138,7 @@ import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from heapq import heappop, heappush
 
 from engine.cards import Card
 from engine.core import Game, Move
@@ -144,6 +165,16 @@ _CHECK_EVERY = 256
 #: many moves; the larger, rounded up)
 _PILES = 1 << 14
 _PILE_BYTES = 2_000
+#: the best-first search's share of the time budget, the steps it may try, the share of the
+#: memory budget it may hold, and its weights: cards up, spaces, cards over the next card of each
+#: suit (`search`'s ``greedy``)
+_GREEDY_SHARE = 0.15
+_GREEDY_STEPS = 250_000
+_GREEDY_MEMORY = 0.5
+_GREEDY_WEIGHTS = (100, 15, 4)
+#: bytes a position waiting in the best-first search's frontier costs (its tuple, piles and
+#: heights), measured with tracemalloc; rounded up
+_GREEDY_BYTES = 400
 #: the share of the time budget (from the start) spent on restarted searches before the last one
 _RESTART_SHARE = 0.5
 #: the steps a restarted search may try: this times the next term of Luby's sequence
@@ -152,6 +183,8 @@ _RESTART_STEPS = 5_000
 _RESTART_SEED = 1
 #: the chance, at each position of a perturbed search, that one random step is tried first
 _SWAP = 0.05
+#: the best-first search's step that deals one stock card (kind 3: no other step has it)
+_DEAL_ONE = 3
 #: the target of a search step: a foundation, or a space
 _TO_FOUNDATION = -1
 _TO_SPACE = -2
@@ -297,7 +330,7 @@ class BaseCard:
         return k, tuple(tabl), tuple(fndl), waste, stock
 
 
-def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
+def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False) -> Verdict:
     """Decide ``game`` from its current position (not changed) with ``model`` read from it (see
     the module docstring). Returns a `Verdict`: won with a solution in the engine's notation,
     lost (proved) with the most cards that can be cleared, or unknown when a budget ran out
@@ -315,6 +348,9 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
     tpos = [-1] * 53  # each card's place in the talon (-1: not there; index 52 stands for "none")
     for p, c in enumerate(talon):
         tpos[c] = p
+    rpos = [-1] * 52  # each card's place in the reserve (-1: not there)
+    for p, c in enumerate(reserve):
+        rpos[c] = p
     rank = [_rank(c) for c in range(52)]
     wanted = [[13 * s + (base - 1 + h) % 13 if h < 13 else 52 for h in range(14)] for s in range(4)]
     fits = [[rank[c] == (rank[t] - 2) % 13 + 1 for c in range(52)] for t in range(52)]
@@ -445,6 +481,50 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
                 steps.append(2 | p << 2 | 1 << 8 | talon[p] << 14 | target << 20)
         return array("I", steps)  # (4 bytes a step while the level waits on the stack)
 
+    def play(
+        k: int, tab: list[bytes], heights: list[int], mask: int, cards: int, d: int, step: int
+    ) -> tuple[int, list[bytes], list[int], int, int, int, bytes]:
+        """The position after ``step`` (one of `expand`'s) and its key (`_key`): reserve height,
+        piles, foundation heights (the same list unless a card went up), talon mask, talon cards
+        left as bits, ``d``, key."""
+        if step == _DEAL_ONE:
+            rest = mask >> d
+            nd = d + (rest & -rest).bit_length()
+            return k, tab, heights, mask, cards, nd, sep.join(sorted(tab)) + (mask << 6 | k).to_bytes(8, "little")
+        kind = step & 3
+        where = step >> 2 & 63
+        c = step >> 14 & 63
+        target = step >> 20
+        nk, nmask, ncards, nd = k, mask, cards, d
+        ntab = tab.copy()
+        if kind == 0:
+            nk = k - 1
+            moved = single[c]
+        elif kind == 1:
+            pile = tab[where]
+            count = step >> 8 & 63
+            moved = pile[-count:]
+            ntab[where] = pile[:-count]
+        else:
+            nmask = mask & ~(1 << where)
+            ncards = cards & ~bit[c]
+            nd = (nmask & ((1 << (where + 1)) - 1)).bit_length()  # one past the waste top
+            moved = single[c]
+        nheights = heights
+        if target == _F:
+            nheights = heights.copy()
+            nheights[c // 13] += 1
+        elif target == _S:
+            ntab[ntab.index(b"")] = moved
+        else:
+            ntab[target] = ntab[target] + moved
+        if nk:
+            for i in range(npiles):
+                if not ntab[i] and nk:
+                    ntab[i] = single[reserve[nk - 1]]
+                    nk -= 1
+        return nk, ntab, nheights, nmask, ncards, nd, sep.join(sorted(ntab)) + (nmask << 6 | nk).to_bytes(8, "little")
+
     def check(memory: int) -> None:
         memory += len(piles) * _PILE_BYTES
         reason = budget.spent(nodes, kept, time.monotonic(), deadline, memory)
@@ -496,45 +576,13 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
                 check(len(seen) * _ENTRY_BYTES + len(stack) * _FRAME_BYTES)
                 if nodes >= most or time.monotonic() > until:
                     raise _Cut
-            kind = step & 3
-            where = step >> 2 & 63
-            c = step >> 14 & 63
-            target = step >> 20
-            nk, nmask, ncards, nd = k, mask, cards, d
-            ntab = tab.copy()
-            if kind == 0:
-                nk = k - 1
-                moved = single[c]
-            elif kind == 1:
-                pile = tab[where]
-                count = step >> 8 & 63
-                moved = pile[-count:]
-                ntab[where] = pile[:-count]
-            else:
-                nmask = mask & ~(1 << where)
-                ncards = cards & ~bit[c]
-                nd = (nmask & ((1 << (where + 1)) - 1)).bit_length()  # one past the waste top
-                moved = single[c]
-            nheights = heights
-            if target == _F:
-                nheights = heights.copy()
-                nheights[c // 13] += 1
-            elif target == _S:
-                ntab[ntab.index(b"")] = moved
-            else:
-                ntab[target] = ntab[target] + moved
-            if nk:
-                for i in range(npiles):
-                    if not ntab[i] and nk:
-                        ntab[i] = single[reserve[nk - 1]]
-                        nk -= 1
-            key = sep.join(sorted(ntab)) + (nmask << 6 | nk).to_bytes(8, "little")  # `_key`
+            nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, step)
             known = seen.get(key)
             if known is not None and known <= nd:
                 continue
             seen[key] = nd
             kept += 1
-            if target == _F:
+            if nheights is not heights:
                 cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
                 if cleared > best:
                     best = cleared
@@ -549,15 +597,92 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
             stack.append([nk, ntab, nheights, nmask, ncards, nd, todo, 0])
         return None
 
-    won: list[list] | None = None
-    try:
-        # restarted searches first, for a share of the time (each with a fresh table, the first in
-        # the fixed order, the rest perturbed, each cut after its term of Luby's sequence times
-        # `_RESTART_STEPS` steps): they find wins the fixed order meets late; then the fixed
-        # order, to the end
+    def buried(k: int, tab: list[bytes], heights: list[int], mask: int, d: int) -> int:
+        """How deep the next card of each suit lies: cards over it in the reserve, on the waste
+        (talon cards left between it and the waste top) or in its tableau pile; none in the stock."""
+        depth = 0
+        for s in range(4):
+            h = heights[s]
+            if h == 13:
+                continue
+            c = wanted[s][h]
+            r = rpos[c]
+            if 0 <= r < k:
+                depth += k - 1 - r
+                continue
+            p = tpos[c]
+            if p >= 0 and mask >> p & 1:
+                if p < d:
+                    depth += (mask >> (p + 1) & ((1 << (d - p - 1)) - 1)).bit_count()
+                continue
+            for pile in tab:
+                at = pile.find(c)
+                if at >= 0:
+                    depth += len(pile) - 1 - at
+                    break
+        return depth
+
+    def greedy(until: float, most: float) -> tuple[bool, list[tuple[int, int]] | None]:
+        """Search best first from the position read, with a table of its own: the position taken
+        next is the one with the most cards up, then spaces, then the least buried next cards
+        (`_GREEDY_WEIGHTS`), the earliest met among equals. Returns a win's line of (card,
+        target) as (True, line); (True, None) when every position met is expanded (the deal is
+        lost: see the module docstring); (False, None) once ``most`` steps are tried, the clock
+        passes ``until`` or its memory passes `_GREEDY_MEMORY` of the budget. Raises Spent when
+        a budget runs out."""
+        nonlocal nodes, kept, best
+        up, room, deep = _GREEDY_WEIGHTS
+        seen = {_key(k0, tab_start, mask0) + bytes((d0,))}  # (positions with as many cards dealt)
+        kept += 1
+        parents = array("i", [-1])  # each position met: the one it came from, and its step's
+        links = array("i", [0])  # card | target << 6 (target + 2: a foundation 1, a space 0)
+        frontier: list[tuple] = [(0, 0, k0, tab_start, heights0, mask0, cards0, d0)]
+        limit = budget.memory_mb * 2**20 * _GREEDY_MEMORY
+        while frontier:
+            _, at, k, tab, heights, mask, cards, d = heappop(frontier)
+            steps = [step for step in expand(k, tab, heights, mask, cards, d) if step & 3 != 2 or step >> 2 & 63 < d]
+            if mask >> d:
+                steps.append(_DEAL_ONE)
+            for step in steps:
+                nodes += 1
+                if not nodes % _CHECK_EVERY or nodes >= budget_nodes:
+                    memory = len(seen) * _ENTRY_BYTES + len(frontier) * _GREEDY_BYTES + len(parents) * 8
+                    check(memory)
+                    if nodes >= most or time.monotonic() > until or memory > limit:
+                        return False, None
+                nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, step)
+                key += bytes((nd,))
+                if key in seen:
+                    continue
+                seen.add(key)
+                kept += 1
+                parents.append(at)
+                links.append(-1 if step == _DEAL_ONE else step >> 14 & 63 | (_target(tab, step) + 2) << 6)
+                cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
+                if cleared > best:
+                    best = cleared
+                    if cleared == 52:
+                        line = []
+                        i = len(parents) - 1
+                        while i:
+                            if links[i] >= 0:
+                                line.append((links[i] & 63, (links[i] >> 6) - 2))
+                            i = parents[i]
+                        return True, line[::-1]
+                score = deep * buried(nk, ntab, nheights, nmask, nd) - up * cleared - room * ntab.count(b"")
+                heappush(frontier, (score, len(parents) - 1, nk, ntab, nheights, nmask, ncards, nd))
+        return True, None
+
+    def restarted() -> list[tuple[int, int]] | None:
+        """Depth first to the end: restarted searches first, for a share of the time (each with a
+        fresh table, the first in the fixed order, the rest perturbed, each cut after its term of
+        Luby's sequence times `_RESTART_STEPS` steps), which find wins the fixed order meets
+        late; then the fixed order. Returns a win's line of (card, target), or None when every
+        position was searched or covered. Raises Spent when a budget runs out."""
         rng = random.Random(_RESTART_SEED)
         until = began + budget.seconds * _RESTART_SHARE
         term = 0
+        won: list[list] | None = None
         while time.monotonic() < until:
             term += 1
             try:
@@ -567,17 +692,29 @@ def search(game: Game, model: BaseCard, budget: Budget) -> Verdict:
                 pass
         else:
             won = depth_first({}, inf, inf, None)
+        if won is None:
+            return None
+        line = []
+        for frame in won:
+            tab, step = frame[1], frame[6][frame[7] - 1]
+            line.append((step >> 14 & 63, _target(tab, step)))
+        return line
+
+    line: list[tuple[int, int]] | None = None
+    try:
+        # best first, for a few steps and a share of the time: it meets many wins that the
+        # depth-first orders meet late or never
+        ended = False
+        if best_first:
+            ended, line = greedy(began + budget.seconds * _GREEDY_SHARE, nodes + _GREEDY_STEPS)
+        if not ended:
+            line = restarted()
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:
-        if won is not None:
+        if line is not None:
             verdict.result = "won"
-            path = []
-            for frame in won:
-                tab, step = frame[1], frame[6][frame[7] - 1]
-                c, target = step >> 14 & 63, step >> 20
-                path.append((c, _TO_FOUNDATION if target == _F else _TO_SPACE if target == _S else tab[target][-1]))
-            verdict.solution = _engine_moves(game, model, path)
+            verdict.solution = _engine_moves(game, model, line)
         else:
             verdict.result = "lost"
     verdict.best_cleared = max(verdict.best_cleared, best)
@@ -625,6 +762,14 @@ class _Piles(dict[bytes, tuple[int, int, int, list[tuple[int, ...]], tuple[int, 
             self.clear()
         info = self[pile] = pile_steps(pile, self.fits, self.blocks)
         return info
+
+
+def _target(tab: list[bytes], step: int) -> int:
+    """Where a search step (an int of `search`'s ``expand``) from a position with piles ``tab``
+    plays its card, as `_engine_moves` reads it: `_TO_FOUNDATION`, `_TO_SPACE` or the tableau card
+    it goes on."""
+    target = step >> 20
+    return _TO_FOUNDATION if target == _F else _TO_SPACE if target == _S else tab[target][-1]
 
 
 def _run_of(pile: bytes, fits: list[list[bool]]) -> int:

@@ -49,4 +49,4 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     """Decide ``game`` (Four Seasons, from its current position; it is not changed) exactly.
     Returns a `Verdict` as `solver.solve` does: won with a solution in the engine's notation,
     lost (proved) with the most cards that can be cleared, or unknown when a budget ran out."""
-    return search(game, model(game), budget)
+    return search(game, model(game), budget, best_first=True)

@@ -156,6 +156,43 @@ def test_restarts_win_chameleon_deals_the_fixed_order_meets_late():
     assert_won_within("chameleon", (1001, 1002), Budget(nodes=200_000, seconds=60), search("chameleon").solve_exact)
 
 
+def test_best_first_wins_four_seasons_deals_the_depth_first_searches_meet_late():
+    """Deals 1004, 1006, 1011 and 1015 are won by the best-first phase within 3,000 steps each
+    (1006: 1,226), while the depth-first searches alone (restarts, then the fixed order) win none
+    of them within 100,000 steps."""
+    from solver.base_card import search as base_search
+
+    four_seasons = search("four_seasons")
+    assert_won_within(
+        "four_seasons", (1004, 1006, 1011, 1015), Budget(nodes=3_000, seconds=60), four_seasons.solve_exact
+    )
+    for seed in (1004, 1006, 1011, 1015):
+        game = find_game("four_seasons")(seed)
+        verdict = base_search(game, four_seasons.model(game), Budget(nodes=100_000, seconds=60))
+        assert verdict.result == "unknown" and verdict.nodes >= 100_000, seed
+
+
+@pytest.mark.parametrize("seed", [1003, 1010])
+def test_the_best_first_search_alone_holds_what_it_counts(seed, monkeypatch):
+    """With the whole budget its own, the best-first phase ends on the memory budget with a
+    tracemalloc peak within it: its positions seen, frontier and links are counted."""
+    import tracemalloc
+
+    monkeypatch.setattr("solver.base_card._GREEDY_SHARE", 1.0)
+    monkeypatch.setattr("solver.base_card._GREEDY_STEPS", 10**9)
+    monkeypatch.setattr("solver.base_card._GREEDY_MEMORY", 1.0)
+    game = find_game("four_seasons")(seed)
+    search("four_seasons").solve_exact(game, Budget(nodes=1))
+    tracemalloc.start()
+    try:
+        verdict = search("four_seasons").solve_exact(game, Budget(memory_mb=4, seconds=60))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert verdict.result == "unknown" and verdict.reason == "memory budget (4 MB) spent"
+    assert peak < 4 * 2**20, f"peak {peak:,} bytes"
+
+
 def test_each_piles_steps_are_those_of_trying_every_card_of_its_run():
     """`pile_steps` (worked out once per pile) gives, for every pile met in random lines of
     both games and for long built runs that wrap round the corner, the top card, the cards that
