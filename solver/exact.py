@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TypeVar
 
 from engine.core import Game
@@ -47,14 +47,16 @@ def finished(verdict: Verdict, nodes: int, positions: int, began: float) -> Verd
     return verdict
 
 
-def take_turns(searches: Sequence[tuple[Iterator[None], int, bool]]) -> None:
-    """Run ``searches`` in turn until one that is exhaustive ends.
+def take_turns(searches: Sequence[tuple[Generator[None, None, T] | Iterator[None], int, bool]]) -> T | None:
+    """Run ``searches`` in turn until one that is exhaustive ends, or one ends with a result.
 
     Each entry is (a search as a generator that yields after each slice of its work, the slices it
-    runs a turn, whether it is exhaustive). Returns when an exhaustive search ends: it searched
-    every reachable position, so the caller may call the deal lost. A search that is not
-    exhaustive (random lines of play, say) drops out when it ends. Whatever a search raises (a win
-    found, `Spent`) passes through. Raises ValueError when no search is exhaustive.
+    runs a turn, whether it is exhaustive). Returns what the search that ends returns when it is
+    exhaustive (None where it searched every reachable position, so the caller may call the deal
+    lost; a win's line where a search returns one) or when what it returns is not None. A search
+    that is not exhaustive (random lines of play, say) and returns None drops out when it ends.
+    Whatever a search raises (a win found, `Spent`) passes through. Raises ValueError when no
+    search is exhaustive.
     """
     if not any(exhaustive for _, _, exhaustive in searches):
         raise ValueError("no exhaustive search to end the turns")
@@ -65,10 +67,12 @@ def take_turns(searches: Sequence[tuple[Iterator[None], int, bool]]) -> None:
             try:
                 for _ in range(turns):
                     next(search)
-            except StopIteration:
-                if exhaustive:
-                    return
+            except StopIteration as stop:
+                if exhaustive or stop.value is not None:
+                    result: T | None = stop.value
+                    return result
                 running.remove(entry)
+    return None
 
 
 def luby(i: int) -> int:

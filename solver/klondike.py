@@ -194,7 +194,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.core import Game
-from solver.exact import Spent, finished, luby, start_verdict
+from solver.exact import Spent, finished, luby, start_verdict, take_turns
 from solver.search import Budget, Verdict
 
 __all__ = ["Klondike", "State", "solve_exact"]
@@ -805,51 +805,27 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             if found is not False:
                 return found
 
-    def alternate(
-        exact: Generator[None, None, list[Step] | None | Literal[False]],
-        other: Generator[None, None, list[Step] | None],
-    ) -> Generator[None, None, list[Step] | None | Literal[False]]:
-        """``exact`` taking turns with ``other`` (`_RESTART_TURNS` turns of it to each
-        `_EXACT_TURNS` of ``exact``'s); ends with ``exact``, or with ``other``'s win or exhaustive end."""
-        while True:
-            try:
-                for _ in range(_EXACT_TURNS):
-                    next(exact)
-            except StopIteration as stop:
-                return stop.value
-            try:
-                for _ in range(_RESTART_TURNS):
-                    next(other)
-            except StopIteration as stop:
-                return stop.value
-            yield
+    def restricted() -> Generator[None, None, list[Step] | None]:
+        """The restricted depth-first search (`run`); its table is dropped when it ends without a win."""
+        found = yield from run(True, "restricted")
+        if found is None:
+            drop("restricted")
+        return found or None
 
-    def take_turns() -> list[Step] | None:
+    def exact() -> list[Step] | None:
         """Run the exact depth-first search until it wins, meets every position (None: lost) or a
-        budget runs out (Spent), taking turns with the restarts (`restarts`: their win or proof
-        ends it too). With `_PARTIAL_RULE` off, no restarts run and a restricted one takes turns with it
-        (`_RESTRICTED_TURNS` turns of 1,024 steps to each of the exact one's) and, if it ends
-        without a win, leaves the rest of the time to the exact one."""
-        exact = run(_PARTIAL_RULE, "exact")
-        # with the partial-run rule the exact search's steps are the restricted one's: one is enough
-        restricted = run(True, "restricted") if _RESTRICTED_TURNS and not _PARTIAL_RULE else None
+        budget runs out (Spent), taking turns (`solver.exact.take_turns`) with the restarts
+        (`restarts`, `_RESTART_TURNS` turns of 1,024 steps to each `_EXACT_TURNS` of the exact
+        search's: their win or proof ends it too). With `_PARTIAL_RULE` off, no restarts run and a
+        restricted one takes turns with it (`_RESTRICTED_TURNS` turns to each of the exact one's)
+        and, if it ends without a win, leaves the rest of the time to the exact one."""
+        searches: list[tuple[Generator[None, None, list[Step] | None | Literal[False]], int, bool]]
+        searches = [(run(_PARTIAL_RULE, "exact"), 1, True)]
         if _RESTART_TURNS and _PARTIAL_RULE:  # a restart's steps are then the exact pass's
-            again = restarts()
-            exact = alternate(exact, again)
-        turn = 0
-        while True:
-            # turns 0 .. _RESTRICTED_TURNS - 1 of each round are the restricted search's
-            search = restricted if restricted is not None and turn < _RESTRICTED_TURNS else exact
-            turn = (turn + 1) % (_RESTRICTED_TURNS + 1)
-            try:
-                next(search)
-            except StopIteration as stop:
-                if stop.value is not None:
-                    return stop.value
-                if search is exact:
-                    return None
-                drop("restricted")
-                restricted = None
+            searches = [(run(_PARTIAL_RULE, "exact"), _EXACT_TURNS, True), (restarts(), _RESTART_TURNS, True)]
+        elif _RESTRICTED_TURNS and not _PARTIAL_RULE:
+            searches.insert(0, (restricted(), _RESTRICTED_TURNS, False))
+        return take_turns(searches) or None
 
     plan = None
     try:
@@ -861,7 +837,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             pass
         drop("greedy")
         if plan is None:
-            plan = take_turns()
+            plan = exact()
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:
