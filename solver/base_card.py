@@ -53,25 +53,27 @@ Dealing a stock card straight into a space is kept: it is not dominated by the o
 frees the waste card below it, which dealing on and playing later cards cannot), and a test has
 a position whose most cards clearable needs it.
 
-Best first (Four Seasons only: ``search(..., best_first=True)``). Before the depth-first
-searches, a greedy best-first search runs for `_GREEDY_STEPS` steps, `_GREEDY_SHARE` of the time
-and `_GREEDY_MEMORY` of the memory budget, whichever ends first. Its steps are the engine's
-moves less the whole-pile moves into a space: one stock card dealt, or a card played from the
-reserve, a tableau pile or the waste (no deals folded into a step), with the same safe
-foundation step played alone. It takes next the position with the most cards up, then the most
-spaces, then the fewest cards lying over the next card of each suit (in the reserve, on the
-waste or in its tableau pile; a stock card counts none), weighted 100, 15 and 4
-(`_GREEDY_WEIGHTS`), the earliest met among equals, and keeps every position met (with its
-talon cards dealt, so a deal is never a repeat) in a table of its own, with the step from its
-parent for the line. Taking one deal at a time lets the weights judge each waste it passes
-through: Four Seasons deals 1004, 1006, 1011 and 1015 are won within 2,500 steps (1007 within
-177,000), where the depth-first searches alone win none of them within 100,000 steps (1006 not
-within 8 million). Its win is a line of legal moves; where every position it met is expanded,
-the table argument above holds for it as for a depth-first search (every child of an expanded
-position was expanded, or met before), so it answers lost with the most cards it met. Otherwise
-its table is dropped and the depth-first searches run with the time left. The same weights win
-none of Chameleon's unknown deals of 1000 to 1039 (its reserve decides; weights for the reserve
-height of 30 to 300 win none either), so Chameleon does not run it.
+Best first (Four Seasons only: ``search(..., best_first=True)``). A greedy best-first search
+runs twice: before the depth-first searches for `_GREEDY_STEPS` ``[0]`` steps (40,000), and
+again from the start after the restarts for ``[1]`` (250,000), each for at most `_GREEDY_SHARE`
+of the time and `_GREEDY_MEMORY` of the memory budget. Its steps are the engine's moves less
+the whole-pile moves into a space: one stock card dealt, or a card played from the reserve, a
+tableau pile or the waste (no deals folded into a step), with the same safe foundation step
+played alone. It takes next the position with the most cards up, then the most spaces, then the
+fewest cards lying over the next card of each suit (in the reserve, on the waste or in its
+tableau pile; a stock card counts none), weighted 100, 15 and 4 (`_GREEDY_WEIGHTS`), the
+earliest met among equals, and keeps every position met (with its talon cards dealt, so a deal
+is never a repeat) in a table of its own, with the step from its parent for the line. Taking
+one deal at a time lets the weights judge each waste it passes through: Four Seasons deals
+1004, 1006, 1011, 1015, 1020 and 1022 are won within 2,500 steps, 1032 within 17,000, 1038
+within 96,000 and 1007 within 177,000, where the depth-first searches alone win none of the
+first four within 100,000 steps (1006 not within 8 million). The first run costs about 0.3 s
+of CPU where it finds nothing, so the restarts still win their deals early. Its win is a line
+of legal moves; where every position it met is expanded, the table argument above holds for it
+as for a depth-first search (every child of an expanded position was expanded, or met before),
+so it answers lost with the most cards it met. Otherwise its table is dropped. The same weights
+win none of Chameleon's unknown deals of 1000 to 1039 (its reserve decides; weights for the
+reserve height of 30 to 300 win none either), so Chameleon does not run it.
 
 Order, restarts and stack. Steps are tried fewest deals first, foundation steps before others, the
 reserve before the rest: that order finds many wins at once, but where its first choices go wrong
@@ -165,11 +167,12 @@ _CHECK_EVERY = 256
 #: many moves; the larger, rounded up)
 _PILES = 1 << 14
 _PILE_BYTES = 2_000
-#: the best-first search's share of the time budget, the steps it may try, the share of the
-#: memory budget it may hold, and its weights: cards up, spaces, cards over the next card of each
-#: suit (`search`'s ``greedy``)
+#: the best-first search's share of the time budget (each of its two runs), the steps it may try
+#: (its first run, before the restarts, and its second, after them), the share of the memory
+#: budget it may hold, and its weights: cards up, spaces, cards over the next card of each suit
+#: (`search`'s ``greedy``)
 _GREEDY_SHARE = 0.15
-_GREEDY_STEPS = 250_000
+_GREEDY_STEPS = (40_000, 250_000)
 _GREEDY_MEMORY = 0.5
 _GREEDY_WEIGHTS = (100, 15, 4)
 #: bytes a position waiting in the best-first search's frontier costs (its tuple, piles and
@@ -673,42 +676,47 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                 heappush(frontier, (score, len(parents) - 1, nk, ntab, nheights, nmask, ncards, nd))
         return True, None
 
-    def restarted() -> list[tuple[int, int]] | None:
-        """Depth first to the end: restarted searches first, for a share of the time (each with a
-        fresh table, the first in the fixed order, the rest perturbed, each cut after its term of
-        Luby's sequence times `_RESTART_STEPS` steps), which find wins the fixed order meets
-        late; then the fixed order. Returns a win's line of (card, target), or None when every
-        position was searched or covered. Raises Spent when a budget runs out."""
+    def line_of(won: list[list] | None) -> list[tuple[int, int]] | None:
+        """The line of (card, target) of a depth-first search's stack at a win (None: no win)."""
+        if won is None:
+            return None
+        return [(frame[6][frame[7] - 1] >> 14 & 63, _target(frame[1], frame[6][frame[7] - 1])) for frame in won]
+
+    def restarts() -> tuple[bool, list[tuple[int, int]] | None]:
+        """Restarted depth-first searches until `_RESTART_SHARE` of the time (each with a fresh
+        table, the first in the fixed order, the rest perturbed, each cut after its term of Luby's
+        sequence times `_RESTART_STEPS` steps), which find wins the fixed order meets late.
+        Returns (True, a win's line) or (True, None) when one ends (a search that ends is
+        exhaustive, whatever its order), (False, None) when the time share runs out. Raises Spent
+        when a budget runs out."""
         rng = random.Random(_RESTART_SEED)
         until = began + budget.seconds * _RESTART_SHARE
         term = 0
-        won: list[list] | None = None
         while time.monotonic() < until:
             term += 1
             try:
-                won = depth_first({}, until, nodes + _RESTART_STEPS * luby(term), rng if term > 1 else None)
-                break  # (a search that ends is exhaustive, whatever its order)
+                return True, line_of(
+                    depth_first({}, until, nodes + _RESTART_STEPS * luby(term), rng if term > 1 else None)
+                )
             except _Cut:
                 pass
-        else:
-            won = depth_first({}, inf, inf, None)
-        if won is None:
-            return None
-        line = []
-        for frame in won:
-            tab, step = frame[1], frame[6][frame[7] - 1]
-            line.append((step >> 14 & 63, _target(tab, step)))
-        return line
+        return False, None
 
     line: list[tuple[int, int]] | None = None
     try:
-        # best first, for a few steps and a share of the time: it meets many wins that the
-        # depth-first orders meet late or never
+        # best first for a few steps (it meets many wins that the depth-first orders meet late or
+        # never), the restarts, best first again for more steps (the same search from the start:
+        # it is repeatable), then the fixed order to the end
         ended = False
         if best_first:
-            ended, line = greedy(began + budget.seconds * _GREEDY_SHARE, nodes + _GREEDY_STEPS)
+            ended, line = greedy(began + budget.seconds * _GREEDY_SHARE, nodes + _GREEDY_STEPS[0])
         if not ended:
-            line = restarted()
+            ended, line = restarts()
+        if not ended and best_first:
+            until = began + budget.seconds * (_RESTART_SHARE + _GREEDY_SHARE)
+            ended, line = greedy(until, nodes + _GREEDY_STEPS[1])
+        if not ended:
+            line = line_of(depth_first({}, inf, inf, None))
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:

@@ -179,7 +179,7 @@ def test_the_best_first_search_alone_holds_what_it_counts(seed, monkeypatch):
     import tracemalloc
 
     monkeypatch.setattr("solver.base_card._GREEDY_SHARE", 1.0)
-    monkeypatch.setattr("solver.base_card._GREEDY_STEPS", 10**9)
+    monkeypatch.setattr("solver.base_card._GREEDY_STEPS", (10**9, 10**9))
     monkeypatch.setattr("solver.base_card._GREEDY_MEMORY", 1.0)
     game = find_game("four_seasons")(seed)
     search("four_seasons").solve_exact(game, Budget(nodes=1))
