@@ -101,6 +101,30 @@ it ends hopeless lines sooner, and with the caches below it costs some 1 to 2 of
 caps in the lines (1000-1019: 12 against 10; 1020-1039: 7 against 8, as 1020 is won only without them;
 1040-1059: 10 against 8).
 
+Beams. When no line has ended, beams look for a win until 0.8 of the time budget (`_BEAM_END`)
+or `_BEAM_STEPS` positions scored: each keeps, card by card turned, the best ``width`` positions
+by a score and the bound. Between rounds a layer takes every position that cards to foundations
+reach from its own; then each of them with the next card on each waste pile is scored (piles with
+equal cards once, positions with the same key once), and, best score first (equal scores in the
+order found), those the bound above shows can still clear every card are kept, up to the width.
+The score is the cards cleared less a weight times the piles' disorder (`_disorder`): a win takes
+each pile's cards from the top, so a card under a higher one waits for it. `_BEAMS` lists the
+beams, run in order: width 100, one point for each pair of a card under a higher one; then width
+300, two points for each card under some higher one. A beam keeps no table between layers, so it
+proves nothing when it fails; a win it finds is a line of the engine's moves. The bound is worked
+out only down the ranked list until the width is filled (the same layer as bounding every
+candidate first, in a third of the CPU time). Its memory is the candidates of one layer, at
+`_BEAM_BYTES` each (tracemalloc on deals 1005 and 1015: some 520 to 570 bytes each), checked
+against the budget at every position scored, the clock every 128; ``nodes`` counts the positions
+scored. With no random lines (``_RESTART_SHARE`` 0) the beams win deal 1013 within 22,733
+positions scored, 1007 within 26,184 and 1015 within 96,585, which the lines and passes do not
+within 10 s. Deals 1005, 1010 to 1012, 1016 and 1019 are won by no beam of width 100 to 1,000
+with weights 1 to 5 on either disorder, nor by a greedy best first over single moves (cleared
+cards, bound and disorder as the score), which wins none of 1000, 1001, 1002, 1005 and 1007 in
+20,000 expansions: a winning line clears few cards until late (deal 1002's has 21 up when its
+last card is turned), so the cards cleared mislead it. A width of 1,000 wins fewer than 300: the
+scores tie often, and a layer's order then decides.
+
 Two passes. The first cuts, by the same bounds, every position that cannot clear all 52 cards:
 it ends with a win, or with a proof that there is none. Only then does the second search
 again, cutting only as above, for the most cards that can be cleared (the first pass's most
@@ -116,12 +140,13 @@ played alone as a safe move, or cut by the bound above, so a search that ends wi
 the deal lost, and the most cards cleared in a position searched is the most that can be cleared. A
 win comes back as moves in the engine's notation, which the engine replays to ``won``.
 
-Budgets: ``nodes`` counts moves tried in both passes, ``positions`` the keys kept (the larger
-pass's), ``memory_mb`` those keys and the pass's keys `can_clear` cut (see `Speed`) at a measured size
-(`_KEY_BYTES`) plus the search's stack; the
-clock is read every 128 moves (`can_clear` looks at no more than `_RELAXED_LIMIT` positions
-between; its own table, that many keys of some 20 bytes at most, is not counted, nor are the
-caches of `Speed`: at most `_PILES_CACHE` piles' facts at some 800 bytes each, about 1.6 MB).
+Budgets: ``nodes`` counts moves tried in both passes and the lines, and the beams' positions
+scored, ``positions`` the keys kept (the larger pass's), ``memory_mb`` those keys and the pass's
+keys `can_clear` cut (see `Speed`) at a measured size (`_KEY_BYTES`) plus the search's stack (in
+the beams, their candidates; see "Beams"); the clock is read every 128 moves (`can_clear` looks
+at no more than `_RELAXED_LIMIT` positions between; its own table, that many keys of some 20
+bytes at most, is not counted, nor are the caches of `Speed`: at most `_PILES_CACHE` piles'
+facts at some 800 bytes each, about 1.6 MB).
 
 Speed. The bound (`_clearable`) is where most of the time goes, and a deal's search meets few
 distinct waste piles (some 500 to 900 in 100,000 moves) and foundation heights (under 100), so
@@ -153,17 +178,20 @@ answer at every call (tests/solver/test_try_again.py compares it with the first 
 2.24 s, 1.61 s; 1000: 1.75 s, 1.53 s; load about 2.5). What is left is the bound's walk over the
 13 ranks and `can_clear`'s positions themselves (some 29 a call on deal 1000, most of them new).
 
-Cost, measured at the race's par budget (``Budget()``: 10 s) with nothing else running
-(``arena solve try_again --deals 20 --first-seed 1000 --jobs 2``): deals 1000 to 1019, 12 won, 8
-unknown (1005, 1010 to 1013, 1015, 1016, 1019), none proved lost, 4.3 s a deal; deals 1020 to
-1039, 7 won, 13 unknown, 6.9 s a deal; deals 1040 to 1059, 10 won, 10 unknown, 5.4 s a deal. The
-unknown deals seem lost (those of 1000 to 1019: none won within 60 s; most
-cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of the 40,
-e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass was stuck in) and run out of time in the
-first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still below its first
-position with 13 cards to turn after 20 s, and most positions it keeps have 4 to 6 cards to turn (9
-to 12 with `_FREE_MAX` at 8). Reproduce by calling `solve_exact` with ``Budget()`` on each deal
-(``find_game("try_again")(seed)``), or ``arena solve try_again --jobs 1``.
+Cost, measured at the race's par budget (``Budget()``: 10 s, one deal at a time, load average
+about 2 on 2 cores: ``arena solve try_again --deals 20 --first-seed 1000 --jobs 1``): deals
+1000 to 1019, 14 won, 6 unknown (1005, 1010 to 1012, 1016, 1019), none proved lost, 4.5 s of CPU a
+deal; with ``_BEAMS`` empty, under the same load, 12 won (1013 and 1015 unknown as well). Deals
+1020 to 1039: 7 won, 13 unknown, 7.2 s a deal; with ``_BEAMS`` empty 6 won (1035 unknown as well).
+Deals 1040 to 1059, with ``_BEAMS`` empty and nothing else running: 10 won, 10 unknown, 5.4 s a
+deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s by the lines and
+passes; most cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of
+the 40, e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass is stuck in) and run out
+of time in the first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still
+below its first position with 13 cards to turn after 20 s, and most positions it keeps have 4 to 6
+cards to turn (9 to 12 with `_FREE_MAX` at 8). Reproduce by calling `solve_exact` with
+``Budget()`` on each deal (``find_game("try_again")(seed)``), or ``arena solve try_again --jobs
+1``.
 
 What does not help, measured on deals 1000, 1001, 1005 and 1008. Trying `can_clear` higher up
 (`_FREE_MAX` 8, 12 or 52; or between rounds only, up to 16 or 24 cards to turn; a limit of 200 to
@@ -191,7 +219,7 @@ import functools
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.core import Game
@@ -226,6 +254,15 @@ _FIRST = 20_000
 _RESTART = 2000
 _RESTART_SHARE = 0.5
 _SHUFFLE = 0.05
+#: Beams after the random lines (see "Beams"): each a width and a weight per unit of disorder,
+#: counted as cards under a higher card (``False``) or as such pairs of cards (``True``); the
+#: phase ends at this share of the time budget, or after this many positions scored.
+_BEAMS = ((100, 1, True), (300, 2, False))
+_BEAM_END = 0.8
+_BEAM_STEPS = 400_000
+#: Bytes one candidate of a beam's layer costs (its key, its state and its entry; tracemalloc,
+#: rounded up).
+_BEAM_BYTES = 700
 
 
 class _Restart(Exception):
@@ -617,11 +654,111 @@ class TryAgain:
         return new, heights[:j] + (heights[j] + 1,) + heights[j + 1 :], turned
 
 
+def _disorder(piles: Sequence[Sequence[int]], pairs: bool) -> int:
+    """How far ``piles`` (ranks bottom to top) are from falling to the top: with ``pairs``, the
+    pairs of a card under a higher one; else the cards under some higher one."""
+    found = 0
+    for pile in piles:
+        if pairs:
+            for i, rank in enumerate(pile):
+                for above in pile[i + 1 :]:
+                    found += above > rank
+        else:
+            high = 0
+            for rank in reversed(pile):
+                if high > rank:
+                    found += 1
+                elif rank > high:
+                    high = rank
+    return found
+
+
+def _beam(
+    model: TryAgain,
+    masks: Sequence[int],
+    below: Sequence[list[int]],
+    width: int,
+    weight: int,
+    pairs: bool,
+    step: Callable[[int, int], bool],
+) -> list[str] | None:
+    """One beam from ``model``'s start (see "Beams"): a win's moves in the engine's notation, or
+    None when the beam empties, ends without a win, or ``step(positions scored, candidates
+    held)`` returns False (its share spent; it raises `Spent` for the search's budgets).
+    ``masks[t]``, ``below[t]``: the turned cards' facts as in `_clearable`, ``width`` the
+    positions kept a layer, ``weight`` the score's cost of one unit of `_disorder`."""
+    turn, total = model.turn, model.total
+    piles0, heights0, _ = model.start
+    # a state: the piles, the heights and the moves to it (a linked list, the last move first)
+    State_ = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple | None]
+    layer: list[State_] = [(tuple(piles0), tuple(heights0), None)]
+    for turned in range(len(turn) + 1):
+        if not model.mid_round(turned):
+            # every state reached by cards to foundations from the layer's
+            closed: dict[bytes, State_] = {}
+            stack = []
+            for state in layer:
+                closed[bytes([_SEP]).join(sorted(bytes(pile) for pile in state[0]))] = state
+                stack.append(state)
+            while stack:
+                piles, heights, moves = stack.pop()
+                if sum(heights) >= total:
+                    found = []
+                    while moves is not None:
+                        moves, move = moves
+                        found.append(move)
+                    return found[::-1]
+                for i, pile in enumerate(piles):
+                    if pile and pile[-1] - 1 in heights:
+                        j = heights.index(pile[-1] - 1)
+                        new = piles[:i] + (pile[:-1],) + piles[i + 1 :]
+                        key = bytes([_SEP]).join(sorted(bytes(p) for p in new))
+                        if key in closed:
+                            continue
+                        state = (
+                            new,
+                            heights[:j] + (pile[-1],) + heights[j + 1 :],
+                            (moves, f"{_WASTE[i]}>{_FOUNDATIONS[j]}"),
+                        )
+                        closed[key] = state
+                        stack.append(state)
+                if not step(1, len(closed)):
+                    return None
+            layer = list(closed.values())
+            del closed
+        if turned == len(turn):
+            return None
+        rank = turn[turned]
+        scored: dict[bytes, tuple[int, State_]] = {}
+        for piles, heights, moves in layer:
+            cleared = sum(heights)
+            for i in range(4):
+                new = piles[:i] + (piles[i] + (rank,),) + piles[i + 1 :]
+                key = bytes([_SEP]).join(sorted(bytes(pile) for pile in new))
+                if key not in scored:
+                    scored[key] = (cleared - weight * _disorder(new, pairs), (new, heights, (moves, f"w>{_WASTE[i]}")))
+                    if not step(1, len(scored)):
+                        return None
+        # the best scores first (equal ones in the order found: the sort is stable), less those
+        # the bound shows cannot win, up to the width
+        layer = []
+        for _, state in sorted(scored.values(), key=lambda entry: -entry[0]):
+            if sum(state[1]) + _clearable(state[0], state[1], masks[turned + 1], below[turned + 1]) >= total:
+                layer.append(state)
+                if len(layer) == width:
+                    break
+        del scored
+        if not layer:
+            return None
+    return None
+
+
 def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     """Decide ``game`` (Try Again, from its current position; it is not changed) exactly (see the
     module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
     engine's notation, lost (proved) with the most cards that can be cleared, or unknown when a
-    budget ran out. ``nodes`` counts moves tried, ``positions`` the positions kept."""
+    budget ran out. ``nodes`` counts moves tried (and the beams' positions scored), ``positions``
+    the positions kept."""
     began = time.monotonic()
     deadline = began + budget.seconds
     model = TryAgain.from_game(game)
@@ -797,6 +934,35 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             except _Restart:
                 pass
         rng, cap = None, budget_nodes
+        if not ended:
+            # beams, for a share of the time: wins that neither the lines nor the order find
+            seen.clear()
+            cut.clear()
+            line.clear()
+            beam_end = began + budget.seconds * _BEAM_END
+            beam_steps = 0
+            late = False
+
+            def step(scored: int, held: int) -> bool:
+                nonlocal nodes, beam_steps, late
+                nodes += scored
+                beam_steps += scored
+                # the clock every 128 positions; the memory at each
+                now = None if nodes & 127 else time.monotonic()
+                reason = budget.spent(nodes, held, now, deadline, held * _BEAM_BYTES)
+                if reason:
+                    raise Spent(reason)
+                late = late or (now is not None and now >= beam_end)
+                return not late and beam_steps < _BEAM_STEPS
+
+            for width, weight, pairs in _BEAMS:
+                if late or beam_steps >= _BEAM_STEPS:
+                    break
+                moves = _beam(model, masks, below, width, weight, pairs, step)
+                if moves is not None:
+                    line[:] = moves[::-1]
+                    won = ended = True
+                    break
         if not ended:
             kept, depth = len(seen), 0
             seen.clear()

@@ -83,8 +83,9 @@ def small_positions(rng: random.Random, count: int) -> list[Game]:
 @pytest.mark.parametrize("lines", [True, False], ids=["random lines first", "ordered passes only"])
 def test_exact_verdicts_equal_a_plain_search_of_every_position_and_wins_replay(lines, monkeypatch):
     if not lines:
-        # no random lines: the ordered passes, with the free cards' cut, decide every position
+        # no random lines nor beams: the ordered passes, with the free cards' cut, decide every position
         monkeypatch.setattr(try_again, "_RESTART_SHARE", 0.0)
+        monkeypatch.setattr(try_again, "_BEAMS", ())
     rng = random.Random(13)
     cases = []
     for seed in range(30):
@@ -173,6 +174,24 @@ def test_random_lines_find_a_win_the_ordered_search_misses():
     for move in verdict.solution:
         game.apply(move)
     assert game.won
+
+
+def test_beams_win_a_deal_that_the_lines_and_passes_do_not_within_as_many_moves(monkeypatch):
+    # deal 1013: the beams alone (no random lines) win within 100,000 positions scored; the
+    # random lines and the ordered passes (no beams), within as many moves, do not
+    budget = Budget(seconds=600, nodes=100_000)
+    with monkeypatch.context() as patch:
+        patch.setattr(try_again, "_RESTART_SHARE", 0.0)
+        game = find_game(KEY)(1013)
+        verdict = solve_exact(game, budget)
+    assert verdict.result == "won", verdict.reason
+    for move in verdict.solution:
+        game.apply(move)
+    assert game.won
+    with monkeypatch.context() as patch:
+        patch.setattr(try_again, "_BEAMS", ())
+        plain = solve_exact(find_game(KEY)(1013), budget)
+    assert plain.result == "unknown" and "node budget" in plain.reason, plain.reason
 
 
 def test_a_card_waits_for_as_many_of_its_rank_as_the_falling_run_above_it():
@@ -355,6 +374,7 @@ def the_search_s_relaxed_calls(monkeypatch, seed, nodes):
     with monkeypatch.context() as patch:
         patch.setattr(try_again, "_can_clear", spy)
         patch.setattr(try_again, "_RESTART_SHARE", 0.0)
+        patch.setattr(try_again, "_BEAMS", ())
         solve_exact(find_game(KEY)(seed), Budget(seconds=600, nodes=nodes))
     return calls
 
