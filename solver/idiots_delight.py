@@ -149,6 +149,31 @@ before any position is kept. It does not decide deal 1023: started with 47 as it
 still fills 256 MiB at 2,680,000 positions (in 7.7 s of one core), as do deals 1000 and 1014; so
 reaching 47 late is not what keeps those deals unknown.
 
+A beam of deals. Unless the probe wins, a beam search follows it, before the exhaustive search.
+From each position it keeps, it plays every discard and every move into a space in every order
+(a table of the positions reached, one per kept position), and deals from each position reached;
+of the positions after that deal (each once) it keeps the `_BEAM_WIDTH` best by `_beam_score`,
+and so on deal by deal, until the stock is empty (where every position reached is looked at) or
+a position clears all 48. The score, for positions with the same count dealt: 100 a card gone,
+100 a space, 80 a King at a pile's bottom, less 60 plus 20 for each card under it for a King
+above another card (it needs a space to reach a bottom), and less 50 for each card with a higher
+card of its suit above it in its pile (it cannot leave before that card). Ties keep the order the
+positions were reached in (the moves are tried in a fixed order), so the beam is the same on
+every run. Its bounds: `_BEAM_NODES` moves tried (each counts in ``nodes``, read every 1,024
+moves) and `_BEAM_SHARE` of the seconds budget; past either it gives up, and the search runs with
+what is left. Sound: every position it reaches is reachable, so its most cleared is a clear the
+deal allows (the search starts with it as its best, as after the probe), and a line that clears
+48 is a win, returned as the engine's moves. It proves nothing lost: the search still runs. Its
+memory: the positions of the level at hand and the lines to them, `_BEAM_ENTRY_BYTES` each
+(measured with tracemalloc on deals 1000 to 1026: at most 630 bytes, with the lines), counted in
+``memory_mb`` while it runs (at most about 2,000 positions at once, under 2 MB). Measured with
+``solve_exact(find_game("idiots_delight")(seed), Budget(nodes=2_000_000))``: it wins deal 1000 at
+20,800 moves (the probe stands at 47 there; the exhaustive search alone fills 256 MiB without
+a win at ``Budget(seconds=30)``), and 1016, 1017 and 1019, which the search also wins; it tries
+at most 40,000 moves, about 0.15 s of one core, where it finds no win. A wider beam finds a
+few more wins among deals 1040 to 1099 (16 at 100 positions a deal, 17 at 300, 20 at 1,000, the
+last at about 1.2 s a deal), none more among 1000 to 1039 (nor at 5,000 among 1000 to 1019).
+
 Why it is exact. The moves computed from the state are exactly the engine's (the test
 tests/solver/test_idiots_delight.py compares them move for move, and every next position, over many
 deals and random lines of play; it also compares this search's verdicts and best clears with a
@@ -163,25 +188,32 @@ comes back as moves in the engine's notation, which the engine replays to ``won`
 
 Budgets: ``nodes`` counts moves tried, ``positions`` the keys kept, ``memory_mb`` those keys at
 measured sizes (`_INT_KEY_BYTES` with a deal to come, `_KEY_BYTES` with the stock empty) plus the
-search's stack; the node budget and the clock are read every 1,024 moves (so ``nodes`` may pass
-its budget by up to 1,023 moves) and the clock every 8 reckonings of the bound.
+search's stack, and while the beam runs its positions (`_BEAM_ENTRY_BYTES` each); the node budget
+and the clock are read every 1,024 moves (so ``nodes`` may pass its budget by up to 1,023 moves)
+and the clock every 8 reckonings of the bound.
 
-Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one process under ``nice -n
-5`` on this project's two-core machine with one other engineer at work (load average 2.3 to 3.2;
-the search's processor time was within 0.3 s of the wall clock): deals 1000 to 1019, 12 decided (3
-won, 9 lost), 8 unknown, 5.4 s a deal; deals 1020 to 1039, 11 decided (4 won, 7 lost), 9 unknown,
-5.8 s a deal. The probe costs about 0.25 s on a deal where it does not reach 47 (so a deal decided
-in under a second takes that much longer) and gains where it does: deal 1003 is lost in 1.9 s
-(3.7 s without it), 1017 and 1025 are won in 0.2 s and at once (0.9 and 1.7 s), and 1031 is won in
-2.7 s (unknown without it: 47 found early lets the Kings' test cut from the start). Deals 1005 and
-1030 stand at 47 and are lost in 4.4 and 5.4 s. Deals 1000, 1014 and 1023 stand at 47 too and stay
-unknown at ``Budget(seconds=30)``: each fills 256 MiB at about 2,680,000 positions (after 15, 22
-and 8 s). In 1000 and 1014 the Kings' test seldom holds (the Kings to come, above; it cuts a few
-dozen positions of deal 1000); 1023 fills it all the same with 47 as its best from the start. The
-other unknown deals (1008, 1010, 1011, 1013, 1015, 1018, 1020, 1021, 1024, 1028, 1032, 1033, 1038,
-1039) stand at 37 to 46, where the Kings' test does not apply; there the probe reaches the search's
-best or up to two cards fewer (deals 1008 to 1018). Profiled for 5 s (deal 1010), the search's own
-lines take about half the time and reckoning the bound a third.
+Cost, measured at the race's par budget (``Budget()``: 10 s, 256 MiB), one deal at a time
+(``arena solve idiots_delight --deals 20 --first-seed 1000 --jobs 1``), on this project's two-core
+machine with other work running (load average 1.3 to 3.0), the probe, the beam and the search:
+deals 1000 to 1019, 4 won (1000 in 0.14 s, 1016 in 0.8 s, 1017, 1019), 8 lost (1002 to 1007, 1009,
+1012), 8 unknown (1001, 1008, 1010, 1011, 1013, 1014, 1015, 1018); the probe and the search alone on
+the same machine just after: 3 won (1016 in 5.2 s), the same 8 lost, 9 unknown (1000 too). The
+figures below are of the probe and the search alone, one process under ``nice -n 5`` on this
+project's two-core machine with other work running (load average 2.3 to 3.2; the search's
+processor time was within 0.3 s of the wall clock): deals 1000 to 1019, 12 decided (3 won, 9 lost),
+8 unknown, 5.4 s a deal; deals 1020 to 1039, 11 decided (4 won, 7 lost), 9 unknown, 5.8 s a deal.
+The probe costs about 0.25 s on a deal where it does not reach 47 (so a deal decided in under a
+second takes that much longer) and gains where it does: deal 1003 is lost in 1.9 s (3.7 s without
+it), 1017 and 1025 are won in 0.2 s and at once (0.9 and 1.7 s), and 1031 is won in 2.7 s (unknown
+without it: 47 found early lets the Kings' test cut from the start). Deals 1005 and 1030 stand at 47
+and are lost in 4.4 and 5.4 s. Deals 1000, 1014 and 1023 stand at 47 too and the search alone leaves
+them unknown at ``Budget(seconds=30)`` (the beam wins 1000): each fills 256 MiB at about 2,680,000
+positions (after 15, 22 and 8 s). In 1000 and 1014 the Kings' test seldom holds (the Kings to come,
+above; it cuts a few dozen positions of deal 1000); 1023 fills it all the same with 47 as its best
+from the start. The other unknown deals (1008, 1010, 1011, 1013, 1015, 1018, 1020, 1021, 1024, 1028,
+1032, 1033, 1038, 1039) stand at 37 to 46, where the Kings' test does not apply; there the probe
+reaches the search's best or up to two cards fewer (deals 1008 to 1018). Profiled for 5 s (deal
+1010), the search's own lines take about half the time and reckoning the bound a third.
 The unknown deals are lost deals (or wins not yet found) whose
 every position must be searched: most positions have one or two deals to come, and where a pile's
 bottom can still leave (a space may come) no bound applies; the bound finds a card that provably
@@ -212,6 +244,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass
+from typing import cast
 
 from engine.core import Game
 from solver.exact import Spent, finished, start_verdict
@@ -235,6 +268,13 @@ _FRAME_BYTES = 1200
 #: (taken in turn).
 _PROBES = 4000
 _PROBE_SPACE = (0.95, 0.8)
+#: The beam (`solve_exact`, "A beam of deals"): positions kept after each deal, the most moves it
+#: may try, the share of the seconds budget it may take, and the bytes one of its entries costs
+#: (a position's piles as tuples, its dict slot and its link in the line; tracemalloc, rounded up).
+_BEAM_WIDTH = 128
+_BEAM_NODES = 40_000
+_BEAM_SHARE = 0.1
+_BEAM_ENTRY_BYTES = 800
 _SEP = 255
 #: Where each pile's card moved into it when a space sits in the search's int key (6 bits each).
 _SHIFT = (58, 64, 70, 76)
@@ -386,6 +426,29 @@ def _reckon(piles: list[list[int]] | tuple[tuple[int, ...], ...], coming: tuple[
     return ((h0 | h1 | h2 | h3) & ~_KING_BITS & ~stays).bit_count()
 
 
+def _beam_score(piles: tuple[tuple[int, ...], ...]) -> int:
+    # the beam's worth of a position (higher is better; positions compared have the same count
+    # dealt): fewer cards in the piles, spaces, Kings at bottoms; no King above another card
+    # (the deeper the worse), no card under a higher card of its suit
+    score = 0
+    for pile in piles:
+        if not pile:
+            score += 100
+            continue
+        score -= 100 * len(pile)
+        if pile[0] % 13 == 12:
+            score += 80
+        above = 0  # the cards above the one looked at (a bit each)
+        for k in range(len(pile) - 1, -1, -1):
+            card = pile[k]
+            if k and card % 13 == 12:
+                score -= 60 + 20 * k
+            if above & _HIGHER[card]:
+                score -= 50
+            above |= 1 << card
+    return score
+
+
 @dataclass(frozen=True, slots=True)
 class IdiotsDelight:
     """One Idiot's Delight position's cards as numbers (``suit * 13 + rank - 1``), from which
@@ -524,6 +587,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     probes = [0] * (2 * n_stock + 2)
     probed = [0.0] * (2 * n_stock + 2)
     monotonic = time.monotonic
+    beam_entries = 0  # the beam's positions held (`beam`), for the memory budget
 
     def check() -> None:
         # every 1,024 moves: the node budget, then the others
@@ -534,7 +598,10 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
             len(seen),
             time.monotonic(),
             deadline,
-            ends * _KEY_BYTES + (len(seen) - ends) * _INT_KEY_BYTES + depth * _FRAME_BYTES,
+            ends * _KEY_BYTES
+            + (len(seen) - ends) * _INT_KEY_BYTES
+            + depth * _FRAME_BYTES
+            + beam_entries * _BEAM_ENTRY_BYTES,
         )
         if reason:
             raise Spent(reason)
@@ -806,12 +873,82 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                 return False  # only a win could beat the best now: the search looks for one
         return False
 
+    def beam(start: list[list[int]]) -> bool:
+        # a beam of deals ("A beam of deals" in the module docstring): True (the line kept) if
+        # it wins; the most cleared on it becomes ``best``
+        nonlocal best, nodes, beam_entries
+        frontier: list[tuple[tuple[tuple[int, ...], ...], object]] = [(tuple(tuple(p) for p in start), None)]
+        dealt = 0
+        stop = nodes + _BEAM_NODES
+        give_up = began + budget.seconds * _BEAM_SHARE
+        while True:
+            # every position each kept one reaches without a deal, and those positions after the
+            # deal; a line is a chain of (move, the line before it)
+            dealt_now: dict[tuple[tuple[int, ...], ...], object] = {}
+            gone = base + in_play - n_stock + dealt  # cleared is this less the cards in the piles
+            to = min(dealt + 4, n_stock)
+            for piles, link in frontier:
+                reach: dict[tuple[tuple[int, ...], ...], object] = {piles: link}
+                stack = [piles]
+                while stack:
+                    ps = stack.pop()
+                    cleared = gone - len(ps[0]) - len(ps[1]) - len(ps[2]) - len(ps[3])
+                    if cleared > best:
+                        best = cleared
+                    if cleared >= total:
+                        chain = reach[ps]
+                        while chain is not None:
+                            move, chain = cast(tuple[str, object], chain)
+                            line.append(move)
+                        return True
+                    if dealt < n_stock:
+                        new = list(ps)
+                        for j in range(to - dealt):
+                            new[j] = ps[j] + (stock[dealt + j],)
+                        after = tuple(new)
+                        if after not in dealt_now:
+                            dealt_now[after] = (_DEAL, reach[ps])
+                    tops = [p[-1] if p else -1 for p in ps]
+                    up = 0
+                    for card in tops:
+                        if card >= 0:
+                            up |= 1 << card
+                    for i in range(4):
+                        card = tops[i]
+                        moves = []
+                        if card >= 0 and up & _HIGHER[card]:
+                            high = up & _HIGHER[card]
+                            moves.append(tops.index((high & -high).bit_length() - 1))
+                        if len(ps[i]) >= 2:
+                            moves += [j for j in range(4) if tops[j] < 0]
+                        for j in moves:
+                            nodes += 1
+                            if not nodes & 1023:
+                                beam_entries = len(dealt_now) + len(reach) + len(frontier)
+                                check()
+                                if nodes >= stop or monotonic() >= give_up:
+                                    return False
+                            new = list(ps)
+                            new[i] = ps[i][:-1]
+                            if tops[j] < 0:
+                                new[j] = (card,)
+                            child = tuple(new)
+                            if child not in reach:
+                                reach[child] = (f"{_PILES[i]}>{_PILES[j]}", reach[ps])
+                                stack.append(child)
+            if dealt == n_stock or nodes >= stop or monotonic() >= give_up:
+                return False
+            frontier = sorted(dealt_now.items(), key=lambda kept: -_beam_score(kept[0]))[:_BEAM_WIDTH]
+            dealt = to
+
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 2000))
     try:
         start = [list(p) for p in model.start[0]]
         cleared = base + in_play - n_stock - sum(len(p) for p in start)
-        won = probe(start, cleared) or search(start, 0, cleared, 0)
+        won = probe(start, cleared) or beam(start)
+        beam_entries = 0
+        won = won or search(start, 0, cleared, 0)
     except Spent as spent:
         verdict.reason = spent.args[0]
     else:

@@ -8,6 +8,7 @@ import random
 
 from engine.core import Game
 from engine.games import find_game
+from solver import idiots_delight
 from solver.budget import Budget
 from solver.idiots_delight import IdiotsDelight, clearable, solve_exact, unwinnable
 from tests.solver.models import UNLIMITED, assert_plays_as_engine, assert_verdict, plain_search, playout
@@ -462,3 +463,30 @@ def test_random_lines_tried_first_find_a_high_clear_early_and_their_wins_replay(
         for move in verdict.solution:
             game.apply(move)
         assert game.won, seed
+
+
+def test_a_beam_of_deals_wins_a_deal_the_exhaustive_search_does_not_within_the_same_moves(monkeypatch):
+    # deal 1000: the probe stands at 47, the beam wins within 100,000 moves and the engine
+    # replays its line; without the beam the exhaustive search has no win within as many
+    game = find_game(KEY)(1000)
+    verdict = solve_exact(game, Budget(nodes=100_000))
+    assert verdict.result == "won" and verdict.positions == 0
+    replay = game.copy()
+    for move in verdict.solution:
+        replay.apply(move)
+    assert replay.won
+    monkeypatch.setattr(idiots_delight, "_BEAM_WIDTH", 0)
+    alone = solve_exact(game, Budget(nodes=100_000))
+    assert alone.result == "unknown" and alone.best_cleared == 47
+    # the beam is the same on every run
+    monkeypatch.undo()
+    assert solve_exact(game, Budget(nodes=100_000)).solution == verdict.solution
+
+
+def test_the_beams_score_prefers_spaces_kings_at_bottoms_and_unburied_cards():
+    score = idiots_delight._beam_score
+    # a space is worth more than a card in a pile; a King at the bottom more than above a card
+    assert score(((51,), (), (25,), (0,))) > score(((51,), (1,), (25,), (0,)))
+    assert score(((12, 0), (51,), (25,), (38,))) > score(((0, 12), (51,), (25,), (38,)))
+    # the Two of Clubs under the Five of Clubs is buried, under the Five of Diamonds it is not
+    assert score(((51, 1, 17), (25,), (38,), (12,))) > score(((51, 1, 4), (25,), (38,), (12,)))
