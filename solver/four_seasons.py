@@ -11,21 +11,21 @@ The model and the search are solver/base_card.py's (shared with Chameleon): its 
 the state encoding, the pruning and why it is sound, and why a search that ends without a win
 proves the deal lost. Here the game has no reserve and every move takes one card.
 
-Cost, measured at `Budget()` (10 s, 256 MB, one process, ``nice -n 5``) on the project's two-core
-machine with a load average of 3 to 8: deals 1000 to 1019, 6 won (1001, 1005, 1008, 1013, 1016,
-1017, each within 4.3 s), none proved lost, 14 unknown (best clears 12 to 23), 7.4 s a deal; deals
-1020 to 1039, 13 won (each within 8.5 s), none proved lost, 7 unknown (best clears 14 to 21), 4.8 s
-a deal. Each unknown deal ends on the time budget after 0.7 to 3.4 million steps (3.6 to 4.2
-million at a load of 1.5, where deals 1004 and 1007 are won as well); the search tries about
-400,000 steps a second of CPU (solver/base_card.py's "Speed"). With `Budget(seconds=30)` (load 7,
-2.5 to 5.1 million steps) deals 1004 and 1007 are won and the other twelve unknowns of 1000 to 1019
-stay unknown. Searched longer, deal 1000 is a late win (found by a restarted search after 21.6 s,
-5.2 million steps and 2.0 million positions, with `Budget(seconds=300)`, load 5), while deal 1006
-was still unknown after 120 s (8.2 million steps, 3.1 million positions kept, best clear 22). The
-game's quoted odds (4 to 1 against) suggest most unknown deals are lost; with no bound to cut them
-(solver/base_card.py says why a bound from cards that can never move does not help) their
-positions are too many to search whole in 10 s. Reproduce by calling `solve_exact` on
-``find_game("four_seasons")(seed)`` with `Budget()` for those seeds, one process at a time.
+Cost, measured at `Budget()` (10 s, 256 MB) on the project's two-core machine with nothing else
+running (``arena solve four_seasons --deals 20 --first-seed 1000 --jobs 2``): deals 1000 to 1019,
+11 won (1004, 1006, 1011 and 1015 by the best-first search within 0.1 s), none proved lost, 9
+unknown (1000, 1002, 1003, 1009, 1010, 1012, 1014, 1018, 1019; best clears 11 to 23), 5.0 s a
+deal; deals 1020 to 1039, 13 won, none proved lost, 7 unknown (1023, 1024, 1026, 1027, 1036,
+1037, 1039), 4.3 s a deal. The search tries about 400,000 steps a second of CPU (solver/base_card.py's
+"Speed"). Searched longer, deal 1000 is a late win (found by a restarted search after 21.6 s, 5.2
+million steps and 2.0 million positions, with `Budget(seconds=300)`, load 5). The best-first
+search wins none of the unknown deals of 1000 to 1019 within 400,000 steps, nor within 60,000
+with weights for spaces of 0 to 40 and for buried cards of 0 to 10 or the latest met first among
+equals.
+With no bound to cut them (solver/base_card.py says why a bound from cards that can never move
+does not help) their positions are too many to search whole in 10 s. Reproduce by calling
+`solve_exact` on ``find_game("four_seasons")(seed)`` with `Budget()` for those seeds, one process
+at a time.
 """
 
 from __future__ import annotations
