@@ -493,7 +493,7 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
         if step == _DEAL_ONE:
             rest = mask >> d
             nd = d + (rest & -rest).bit_length()
-            return k, tab, heights, mask, cards, nd, sep.join(sorted(tab)) + (mask << 6 | k).to_bytes(8, "little")
+            return k, tab, heights, mask, cards, nd, _key(k, tab, mask)
         kind = step & 3
         where = step >> 2 & 63
         c = step >> 14 & 63
@@ -526,7 +526,15 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                 if not ntab[i] and nk:
                     ntab[i] = single[reserve[nk - 1]]
                     nk -= 1
-        return nk, ntab, nheights, nmask, ncards, nd, sep.join(sorted(ntab)) + (nmask << 6 | nk).to_bytes(8, "little")
+        return (
+            nk,
+            ntab,
+            nheights,
+            nmask,
+            ncards,
+            nd,
+            sep.join(sorted(ntab)) + (nmask << 6 | nk).to_bytes(8, "little"),
+        )  # `_key`, inline
 
     def check(memory: int) -> None:
         memory += len(piles) * _PILE_BYTES
