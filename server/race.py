@@ -518,7 +518,7 @@ class Race:
                 self.code,
                 extra=fields("player_joined", race=self.code, player=player, player_name=name, order=entrant.order),
             )
-            await self._save()
+            await self._save(events=1)
             await self._publish(
                 EntrantJoined(
                     race=self.code,
@@ -544,7 +544,7 @@ class Race:
             self._become("starting")
             deadline = self.clock.monotonic() + self.countdown_s
             self.starts_at_ms = self.clock.wall_ms() + self.countdown_s * 1000
-            await self._save()
+            await self._save(events=1)
             await self._publish(
                 RaceStarting(
                     race=self.code,
@@ -583,7 +583,7 @@ class Race:
             board = self._board(first, Audience.PLAYER)
             assert board is not None
             self._shown = {e.player: board for e in self.entrants.values()}  # the deal: no secret
-            await self._save()
+            await self._save(events=1)
             started = RaceStarted(
                 race=self.code,
                 version=self._next_version(),
@@ -627,7 +627,7 @@ class Race:
                     for entrant in idle:
                         entrant.status = "out_of_time"
                     if idle:
-                        await self._save()
+                        await self._save(events=len(idle))
                     for entrant in idle:
                         await self._progress(entrant, "idle", self.elapsed_ms())
                     await self._maybe_finish()
@@ -674,7 +674,8 @@ class Race:
             while move is not None:
                 notation = str(move)
                 try:
-                    await self.store.append_move(self.code, player, MoveEntry(seq, notation, elapsed))
+                    # (its event's version goes with it: `_progress` numbers the next event, under this lock)
+                    await self.store.append_move(self.code, player, MoveEntry(seq, notation, elapsed, self.version + 1))
                 except StaleRace:  # not ours any more, or its log lost moves we acknowledged
                     lost = await self._lost_moves()
                     if not lost:
@@ -833,7 +834,7 @@ class Race:
             if entrant.done:
                 raise ProtocolError(ErrorCode.DONE, f"you can play no more in this race ({entrant.status})")
             entrant.status = "resigned"
-            await self._save()
+            await self._save(events=1)
             await self._progress(entrant, "resign", self.elapsed_ms())
             await self._maybe_finish()
             if entrant.listener is not None:  # (ahead of the answer, as a move's)
@@ -977,7 +978,7 @@ class Race:
         for entrant in self.entrants.values():
             entrant.points = entrant.cleared
         self._log_finish()
-        await self._save()
+        await self._save(events=1)
         await self._publish(
             RaceFinished(
                 race=self.code,
@@ -1033,7 +1034,7 @@ class Race:
         """Keep the finished race's par and tell its audience (`server.par`)."""
         async with self.lock:
             self.par = par
-            await self._save()  # a restarted server keeps it (`rebuild`), and its record with it
+            await self._save(events=1)  # a restarted server keeps it (`rebuild`), and its record with it
             await self._publish(RacePar(race=self.code, version=self._next_version(), par=par))
 
     async def set_ratings(self, ratings: dict[str, tuple[int, bool]]) -> None:
@@ -1084,7 +1085,7 @@ class Race:
             else:
                 round_ = entrant.bonus[-1]
                 entrant.points = play_round(round_, notation, entrant.points)
-                await self._save()
+                await self._save(events=int(round_.decided))
                 if round_.decided:
                     await self._progress(
                         entrant, f"double or naught: {round_.game.outcome or 'no result'}", self.elapsed_ms()
@@ -1188,17 +1189,19 @@ class Race:
         if self.on_status is not None:
             self.on_status(self, old)
 
-    async def _save(self) -> None:
+    async def _save(self, events: int = 0) -> None:
         """Store the race's description; if the store cannot be reached, say so and go on (a
-        rebuild then reads the one saved before, and the move logs)."""
+        rebuild then reads the one saved before, and the move logs). ``events``: how many events
+        the caller publishes next; the description's version counts them, so that a rebuild
+        numbers on after them even if they are lost before they are stored."""
         try:
-            await self._save_description()
+            await self._save_description(events)
         except StaleRace:  # another node serves the race now
             raise
         except StoreUnavailable as exc:
             _store_log.warning("race %s: description not stored: %s", self.code, exc)
 
-    async def _save_description(self) -> None:
+    async def _save_description(self, events: int = 0) -> None:
         await self.store.save_race(
             self.code,
             {
@@ -1212,7 +1215,7 @@ class Race:
                 "commitment": self.commitment,
                 "creator": self.creator,
                 "status": self.status,
-                "version": self.version,
+                "version": self.version + events,
                 "casual": self.casual,
                 "hold_seed": self.hold_seed,
                 "max_entrants": self.max_entrants,
@@ -1268,7 +1271,9 @@ class Race:
         in ``store`` say it stood: same deal, seed, salt, commitment, settings, entrants and
         statuses; each entrant's `Game` replayed from its log, with its counters (moves, cards
         cleared, time, last seq) and the answer to its last move, so that a resent last seq gets
-        it again; event versions going on from the store's last event; the race clock going on
+        it again; event versions going on from the highest one published, or about to be, when the
+        race was last stored (its last event, its description's version, its moves' versions: an
+        event may be published and lost before it is stored); the race clock going on
         from the saved wall-clock start instant, every entrant's idle time from now. Its timers
         do not run until `resume`. Raises `RebuildError` if it cannot be rebuilt faithfully,
         `StoreUnavailable` if the store does not answer.
@@ -1358,7 +1363,10 @@ class Race:
             race.entrants[entrant.player] = entrant
             race._names.add(name_key(entrant.name))
             if race.started_at is not None:
-                shown = race._replay(entrant, await store.moves(code, entrant.player), cutoff_ms)
+                entries = await store.moves(code, entrant.player)
+                if entries:
+                    version = max(version, entries[-1].version)
+                shown = race._replay(entrant, entries, cutoff_ms)
                 if race.spectator_delay_s and race.status == "running":
                     assert shown is not None, "a delayed race's replay gives the spectators' board"
                     race._shown[entrant.player] = shown

@@ -88,11 +88,15 @@ class DataLoss(NamedTuple):
 
 
 class MoveEntry(NamedTuple):
-    """One accepted move: its sequence number, notation and race time in milliseconds."""
+    """One accepted move: its sequence number, notation, race time in milliseconds and the
+    version of the event that publishes it (0: not known). The move is stored before its event
+    is (`Store.queue_event`), so a rebuilt race numbers its events on from the highest of these
+    (`server.race.Race.rebuild`): a version an audience may have seen is never given twice."""
 
     seq: int
     move: str
     time_ms: int
+    version: int = 0
 
 
 class StoredEvent(NamedTuple):

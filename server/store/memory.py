@@ -38,7 +38,7 @@ class MemoryStore(Store):
         self, *, max_events: int = 10_000, max_records: int = 100_000, now: Callable[[], float] = time.monotonic
     ) -> None:
         self._races: dict[str, dict[str, object]] = {}
-        self._moves: dict[tuple[str, str], list[tuple[int, str, int]]] = defaultdict(list)  # (plain `MoveEntry`s)
+        self._moves: dict[tuple[str, str], list[tuple[int, str, int, int]]] = defaultdict(list)  # (plain `MoveEntry`s)
         self._players: dict[str, set[str]] = defaultdict(set)  # race -> players with a move log
         self._events: dict[str, deque[tuple[int, bytes, bytes]]] = defaultdict(  # (plain `StoredEvent`s)
             lambda: deque(maxlen=max_events)

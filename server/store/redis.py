@@ -335,7 +335,8 @@ end
 #: Writes a race's moves and events, in order, in one call (KEYS: owner, the event stream, the
 #: race's player set, then one move stream per move; ARGV: node, max events, then each write:
 #: ``e VERSION ENTRANTS SPECTATORS`` (the spectators' frame '' when it is the entrants') or
-#: ``m KEY SEQ NOTATION TIME PLAYER`` (KEY: the index of the move's stream in KEYS)); one reply
+#: ``m KEY SEQ NOTATION TIME PLAYER VERSION`` (KEY: the index of the move's stream in KEYS;
+#: VERSION: its event's, `MoveEntry.version`)); one reply
 #: per write, in order. An event: ``1``, or ``0`` if that version is there already (a write whose
 #: answer was lost, tried again). A move: ``OK``; a last entry with the same seq is a write whose
 #: caller gave up on it: replaced; a seq that does not follow the log's last one is refused, so
@@ -373,7 +374,7 @@ while i <= #ARGV do
       last_seq = seq - 1
     end
     if last_seq == seq - 1 then
-      redis.call('XADD', key, '*', 's', ARGV[i + 2], 'm', ARGV[i + 3], 't', ARGV[i + 4])
+      redis.call('XADD', key, '*', 's', ARGV[i + 2], 'm', ARGV[i + 3], 't', ARGV[i + 4], 'v', ARGV[i + 6])
       redis.call('SADD', KEYS[3], ARGV[i + 5])
       replies[#replies + 1] = 'OK'
     elseif last_seq < seq then
@@ -381,7 +382,7 @@ while i <= #ARGV do
     else
       replies[#replies + 1] = 'BADSEQ ' .. last_seq
     end
-    i = i + 6
+    i = i + 7
   end
 end
 return replies
@@ -1165,12 +1166,13 @@ class RedisStore(Store):
         (Redis lost moves: reported too, `on_data_loss`), `StaleRace` if it ends after
         ``entry.seq``."""
         key = self._race_key(code, f"moves:{player}")
-        await self._stage(code, _Write([entry.seq, entry.move, entry.time_ms, player], key, player, entry.seq))
+        write = _Write([entry.seq, entry.move, entry.time_ms, player, entry.version], key, player, entry.seq)
+        await self._stage(code, write)
 
     async def moves(self, code: str, player: str) -> list[MoveEntry]:
         with self._reaching():
             entries = cast(_Stream, await self._redis.xrange(self._race_key(code, f"moves:{player}")))
-        return [MoveEntry(int(f[b"s"]), f[b"m"].decode(), int(f[b"t"])) for _, f in entries]
+        return [MoveEntry(int(f[b"s"]), f[b"m"].decode(), int(f[b"t"]), int(f.get(b"v", 0))) for _, f in entries]
 
     async def append_event(self, code: str, event: StoredEvent) -> None:
         """As `Store.append_event` (a version stored already is left as it is: a write whose
