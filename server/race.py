@@ -1059,6 +1059,7 @@ class Race:
                 return
             self._offered = (rematch.code, accepted)
             self.rematch = rematch.code
+            await self._save(events=1)  # a restarted server still offers it (`rebuild`)
             await self._publish(
                 RematchOffer(race=self.code, version=self._next_version(), rematch=rematch.code, accepted=accepted)
             )

@@ -391,6 +391,24 @@ async def test_a_finished_races_par_is_kept_across_a_restart(redis_server, redis
         await store.close()
 
 
+async def test_a_rematch_offer_is_kept_across_a_restart(redis_server, redis_prefix):
+    """A finished race's rematch is stored with it when it is offered: the server that starts
+    again over the same Redis still names it, and numbers its events on after the offer's."""
+    config = ServerConfig(ping_interval_s=None)
+    store = RedisStore(redis_server.url, prefix=redis_prefix)
+    try:
+        async with ArenaServer(config, store=store) as first:
+            ann, code = await won_race(first)
+            rematch = (await ann.request(p.Rematch(req=3, race=code), p.RaceReply)).race.code
+            offer = await ann.expect(p.RematchOffer)
+            await ann.close()
+        async with ArenaServer(config, store=store) as second:
+            race = second.races[code]
+            assert race.info().rematch == rematch and race.version == offer.version
+    finally:
+        await store.close()
+
+
 async def test_double_or_naught_rounds_are_kept_across_a_restart(redis_server, redis_prefix):
     """A winner's Double or Naught rounds are stored as they are dealt and played: after a
     restart over the same Redis the points and the rounds are the same, a round dealt before the
