@@ -75,6 +75,17 @@ so it answers lost with the most cards it met. Otherwise its table is dropped. T
 win none of Chameleon's unknown deals of 1000 to 1039 (its reserve decides; weights for the
 reserve height of 30 to 300 win none either), so Chameleon does not run it.
 
+By deals (Chameleon, `beam`). Chameleon instead searches by cards dealt after the restarts:
+from each kept position, the positions its steps reach without a deal (depth first, at most
+`_BEAM_CLOSURE` from each), then one deal from each of those; the `_BEAM_WIDTH` best of the
+dealt positions, by the best-first weights less `_BEAM_RESERVE` a reserve card and `_BEAM_WASTE`
+a waste card, go on to the next deal, for at most `_BEAM_STEPS` steps or until `_BEAM_UNTIL` of
+the time. It proves nothing (it drops positions). It wins deals 1012, 1033 and 1037 within
+180,000 steps (about 1.5 s of CPU), which the depth-first searches leave unknown at `Budget()`;
+of widths 10 to 100 and closures of 500 to 5,000, width 20 with 2,000 wins 1012 soonest. Before
+the restarts it takes time in which they win deal 1005, so it runs after them. It wins none of
+Four Seasons' unknown deals of 1000 to 1019.
+
 Order, restarts and stack. Steps are tried fewest deals first, foundation steps before others, the
 reserve before the rest: that order finds many wins at once, but where its first choices go wrong
 it wanders through tableau arrangements (lines of blocks moved to and fro over 100,000 steps deep)
@@ -140,7 +151,7 @@ import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from heapq import heappop, heappush
+from heapq import heappop, heappush, nsmallest
 
 from engine.cards import Card
 from engine.core import Game, Move
@@ -178,6 +189,14 @@ _GREEDY_WEIGHTS = (100, 15, 4)
 #: bytes a position waiting in the best-first search's frontier costs (its tuple, piles and
 #: heights), measured with tracemalloc; rounded up
 _GREEDY_BYTES = 400
+#: The search by cards dealt (`beam`): positions kept a deal, positions met from each before
+#: its deals, and the score's cost of a reserve card and of a waste card.
+_BEAM_WIDTH = 20
+_BEAM_CLOSURE = 2_000
+_BEAM_RESERVE = 30
+_BEAM_WASTE = 2
+_BEAM_UNTIL = 0.75
+_BEAM_STEPS = 250_000
 #: the share of the time budget (from the start) spent on restarted searches before the last one
 _RESTART_SHARE = 0.5
 #: the steps a restarted search may try: this times the next term of Luby's sequence
@@ -333,13 +352,14 @@ class BaseCard:
         return k, tuple(tabl), tuple(fndl), waste, stock
 
 
-def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False) -> Verdict:
+def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False, by_deals: bool = False) -> Verdict:
     """Decide ``game`` from its current position (not changed) with ``model`` read from it (see
     the module docstring). Returns a `Verdict`: won with a solution in the engine's notation,
     lost (proved) with the most cards that can be cleared, or unknown when a budget ran out
     (``nodes``: steps tried, a step being one card or block played with the deals before it;
     ``positions``: positions kept; ``memory_mb``: those positions and the stack times measured
-    sizes)."""
+    sizes). ``best_first``: run the best-first search before and after the restarts;
+    ``by_deals``: run the search by cards dealt after them (the module docstring)."""
     began = time.monotonic()
     deadline = began + budget.seconds
     verdict = start_verdict(game)
@@ -633,6 +653,24 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                     break
         return depth
 
+    def stop(memory: int, until: float, most: float) -> bool:
+        """Whether a search phase that holds ``memory`` bytes stops here: past ``most`` steps, the
+        clock past ``until``, or its memory past `_GREEDY_MEMORY` of the budget. Raises Spent
+        when a budget runs out."""
+        check(memory)
+        return nodes >= most or time.monotonic() > until or memory > budget.memory_mb * 2**20 * _GREEDY_MEMORY
+
+    def linked(parents: array, links: array) -> list[tuple[int, int]]:
+        """The line of (card, target) to the last position met, from each position's parent and
+        step (card | (target + 2) << 6; -1 for a deal, which the line leaves out)."""
+        line = []
+        i = len(parents) - 1
+        while i:
+            if links[i] >= 0:
+                line.append((links[i] & 63, (links[i] >> 6) - 2))
+            i = parents[i]
+        return line[::-1]
+
     def greedy(until: float, most: float) -> tuple[bool, list[tuple[int, int]] | None]:
         """Search best first from the position read, with a table of its own: the position taken
         next is the one with the most cards up, then spaces, then the least buried next cards
@@ -648,7 +686,6 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
         parents = array("i", [-1])  # each position met: the one it came from, and its step's
         links = array("i", [0])  # card | target << 6 (target + 2: a foundation 1, a space 0)
         frontier: list[tuple] = [(0, 0, k0, tab_start, heights0, mask0, cards0, d0)]
-        limit = budget.memory_mb * 2**20 * _GREEDY_MEMORY
         while frontier:
             _, at, k, tab, heights, mask, cards, d = heappop(frontier)
             steps = [step for step in expand(k, tab, heights, mask, cards, d) if step & 3 != 2 or step >> 2 & 63 < d]
@@ -658,8 +695,7 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                 nodes += 1
                 if not nodes % _CHECK_EVERY or nodes >= budget_nodes:
                     memory = len(seen) * _ENTRY_BYTES + len(frontier) * _GREEDY_BYTES + len(parents) * 8
-                    check(memory)
-                    if nodes >= most or time.monotonic() > until or memory > limit:
+                    if stop(memory, until, most):
                         return False, None
                 nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, step)
                 key += bytes((nd,))
@@ -673,16 +709,72 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                 if cleared > best:
                     best = cleared
                     if cleared == 52:
-                        line = []
-                        i = len(parents) - 1
-                        while i:
-                            if links[i] >= 0:
-                                line.append((links[i] & 63, (links[i] >> 6) - 2))
-                            i = parents[i]
-                        return True, line[::-1]
+                        return True, linked(parents, links)
                 score = deep * buried(nk, ntab, nheights, nmask, nd) - up * cleared - room * ntab.count(b"")
                 heappush(frontier, (score, len(parents) - 1, nk, ntab, nheights, nmask, ncards, nd))
         return True, None
+
+    def beam(until: float, most: float) -> tuple[bool, list[tuple[int, int]] | None]:
+        """Search by cards dealt: from each kept position, the positions its steps reach without
+        a deal (at most `_BEAM_CLOSURE` each, depth first), then one deal from each of them; of
+        those, the `_BEAM_WIDTH` best by `_GREEDY_WEIGHTS`, less `_BEAM_RESERVE` a reserve card
+        and `_BEAM_WASTE` a waste card, are kept for the next deal. Returns (True, a win's line)
+        or (False, None): it proves nothing. Raises Spent when a budget runs out."""
+        nonlocal nodes, kept, best
+        up, room, deep = _GREEDY_WEIGHTS
+        parents = array("i", [-1])
+        links = array("i", [0])
+        layer = [(0, k0, tab_start, heights0, mask0, cards0, d0)]
+        while layer:
+            seen: set[bytes] = set()
+            dealt: list[tuple] = []
+            for root in layer:
+                stack = [root]
+                met = 0
+                while stack:
+                    at, k, tab, heights, mask, cards, d = stack.pop()
+                    if mask >> d:
+                        nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, _DEAL_ONE)
+                        parents.append(at)
+                        links.append(-1)
+                        waste = (nmask & ((1 << nd) - 1)).bit_count()
+                        cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
+                        score = (
+                            deep * buried(nk, ntab, nheights, nmask, nd)
+                            - up * cleared
+                            - room * ntab.count(b"")
+                            + _BEAM_RESERVE * nk
+                            + _BEAM_WASTE * waste
+                        )
+                        dealt.append((score, len(parents) - 1, nk, ntab, nheights, nmask, ncards, nd))
+                    if met >= _BEAM_CLOSURE:
+                        continue
+                    for step in expand(k, tab, heights, mask, cards, d):
+                        if step & 3 == 2 and step >> 2 & 63 >= d:
+                            continue
+                        nodes += 1
+                        if not nodes % _CHECK_EVERY or nodes >= budget_nodes:
+                            waiting = len(seen) + len(dealt) + len(stack) + len(layer)
+                            if stop(waiting * _GREEDY_BYTES + len(parents) * 8, until, most):
+                                return False, None
+                        nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, step)
+                        key += bytes((nd,))
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        kept += 1
+                        met += 1
+                        parents.append(at)
+                        links.append(step >> 14 & 63 | (_target(tab, step) + 2) << 6)
+                        if nheights is not heights:
+                            cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
+                            if cleared > best:
+                                best = cleared
+                                if cleared == 52:
+                                    return True, linked(parents, links)
+                        stack.append((len(parents) - 1, nk, ntab, nheights, nmask, ncards, nd))
+            layer = [entry[1:] for entry in nsmallest(_BEAM_WIDTH, dealt)]
+        return False, None
 
     def line_of(won: list[list] | None) -> list[tuple[int, int]] | None:
         """The line of (card, target) of a depth-first search's stack at a win (None: no win)."""
@@ -713,13 +805,15 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
     line: list[tuple[int, int]] | None = None
     try:
         # best first for a few steps (it meets many wins that the depth-first orders meet late or
-        # never), the restarts, best first again for more steps (the same search from the start:
-        # it is repeatable), then the fixed order to the end
+        # never), the restarts, by deals, best first again for more steps (the same search from
+        # the start: it is repeatable), then the fixed order to the end
         ended = False
         if best_first:
             ended, line = greedy(began + budget.seconds * _GREEDY_SHARE, nodes + _GREEDY_STEPS[0])
         if not ended:
             ended, line = restarts()
+        if not ended and by_deals:
+            ended, line = beam(began + budget.seconds * _BEAM_UNTIL, nodes + _BEAM_STEPS)
         if not ended and best_first:
             until = began + budget.seconds * (_RESTART_SHARE + _GREEDY_SHARE)
             ended, line = greedy(until, nodes + _GREEDY_STEPS[1])

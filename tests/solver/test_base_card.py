@@ -172,19 +172,58 @@ def test_best_first_wins_four_seasons_deals_the_depth_first_searches_meet_late()
         assert verdict.result == "unknown" and verdict.nodes >= 100_000, seed
 
 
-def test_the_best_first_search_alone_holds_what_it_counts(monkeypatch):
-    """With the whole budget its own, the best-first phase ends on the memory budget with a
-    tracemalloc peak within it: its positions seen, frontier and links are counted."""
+def test_the_search_by_deals_wins_a_chameleon_deal_the_depth_first_searches_do_not(monkeypatch):
+    """Deal 1012 is won by the search by cards dealt within 120,000 steps (here it runs first:
+    no time for the restarts), while the depth-first searches alone (restarts, then the fixed
+    order) do not win it within 300,000."""
+    from solver.base_card import search as base_search
+
+    chameleon = search("chameleon")
+    with monkeypatch.context() as patched:
+        patched.setattr("solver.base_card._RESTART_SHARE", 0.0)
+        assert_won_within("chameleon", (1012,), Budget(nodes=120_000, seconds=60), chameleon.solve_exact)
+    game = find_game("chameleon")(1012)
+    verdict = base_search(game, chameleon.model(game), Budget(nodes=300_000, seconds=60))
+    assert verdict.result == "unknown" and verdict.nodes >= 300_000
+
+
+#: Settings that give one phase of the search the whole budget: the best-first search (Four
+#: Seasons) and the search by cards dealt (Chameleon), with the deal each is run on.
+ALONE = {
+    "best_first": (
+        "four_seasons",
+        1010,
+        {"_GREEDY_SHARE": 1.0, "_GREEDY_STEPS": (10**9, 10**9), "_GREEDY_MEMORY": 1.0},
+    ),
+    "by_deals": (
+        "chameleon",
+        1003,
+        {
+            "_RESTART_SHARE": 0.0,
+            "_BEAM_UNTIL": 1.0,
+            "_BEAM_STEPS": 10**9,
+            "_BEAM_WIDTH": 10**6,
+            "_GREEDY_MEMORY": 1.0,
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("phase", sorted(ALONE))
+def test_a_search_phase_alone_holds_what_it_counts(phase, monkeypatch):
+    """With the whole budget its own, the best-first search or the search by cards dealt ends
+    on the memory budget with a tracemalloc peak within it: its positions met, positions waiting
+    and links are counted."""
     import tracemalloc
 
-    monkeypatch.setattr("solver.base_card._GREEDY_SHARE", 1.0)
-    monkeypatch.setattr("solver.base_card._GREEDY_STEPS", (10**9, 10**9))
-    monkeypatch.setattr("solver.base_card._GREEDY_MEMORY", 1.0)
-    game = find_game("four_seasons")(1010)
-    search("four_seasons").solve_exact(game, Budget(nodes=1))
+    key, seed, settings = ALONE[phase]
+    for name, value in settings.items():
+        monkeypatch.setattr(f"solver.base_card.{name}", value)
+    game = find_game(key)(seed)
+    search(key).solve_exact(game, Budget(nodes=1))
     tracemalloc.start()
     try:
-        verdict = search("four_seasons").solve_exact(game, Budget(memory_mb=2, seconds=60))
+        verdict = search(key).solve_exact(game, Budget(memory_mb=2, seconds=60))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
