@@ -31,7 +31,7 @@ run: setup
 PYTEST_WORKERS ?= auto
 PARALLEL := -n $(PYTEST_WORKERS) --maxprocesses 4 --dist worksteal
 
-# The day-to-day loop (about 75 s on two cores): 20 random playouts per game instead of 200, and
+# The day-to-day loop (about 100 s on two idle cores; README.md): 20 random playouts per game instead of 200, and
 # without the browser tests, the solver's searches, the benchmarks, the fuzz campaign, the README
 # tour, the tests that need redis-server (and nginx: deploy/local-cluster's) and those marked slow
 # (longer end-to-end runs).
@@ -42,7 +42,7 @@ test: setup
 	  -m "not slow" \
 	  -k "not campaign and not redis"
 
-# Every test and the lint, as CI runs them (about 7 minutes on two cores).
+# Every test and the lint, as CI runs them (about 9 minutes on two idle cores; README.md).
 test-all: setup browser redis postgres nginx lint
 	$(BIN)/pytest -q $(PARALLEL)
 
