@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -46,10 +47,15 @@ class Node(ServerProcess):
         await super().start(timeout_s)
 
     async def halt(self, signum: int) -> int:
-        """Send ``signum`` (SIGTERM: drain; SIGKILL: a crash) and wait for the exit code."""
+        """Send ``signum`` (SIGTERM: drain; SIGKILL: a crash) and wait for the exit code: the
+        drain takes at most its grace (5 s) and the close, and a loaded machine may take as long
+        again; past three times `WAIT_S` the test fails with the node's log."""
         assert self.process is not None
         self.process.send_signal(signum)
-        return await asyncio.to_thread(self.process.wait, WAIT_S)
+        try:
+            return await asyncio.to_thread(self.process.wait, 3 * WAIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the node did not exit on signal {signum}; its log ends:\n{self.log_text()[-3000:]}")
 
 
 @contextlib.asynccontextmanager
