@@ -660,6 +660,19 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
         check(memory)
         return nodes >= most or time.monotonic() > until or memory > budget.memory_mb * 2**20 * _GREEDY_MEMORY
 
+    def meet(seen: set[bytes], parents: array, links: array, at: int, tab: list[bytes], step: int, key: bytes) -> bool:
+        """Whether the position that ``step`` reaches from position ``at`` (piles ``tab``) of a
+        best-first or beam search is new by its ``key`` (with its count dealt); a new one is kept
+        in ``seen``, with its parent and step for `linked`."""
+        nonlocal kept
+        if key in seen:
+            return False
+        seen.add(key)
+        kept += 1
+        parents.append(at)
+        links.append(-1 if step == _DEAL_ONE else step >> 14 & 63 | (_target(tab, step) + 2) << 6)
+        return True
+
     def linked(parents: array, links: array) -> list[tuple[int, int]]:
         """The line of (card, target) to the last position met, from each position's parent and
         step (card | (target + 2) << 6; -1 for a deal, which the line leaves out)."""
@@ -698,13 +711,8 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                     if stop(memory, until, most):
                         return False, None
                 nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, step)
-                key += bytes((nd,))
-                if key in seen:
+                if not meet(seen, parents, links, at, tab, step, key + bytes((nd,))):
                     continue
-                seen.add(key)
-                kept += 1
-                parents.append(at)
-                links.append(-1 if step == _DEAL_ONE else step >> 14 & 63 | (_target(tab, step) + 2) << 6)
                 cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
                 if cleared > best:
                     best = cleared
@@ -720,7 +728,7 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
         those, the `_BEAM_WIDTH` best by `_GREEDY_WEIGHTS`, less `_BEAM_RESERVE` a reserve card
         and `_BEAM_WASTE` a waste card, are kept for the next deal. Returns (True, a win's line)
         or (False, None): it proves nothing. Raises Spent when a budget runs out."""
-        nonlocal nodes, kept, best
+        nonlocal nodes, best
         up, room, deep = _GREEDY_WEIGHTS
         parents = array("i", [-1])
         links = array("i", [0])
@@ -758,14 +766,9 @@ def search(game: Game, model: BaseCard, budget: Budget, best_first: bool = False
                             if stop(waiting * _GREEDY_BYTES + len(parents) * 8, until, most):
                                 return False, None
                         nk, ntab, nheights, nmask, ncards, nd, key = play(k, tab, heights, mask, cards, d, step)
-                        key += bytes((nd,))
-                        if key in seen:
+                        if not meet(seen, parents, links, at, tab, step, key + bytes((nd,))):
                             continue
-                        seen.add(key)
-                        kept += 1
                         met += 1
-                        parents.append(at)
-                        links.append(step >> 14 & 63 | (_target(tab, step) + 2) << 6)
                         if nheights is not heights:
                             cleared = nheights[0] + nheights[1] + nheights[2] + nheights[3]
                             if cleared > best:
