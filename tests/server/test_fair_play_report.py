@@ -126,6 +126,31 @@ def test_solver_agreement_flags_a_line_chosen_with_the_hidden_cards_and_not_one_
     assert report.solver
 
 
+def test_a_slow_machine_values_the_moves_alike(monkeypatch):
+    """The valuation is bounded by moves tried, not by the clock: with a clock that passes 1 ms
+    each time a search reads it (a loaded machine), every position's best moves are the same."""
+    import random
+
+    import solver.search
+    from server.fair_play import _best
+
+    game, rng, positions = find_game("klondike")(SEED), random.Random(3), []
+    for _ in range(30):
+        positions.append(game.copy())
+        game.apply(rng.choice(sorted(str(m) for m in game.legal_moves())))
+    quick = [_best(position, LIMITS.nodes) for position in positions]
+
+    class SlowClock:
+        now = 0.0
+
+        def monotonic(self) -> float:
+            self.now += 0.001
+            return self.now
+
+    monkeypatch.setattr(solver.search, "time", SlowClock())
+    assert [_best(position, LIMITS.nodes) for position in positions] == quick
+
+
 # ------------------------------------------------------------------------- over a server
 
 
