@@ -40,10 +40,12 @@ finished race go without par.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import logging
 import multiprocessing
+import os
 import signal
 import time
 from collections import Counter
@@ -51,6 +53,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
 from typing import cast
 
 from engine.deal import random_seed
@@ -66,10 +69,11 @@ QUEUE_PER_WORKER = 8
 PAR, WINNABLE = 0, 1
 
 
-def _ignore_interrupts() -> None:
-    """In a worker process: leave Ctrl-C to the server (a terminal sends SIGINT to the whole
-    process group), which stops the workers itself."""
+def _worker_started(pids: SimpleQueue[int]) -> None:
+    """In a worker process, first: leave Ctrl-C to the server (a terminal sends SIGINT to the
+    whole process group), which stops the workers itself, and tell it this worker's pid."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pids.put(os.getpid())
 
 
 def _search(game: str, seed: int, options: dict[str, bool], nodes: int, seconds: float, memory_mb: float) -> tuple:
@@ -166,6 +170,7 @@ class ParService:
         self.pending = 0  # par searches waiting or running
         self.searches: Counter[str] = Counter()  # winnable requests being searched for, by key
         self._pool: ProcessPoolExecutor | None = None
+        self._pids: SimpleQueue[int]  # the workers' pids, each told once (`_worker_started`)
 
     @property
     def workers(self) -> int:
@@ -310,12 +315,21 @@ class ParService:
     def _start(self) -> None:
         """Start the worker processes if they are not running."""
         if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pids = context.SimpleQueue()
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupts
+                self.workers, mp_context=context, initializer=_worker_started, initargs=(self._pids,)
             )
 
     def close(self) -> None:
-        """Stop the workers, dropping searches not started."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the workers at once, dropping every search, those running too: the process could
+        not exit before a running search ends (``seconds`` each, more on a loaded machine), and a
+        stopping server has its grace to keep. A race whose par is dropped so has none."""
+        if self._pool is None:
+            return
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
+        while not self._pids.empty():  # (a worker still starting has taken no search yet; it exits)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pids.get(), signal.SIGTERM)
+        self._pids.close()

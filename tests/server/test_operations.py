@@ -9,6 +9,7 @@ import json
 import re
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -23,7 +24,7 @@ from server.race import Clock, Race
 from server.store.memory import MemoryStore
 from tests.conftest import MS, http_get
 from tests.server.conftest import FastClock
-from tooling.server_process import ServerProcess
+from tooling.server_process import ServerProcess, cpu_seconds
 
 #: A public Klondike deal and its winning line (seeds/klondike.txt): every move of it is legal.
 WINNER = load_catalog(public_catalogs(), "klondike")[0]
@@ -128,6 +129,45 @@ async def test_a_signal_mid_race_drains_ends_the_race_and_exits_0(signum, event_
         log = server.log_text()
         assert "1 races and 0 tournaments ended" in log and "Traceback" not in log
         assert f"(event loop: {event_loop})" in log
+
+
+def _par_workers(pid: int) -> list[int]:
+    """The par worker processes of server ``pid``: its children that multiprocessing spawned."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue  # (gone meanwhile)
+        if ppid == pid and b"spawn_main" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+async def test_a_signal_while_a_par_search_runs_exits_within_the_grace():
+    """A race that just finished has its par worked out in a worker process; SIGTERM while that
+    search runs (Little Spider deal 1000: undecided for well over the grace) stops the worker,
+    and the server exits 0 within the grace, not when the search ends."""
+    limits = {"shutdown_grace_s": GRACE_S, "par_workers": 1, "par_seconds": 120, "par_memory_mb": 2048}
+    async with ServerProcess(limits) as server:
+        ann = await ArenaClient.connect(server.url, "ann")
+        info = await ann.create_race("little_spider", seed=1000, countdown_s=0)
+        await ann.start_race(info.code)
+        await ann.wait_for(lambda: info.code in ann.started, 5)
+        await ann.resign(info.code)
+        await ann.wait_for(lambda: info.code in ann.finished, 5)
+        async with asyncio.timeout(30):  # until the search has run a while (the import is quicker)
+            while not (workers := _par_workers(server.pid)) or cpu_seconds(workers[0]) < 1.5:
+                await asyncio.sleep(0.1)
+        await ann.close()
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        code = await asyncio.to_thread(_wait_exit, server, GRACE_S + 5)
+        took = time.monotonic() - signalled
+        assert code == 0, server.log_text()[-2000:]
+        assert took < GRACE_S + 1, f"exit took {took:.1f} s"
+        assert not Path(f"/proc/{workers[0]}").exists(), "the par worker outlived the server"
 
 
 async def test_json_logs_carry_the_race_code_and_no_secret(monkeypatch):
