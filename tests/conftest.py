@@ -169,6 +169,10 @@ class RedisServer:
             while True:
                 try:
                     if client.ping():
+                        # (another process's redis-server may have taken the port while this one
+                        # was down: its answers would be another test's data)
+                        if client.info("server")["process_id"] != self.process.pid:
+                            pytest.fail(f"port {self.port} is another redis-server's", pytrace=False)
                         return
                 except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError):
                     pass

@@ -90,7 +90,7 @@ async def test_moves_during_a_redis_outage_are_refused_then_accepted_again(peers
     restart of the server, and the entrant's log in Redis has no gap and no double."""
     redis = RedisServer(tmp_path)
     redis.start()
-    raw = aioredis.Redis.from_url(redis.url)
+    raw = aioredis.Redis.from_url(redis.url, socket_timeout=5, socket_connect_timeout=5)
     config = ServerConfig(ping_interval_s=None, redis_url=redis.url)
     try:
         async with ArenaServer(config) as server:
