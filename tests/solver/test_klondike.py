@@ -118,7 +118,9 @@ def _plain(model: Klondike) -> tuple[bool, int]:
         best = max(best, Klondike.cleared(state))
         if best == 52:
             return True, 52
-        for move in Klondike.engine_moves(state):
+        # (in a fixed order: a set's order changes with the process's hash seed, and a won
+        # position's search may then meet its win at once or only after a great many positions)
+        for move in sorted(Klondike.engine_moves(state)):
             child = model.play_engine(state, move)
             if child not in seen:
                 seen.add(child)
