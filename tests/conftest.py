@@ -3,7 +3,9 @@ the frame audit that checks every frame every in-process server sends (tests/aud
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -13,13 +15,25 @@ from tests.audit import FrameAudit
 #: `arena serve` works out each finished race's par in a worker process; servers the tests start
 #: as child processes leave it off (tests/server/test_par.py turns it on where it is tested).
 os.environ.setdefault("ARENA_PAR_WORKERS", "0")
+
+
+def _test_run_folder(variable: str, prefix: str) -> None:
+    """Point the environment variable ``variable`` at a fresh folder of this test run, removed
+    when the process that made it exits (pytest-xdist's workers inherit the controller's); one
+    set already is left as it is."""
+    if variable not in os.environ:
+        folder = tempfile.mkdtemp(prefix=prefix)
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ[variable] = folder
+
+
 #: `arena` keeps every race commitment it sees in a cache (client/commitments.py): the commands the
 #: tests run keep theirs in a folder of the test run, not in the user's cache.
-os.environ.setdefault("ARENA_CACHE_DIR", tempfile.mkdtemp(prefix="arena-test-cache-"))
+_test_run_folder("ARENA_CACHE_DIR", "arena-test-cache-")
 
 #: `arena` keeps the player it is on each server in its config folder (client/identity.py): the
 #: commands the tests run never read or write the user's; `arena_config_dir` gives each test its own.
-os.environ.setdefault("ARENA_CONFIG_DIR", tempfile.mkdtemp(prefix="arena-test-config-"))
+_test_run_folder("ARENA_CONFIG_DIR", "arena-test-config-")
 
 #: One millisecond of test time, in seconds; ARENA_TEST_TIME_SCALE=3 makes every wait 3x longer.
 MS = 0.001 * float(os.environ.get("ARENA_TEST_TIME_SCALE", "1"))

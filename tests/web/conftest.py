@@ -2,8 +2,11 @@
 audit checks every frame the pages receive) and a real headless Chromium driven by Playwright.
 
 Chromium is Debian's ``chromium`` package (Playwright's own browser download is not used):
-``make test`` installs it when it is missing; ARENA_CHROMIUM names another binary. Each page
-records its console errors and uncaught exceptions, and a test fails if any page had one.
+``make test`` installs it when it is missing; ARENA_CHROMIUM names another binary. One Chromium
+serves every browser test of a pytest process (`browser`: starting Playwright's driver and the
+browser costs about 3 s), so these tests and their async fixtures run in the session's event
+loop; each test gets its own server and browser contexts (their own storage), closed at its end.
+Each page records its console errors and uncaught exceptions, and a test fails if any page had one.
 Screenshots go to build/screenshots/ (ARENA_SCREENSHOTS names another folder). `axe` runs
 axe-core (vendored for the tests only: tests/web/vendor/, MPL-2.0) in a page and returns what it
 finds.
@@ -12,6 +15,7 @@ finds.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from server.app import ArenaServer
@@ -126,24 +131,42 @@ async def axe(page: Page, *, within: str = "body") -> list[str]:
     return list(found)
 
 
-@pytest.fixture
-async def web() -> AsyncIterator[Web]:
-    """A server on a free port, a headless Chromium, and the pages a test opens."""
-    async with web_over(ServerConfig(idle_timeout_s=None)) as made:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run every async test under tests/web in the session's event loop, the loop `browser` lives in."""
+    here = Path(__file__).resolve().parent
+    session_loop = pytest.mark.asyncio(loop_scope="session")
+    for item in items:
+        if here in item.path.parents and inspect.iscoroutinefunction(getattr(item, "function", None)):
+            item.add_marker(session_loop, append=False)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    """The headless Chromium that this pytest process's browser tests share."""
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def web(browser: Browser) -> AsyncIterator[Web]:
+    """A server on a free port, the shared Chromium, and the pages a test opens."""
+    async with web_over(browser, ServerConfig(idle_timeout_s=None)) as made:
         yield made
 
 
 @contextlib.asynccontextmanager
-async def web_over(config: ServerConfig, *, clock: Clock | None = None) -> AsyncIterator[Web]:
+async def web_over(browser: Browser, config: ServerConfig, *, clock: Clock | None = None) -> AsyncIterator[Web]:
     """As the `web` fixture, over a server with ``config`` (and ``clock``, one the test moves,
-    instead of the real one); at the end, no page had a problem."""
-    async with ArenaServer(config, clock=clock) as server, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    instead of the real one); at the end its browser contexts are closed and no page had a problem."""
+    async with ArenaServer(config, clock=clock) as server:
         web = Web(server, browser, server.url.replace("ws://", "http://"))
         try:
             yield web
         finally:
             for context in web.contexts:
                 await context.close()
-            await browser.close()
         assert not web.problems, "\n".join(web.problems)

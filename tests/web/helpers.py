@@ -49,12 +49,20 @@ async def create_race(page: Page, game: str, seed: int | None, *, countdown: int
     return page.url.rsplit("/", 1)[1]
 
 
-async def until(predicate, timeout_s: float = 10.0) -> None:
-    """Wait until ``predicate()`` is true (server state polled every 20 ms)."""
+async def until(predicate, timeout_s: float = 10.0, page=None) -> None:
+    """Wait until ``predicate()`` is true (server state polled every 20 ms). On a timeout the
+    error says what ``page`` (a Playwright page, if given) last told screen readers (``#announce``)
+    and shows as its notice, the page's side of a move that never reached the server."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting for the server")
+            said = ""
+            if page is not None:
+                words = await page.evaluate(
+                    "() => [...document.querySelectorAll('#announce, .notice')].map(e => e.textContent.trim())"
+                )
+                said = f"; the page said {words!r}"
+            raise AssertionError(f"timed out waiting for the server{said}")
         await asyncio.sleep(0.02)
 
 

@@ -14,7 +14,8 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import CDPSession, Page, expect
+import pytest_asyncio
+from playwright.async_api import Browser, CDPSession, Page, expect
 
 from server.config import ServerConfig
 from tests.web.conftest import Web, axe, web_over
@@ -26,12 +27,12 @@ PASSWORD = "correct horse battery"
 CODE = re.compile(r"^[2-9A-HJKMNP-Z]{10}$")
 
 
-@pytest.fixture
-async def account_web(tmp_path) -> AsyncIterator[Web]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def account_web(browser: Browser, tmp_path) -> AsyncIterator[Web]:
     """As the `web` fixture, over a server with an archive whose page is at http://localhost:PORT,
     its public origin (so that passkeys work there)."""
     config = ServerConfig(idle_timeout_s=None, data_dir=tmp_path, password_per_s=10.0)
-    async with web_over(config) as web:
+    async with web_over(browser, config) as web:
         web.base = web.base.replace("127.0.0.1", "localhost")
         web.server.config.public_origin = web.base
         yield web

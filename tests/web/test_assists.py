@@ -161,13 +161,13 @@ async def test_a_second_tap_cycles_through_the_places_of_the_first(web: Web) -> 
     await expect(top_card(page, first)).to_have_attribute("data-card", card)
     await expect(page.locator(".table.busy")).to_have_count(0)
     await top_card(page, first).click()  # again: on to the next place of that list
-    await until(lambda: len(entrant(race, "cyclist").game.history) == len(moves) + 2)
+    await until(lambda: len(entrant(race, "cyclist").game.history) == len(moves) + 2, page=page)
     await expect(top_card(page, second)).to_have_attribute("data-card", card)
     # And round the list, by keyboard this time: Enter on the pile plays its card.
     await expect(page.locator(".table.busy")).to_have_count(0)
     await page.focus(f'.board-box.mine .pile[data-pile="{second}"]')
     await page.keyboard.press("Enter")
-    await until(lambda: len(entrant(race, "cyclist").game.history) == len(moves) + 3)
+    await until(lambda: len(entrant(race, "cyclist").game.history) == len(moves) + 3, page=page)
     tail = (await stored(web, race, "cyclist"))[len(moves) :]
     if len(dsts) == 2:
         assert tail == [f"{src}>{first}", f"{first}>{second}", f"{second}>{first}"]

@@ -13,7 +13,8 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Page, expect
+import pytest_asyncio
+from playwright.async_api import Browser, Page, expect
 
 from engine.core import Game, Move
 from server.config import ServerConfig
@@ -28,10 +29,10 @@ PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1366, "height": 850}
 
 
-@pytest.fixture
-async def archived_web(tmp_path) -> AsyncIterator[Web]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def archived_web(browser: Browser, tmp_path) -> AsyncIterator[Web]:
     """As the `web` fixture, over a server whose archive is in ``tmp_path``."""
-    async with web_over(ServerConfig(idle_timeout_s=None, data_dir=tmp_path, password_per_s=10.0)) as web:
+    async with web_over(browser, ServerConfig(idle_timeout_s=None, data_dir=tmp_path, password_per_s=10.0)) as web:
         yield web
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from client.connection import ArenaClient, ArenaError
 from server.config import ServerConfig
@@ -40,14 +40,14 @@ async def test_the_lobby_shows_the_daily_challenge_and_play_starts_it(web: Web) 
     await expect(page.locator("#daily-calendar li.played")).to_have_count(1)
 
 
-async def test_the_spoiler_lock_hides_a_daily_race_until_its_day_ends() -> None:
+async def test_the_spoiler_lock_hides_a_daily_race_until_its_day_ends(browser: Browser) -> None:
     """dana plays today's daily from the lobby (and resigns); eve, in another browser context,
     opens it to watch: the page says it is locked and when it opens, and a client of eve's is
     refused its replay and its record. Once the server's clock passes the day's end, the same
     page shows the race, its record (the deal checked fair) and its replay."""
     clock = DayClock(NOON)
     config = ServerConfig(idle_timeout_s=None, ping_interval_s=None, daily_secret="s3cret")
-    async with web_over(config, clock=clock) as web:
+    async with web_over(browser, config, clock=clock) as web:
         dana = await web.page("dana")
         await dana.select_option("#game", "golf")
         await expect(dana.locator("#daily-boards")).to_have_attribute("href", "/leaderboard/golf?board=daily")

@@ -10,7 +10,8 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import expect
+import pytest_asyncio
+from playwright.async_api import Browser, expect
 
 from client.connection import ArenaClient
 from server.config import ServerConfig
@@ -20,10 +21,10 @@ from tests.web.helpers import catalog_win, tournament, until
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-async def archived_web(tmp_path) -> AsyncIterator[Web]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def archived_web(browser: Browser, tmp_path) -> AsyncIterator[Web]:
     """As the `web` fixture, over a server whose archive is in ``tmp_path``."""
-    async with web_over(ServerConfig(idle_timeout_s=None, data_dir=tmp_path)) as web:
+    async with web_over(browser, ServerConfig(idle_timeout_s=None, data_dir=tmp_path)) as web:
         yield web
 
 

@@ -6,7 +6,7 @@ the invite code's form."""
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
 from client.connection import ArenaClient
 from server.config import ServerConfig
@@ -16,9 +16,9 @@ from tests.web.helpers import ADMIN
 pytestmark = pytest.mark.browser
 
 
-async def test_an_organiser_creates_an_invite_only_tournament_from_the_page(tmp_path) -> None:
+async def test_an_organiser_creates_an_invite_only_tournament_from_the_page(browser: Browser, tmp_path) -> None:
     config = ServerConfig(idle_timeout_s=None, data_dir=tmp_path, password_per_s=10.0, admin_token=ADMIN)
-    async with web_over(config) as web:
+    async with web_over(browser, config) as web:
         async with await ArenaClient.connect(web.server.url, "olga") as olga:
             await olga.claim("olga's long password")
             token = olga.token
