@@ -47,6 +47,7 @@ async def url(tmp_path):
         yield server.url
 
 
+@pytest.mark.slow
 async def test_claim_then_login_on_a_second_device_is_the_same_player(tmp_path, url):
     phone, laptop = tmp_path / "phone", tmp_path / "laptop"
     code, out, err = await _arena(phone, "whoami", "--server", url, "--name", "Zoe")
@@ -75,6 +76,7 @@ async def test_claim_then_login_on_a_second_device_is_the_same_player(tmp_path, 
     assert code == 2 and "[bad_field]" in out and "10 characters" in out
 
 
+@pytest.mark.slow
 async def test_transfer_then_redeem_on_a_second_device_then_forget_me(tmp_path, url):
     old, new = tmp_path / "old", tmp_path / "new"
     guest = await _whoami(old, url)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import msgspec
+import pytest
 
 from client.connection import ArenaClient
 from server.app import ArenaServer
@@ -15,6 +16,7 @@ from tests.client.test_cli_identity import _arena
 from tests.server.test_rated_races import _race
 
 
+@pytest.mark.slow
 async def test_arena_leaderboard_and_profile_json(tmp_path):
     config_dir = tmp_path / "config"
     config = ServerConfig(data_dir=tmp_path / "data", ping_interval_s=None, password_per_s=20.0)

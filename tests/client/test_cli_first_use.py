@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 
+import pytest
+
 
 def _arena(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -58,6 +60,7 @@ def test_an_unknown_game_is_one_line_with_a_suggestion_before_any_connection():
         assert len(lines) == 1 and "did you mean" in lines[0] and lines[0].endswith("[unknown_game]"), lines
 
 
+@pytest.mark.slow
 def test_a_bad_fan_out_setting_is_refused_in_one_line_before_the_server_starts():
     """The fan-out's flags and variables take numbers of at least 0; anything else stops
     `arena serve` at once with a usage error naming the flag (exit 2), before it listens."""

@@ -12,6 +12,8 @@ import os
 import sys
 import time
 
+import pytest
+
 from client.identity import KeptPlayer, KeptPlayers, identity_path
 from server.app import ArenaServer
 from server.catalog import load_catalog, public_catalogs
@@ -60,6 +62,7 @@ async def test_a_race_created_started_and_played_from_the_cli_is_in_the_kept_pla
     assert [(r["race"], r["place"], r["status"]) for r in page["races"]] == [(code, 1, "won")]
 
 
+@pytest.mark.slow
 async def test_two_bots_are_two_fresh_entrants_and_bot_as_me_is_the_kept_player_renamed():
     async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
         url = ("--server", server.url)

@@ -51,6 +51,7 @@ def test_games_piped_is_one_line_per_game_and_json_is_one_document():
     assert golf["cards"] == 35 and golf["options"] == {"queen_on_king": True} and golf["rules_text"]
 
 
+@pytest.mark.slow
 async def test_races_lists_and_watch_streams_each_event_as_it_happens():
     async with ArenaServer(ServerConfig(ping_interval_s=None)) as server:
         async with await ArenaClient.connect(server.url, "robin") as robin:
@@ -169,6 +170,7 @@ async def test_tournament_commands_list_show_register_a_bot_and_follow():
     assert robin[3] == str(standing["cleared"])
 
 
+@pytest.mark.slow
 async def test_follow_goes_on_through_a_quiet_minute():
     """A minute of tournament time with no event (the wait before the start), on a clock running
     20 times faster, while the follower counts a quiet spell every 0.1 s: it keeps following and

@@ -230,6 +230,7 @@ async def test_an_opponents_progress_shows_while_the_person_plays_and_the_end_in
             tty.kill()
 
 
+@pytest.mark.slow
 async def test_ctrl_c_shows_the_token_that_resumes_the_race(server):
     async with await ArenaClient.connect(server.url, "host") as host:
         race = await host.create_race(GAME, seed=SEED, join=False, countdown_s=0)

@@ -348,6 +348,7 @@ async def _arena(cache: Path, *args: str) -> tuple[int, str]:
     return proc.returncode, out.decode()
 
 
+@pytest.mark.slow
 async def test_a_relay_that_swaps_the_deal_is_not_verified_without_a_trusted_commitment_and_caught_with_the_cached_one(
     tmp_path,
 ):

@@ -9,6 +9,7 @@ import asyncio
 import time
 
 import msgspec
+import pytest
 
 from client.connection import ArenaClient
 from client.verify import verify_record
@@ -28,6 +29,7 @@ async def wait_until(condition, what: str) -> None:  # type: ignore[no-untyped-d
         await asyncio.sleep(0.01)
 
 
+@pytest.mark.slow
 async def test_a_round_decided_after_the_race_was_archived_is_archived_too():
     """Ann wins a casual race and it is archived; then (the archive failing for a while) she plays
     a Double or Naught round: the race stays in memory past its retention until the archive's

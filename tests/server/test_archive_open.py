@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 OPEN = """
 import asyncio, sys
 from server.archive.sql import SqlArchive
@@ -20,6 +22,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_processes_opening_one_new_sqlite_archive_together_migrate_it_once(tmp_path):
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     processes = [

@@ -175,6 +175,7 @@ async def until_archived(node: Node, *, written: bool = True) -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@pytest.mark.slow
 async def test_arena_serve_restarted_keeps_finished_races(tmp_path, signum):
     """``arena serve --data-dir DIR``: a race finishes; the server stops (SIGTERM: drained;
     SIGKILL: once the race is archived) and starts again over the same directory; ``arena
@@ -196,6 +197,7 @@ async def test_arena_serve_restarted_keeps_finished_races(tmp_path, signum):
         node.stop()
 
 
+@pytest.mark.slow
 async def test_arena_serve_stops_on_sigterm_just_after_many_hellos(tmp_path):
     """50 players say hello at once (each hello reads the archive's claims; more than its pool of
     connections) and drop; a SIGTERM right after stops `arena serve` with exit 0 (a request cut

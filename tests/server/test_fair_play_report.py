@@ -110,6 +110,7 @@ def _play_by(knowing: bool, moves: int = 30) -> list[str]:
     return line
 
 
+@pytest.mark.slow
 def test_solver_agreement_flags_a_line_chosen_with_the_hidden_cards_and_not_one_chosen_without():
     seeing = _play_by(knowing=True)
     blind = _play_by(knowing=False)
@@ -126,6 +127,7 @@ def test_solver_agreement_flags_a_line_chosen_with_the_hidden_cards_and_not_one_
     assert report.solver
 
 
+@pytest.mark.slow
 def test_a_slow_machine_values_the_moves_alike(monkeypatch):
     """The valuation is bounded by moves tried, not by the clock: with a clock that passes 1 ms
     each time a search reads it (a loaded machine), every position's best moves are the same."""
@@ -200,6 +202,7 @@ async def _arena(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
     return process.returncode or 0, out.decode(), err.decode()
 
 
+@pytest.mark.slow
 async def test_a_staged_rounds_tournament_reports_the_scouting_pair_to_its_organiser_only(arena, tmp_path):
     """Two entrants of one Klondike deal: the scout deals through the stock first, a person's
     time between its moves; then the player deals and plays each turned-up card at once. The

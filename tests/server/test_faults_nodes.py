@@ -67,6 +67,7 @@ async def two_nodes(folder, **limits: object) -> AsyncIterator[tuple[Node, Node]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+@pytest.mark.slow
 async def test_a_player_on_the_other_node_waits_about_a_lease_when_the_owner_dies(tmp_path, signum):
     """Node one creates the race and leads; a player on node two plays the whole winning line.
     After 10 acknowledged moves node one gets SIGKILL (or SIGTERM): the player's longest wait
@@ -83,6 +84,7 @@ async def test_a_player_on_the_other_node_waits_about_a_lease_when_the_owner_die
         assert "Traceback" not in log, log[-3000:]
 
 
+@pytest.mark.slow
 async def test_a_late_answer_from_a_slow_owner_is_dropped(tmp_path):
     """Node one owns the race; the player on node two sends move 4 while node one is paused
     (SIGSTOP) past node two's forward timeout (0.5 s; the lease, 5 s, holds): node two answers

@@ -18,6 +18,7 @@ import logging
 import signal
 import time
 
+import pytest
 import redis.asyncio as aioredis
 
 from client.connection import ArenaClient
@@ -71,6 +72,7 @@ class Player:
         return max((b - a for a, b in zip(self.times, self.times[1:], strict=False)), default=0.0)
 
 
+@pytest.mark.slow
 async def test_a_node_paused_past_its_lease_lets_its_race_go_and_its_entrant_plays_on_through_it(tmp_path):
     """Node two owns the race and serves Ann; Bob plays through node one. Node two is stopped
     (SIGSTOP) for three leases: node one takes the race over. When node two runs again, Ann's

@@ -343,6 +343,7 @@ async def pinging_server():
         yield srv
 
 
+@pytest.mark.slow
 async def test_a_quiet_client_that_answers_its_pings_stays(pinging_server):
     """The server's one keepalive task pings a quiet connection, and the pong (read by the
     server with the client's other frames) keeps it open well past interval plus timeout."""

@@ -362,6 +362,7 @@ async def test_a_campaign_leaves_no_process_it_started(monkeypatch: pytest.Monke
     assert await _gone(mark) == []
 
 
+@pytest.mark.slow
 async def test_a_winnable_request_the_server_holds_is_not_counted_unanswered() -> None:
     """A create_race asking for a winnable deal waits for the solver (in a par worker) far longer
     than the answer timeout given here: it is answered within the hold, and counted as answered."""
@@ -379,6 +380,7 @@ async def test_a_winnable_request_the_server_holds_is_not_counted_unanswered() -
     assert sum(figures.answers.values()) == 1
 
 
+@pytest.mark.slow
 async def test_stopping_the_server_ends_its_busy_par_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server is stopped while its par worker searches for a winnable deal (budgets far
     beyond the stop's patience, so that the server is killed): no process it started remains."""

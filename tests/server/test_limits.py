@@ -98,6 +98,7 @@ async def test_a_connection_that_never_says_hello_is_closed(make_server):
     assert silent.ws.close_code == 1008 and "hello" in silent.ws.close_reason
 
 
+@pytest.mark.slow
 async def test_one_address_cannot_lock_everyone_out_with_silent_sockets(make_server, caplog):
     """Silent sockets from one address: past max_connections_per_ip they are reset at once (one
     log line for all of them), the rest are closed at the handshake timeout, and a player from

@@ -68,6 +68,7 @@ async def _close_frame(client: ArenaClient) -> tuple[int | None, str | None]:
 
 @pytest.mark.parametrize("event_loop", ["uvloop", "asyncio"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.slow
 async def test_a_signal_mid_race_drains_ends_the_race_and_exits_0(signum, event_loop):
     """A signal while an entrant moves in a loop: every move gets one answer, every accepted move
     is in the record, the race ends with server_shutdown for its entrant and spectator, both are
@@ -145,6 +146,7 @@ def _par_workers(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 async def test_a_signal_while_a_par_search_runs_exits_within_the_grace():
     """A race that just finished has its par worked out in a worker process; SIGTERM while that
     search runs (Little Spider deal 1000: undecided for well over the grace) stops the worker,

@@ -90,6 +90,7 @@ async def test_a_secret_winnable_race_gets_a_fresh_deal_the_solver_proved_winnab
     assert solve(find_game("eight_off")(finished.seed)).result == "won"  # (the par budget)
 
 
+@pytest.mark.slow
 async def test_a_winnable_tournament_gets_fresh_secret_deals_from_the_solver():
     from solver import solve
 

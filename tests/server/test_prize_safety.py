@@ -26,6 +26,7 @@ async def arena():
         yield server
 
 
+@pytest.mark.slow
 async def test_a_second_entry_from_one_address_waits_for_the_organiser(arena):
     """With the default of one entry per address, a second and a third name from the same
     address are held as pending (and told so); the organiser approves one, which then plays, and
@@ -68,6 +69,7 @@ async def test_a_second_entry_from_one_address_waits_for_the_organiser(arena):
     assert code not in arena.players[cat.token].races and tid not in arena.players[cat.token].tournaments
 
 
+@pytest.mark.slow
 async def test_arena_deals_are_spoiler_locked_until_the_window_closes(arena):
     """Arena format: nobody may watch, replay or read the record of a deal while the window is
     open, not even an early finisher's deal (spoiler_locked, with the instant the window closes);

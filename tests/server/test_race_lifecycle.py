@@ -7,6 +7,7 @@ import logging
 import re
 import socket
 
+import pytest
 from websockets.asyncio.client import connect
 
 from server import protocol as p
@@ -390,6 +391,7 @@ async def test_metrics_tell_how_late_the_fan_out_ticks_writes_left(server, peers
     assert 'arena_fanout_delay_seconds_bucket{le="0.05"}' in text  # finer buckets than the loop lag's
 
 
+@pytest.mark.slow
 async def test_the_fan_out_tick_is_on_while_the_event_loop_is_busy_and_off_once_it_is_quiet(caplog):
     """A server whose event loop is kept busy for a while turns its fan-out tick on, and off
     again once the loop is quiet; /metrics and the log show both."""

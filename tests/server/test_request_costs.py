@@ -102,6 +102,7 @@ async def _bystander_acks(peer: Peer, code: str, until: float) -> list[float]:
     return sorted(acks)
 
 
+@pytest.mark.slow
 async def test_a_replay_flood_from_one_connection_leaves_a_bystander_race_playing(make_server, monkeypatch):
     """One connection sends replays at its whole frame rate: beyond the replay budget they are
     refused (the connection stays open), the record is never rebuilt, and a bystander race's

@@ -49,6 +49,7 @@ async def finished_event(client: ArenaClient, tournament: str):
     return client.tournaments[tournament]
 
 
+@pytest.mark.slow
 async def test_a_rounds_tournament_with_eight_entrants_and_a_spectator(arena):
     """Eight entrants play three deals at the same instants: five bots, one who resigns every deal,
     one who never shows up, one who drops mid-deal and comes back; a spectator follows it all.
@@ -121,6 +122,7 @@ async def test_a_rounds_tournament_with_eight_entrants_and_a_spectator(arena):
         assert hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest() == commitment
 
 
+@pytest.mark.slow
 async def test_an_arena_tournament_with_eight_entrants_and_a_spectator(arena):
     """Each entrant opens its deals at its own pace inside the window; a deal's seed stays secret
     until the window closes; an entrant may not watch a deal it has not finished itself; one

@@ -16,6 +16,7 @@ from tooling.idle_bench import IdleSettings
 _ROOT = Path(__file__).resolve().parent.parent.parent
 
 
+@pytest.mark.slow
 def test_idle_holds_every_client_and_reads_the_servers_memory(tmp_path: Path) -> None:
     """50 clients from 2 load processes, half of them watching one of the races: all 50 held
     (by the load processes' count and the server's own), no error, memory read before and after."""
