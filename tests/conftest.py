@@ -19,8 +19,8 @@ os.environ.setdefault("ARENA_PAR_WORKERS", "0")
 
 def _test_run_folder(variable: str, prefix: str) -> None:
     """Point the environment variable ``variable`` at a fresh folder of this test run, removed
-    when the process that made it exits (pytest-xdist's workers inherit the controller's); one
-    set already is left as it is."""
+    when the process that made it exits (each pytest process, the controller and every xdist
+    worker, makes its own); one set already is left as it is."""
     if variable not in os.environ:
         folder = tempfile.mkdtemp(prefix=prefix)
         atexit.register(shutil.rmtree, folder, ignore_errors=True)

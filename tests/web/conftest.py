@@ -2,7 +2,7 @@
 audit checks every frame the pages receive) and a real headless Chromium driven by Playwright.
 
 Chromium is Debian's ``chromium`` package (Playwright's own browser download is not used):
-``make test`` installs it when it is missing; ARENA_CHROMIUM names another binary. One Chromium
+``make test-all`` installs it when it is missing; ARENA_CHROMIUM names another binary. One Chromium
 serves every browser test of a pytest process (`browser`: starting Playwright's driver and the
 browser costs about 3 s), so these tests and their async fixtures run in the session's event
 loop; each test gets its own server and browser contexts (their own storage), closed at its end.
