@@ -51,26 +51,22 @@ async def claimed(web: Web, name: str) -> Page:
 
 
 def clearing_moves(race: Race) -> tuple[Game, list[Move]]:
-    """A fresh game of ``race``'s deal and a short line of moves that clears a card in it."""
-    game_cls = race.game_cls
-
-    def search(line: list[Move], depth: int) -> list[Move] | None:
-        game = game_cls(race.seed, **race.options)
-        for move in line:
-            game.apply(move)
-        if game.cleared:
-            return line
-        if depth == 0:
-            return None
-        for move in list(game.legal_moves()):
-            found = search([*line, move], depth - 1)
-            if found:
-                return found
-        return None
-
-    line = search([], 4)
-    assert line, "no card can be cleared within 4 moves of this deal"
-    return game_cls(race.seed, **race.options), line
+    """A fresh game of ``race``'s deal and a shortest line of moves that clears a card in it
+    (breadth first, at most 20 moves: a Golf deal may need several deals from the stock before
+    a tableau card fits the waste)."""
+    fresh = race.game_cls(race.seed, **race.options)
+    layer: list[tuple[Game, list[Move]]] = [(fresh, [])]
+    for _ in range(20):
+        following = []
+        for game, line in layer:
+            for move in list(game.legal_moves()):
+                child = game.copy()
+                child.apply(move)
+                if child.cleared:
+                    return race.game_cls(race.seed, **race.options), [*line, move]
+                following.append((child, [*line, move]))
+        layer = following[:1000]
+    raise AssertionError("no card can be cleared within 20 moves of this deal")
 
 
 async def rating_of(page: Page, game: str) -> int:
