@@ -1,5 +1,7 @@
 """An exact search for Try Again (Old Patience): the rules as plain ranks, every reachable
-position accounted for.
+position accounted for; then, where it has not decided within a tenth of the time budget
+(`_SEARCH_SHARE`), a constraint solver on the same position (solver/try_again_sat.py, OR-Tools'
+CP-SAT), which decides most deals this search cannot.
 
 Rules: 003_08087bb95aa03446.txt ("Try Again"), as engine/games/try_again.py states them: the
 stock's cards are turned one at a time onto ``w`` and each goes onto one of four waste piles
@@ -178,20 +180,24 @@ answer at every call (tests/solver/test_try_again.py compares it with the first 
 2.24 s, 1.61 s; 1000: 1.75 s, 1.53 s; load about 2.5). What is left is the bound's walk over the
 13 ranks and `can_clear`'s positions themselves (some 29 a call on deal 1000, most of them new).
 
-Cost, measured at the race's par budget (``Budget()``: 10 s, one deal at a time, load average
-about 2 on 2 cores: ``arena solve try_again --deals 20 --first-seed 1000 --jobs 1``): deals
-1000 to 1019, 14 won, 6 unknown (1005, 1010 to 1012, 1016, 1019), none proved lost, 4.5 s of CPU a
-deal; with ``_BEAMS`` empty, under the same load, 12 won (1013 and 1015 unknown as well). Deals
-1020 to 1039: 7 won, 13 unknown, 7.2 s a deal; with ``_BEAMS`` empty 6 won (1035 unknown as well).
-Deals 1040 to 1059, with ``_BEAMS`` empty and nothing else running: 10 won, 10 unknown, 5.4 s a
-deal. The unknown deals seem lost (those of 1000 to 1019: none won within 60 s by the lines and
-passes; most cleared 30 to 47; the waiting cards' caps raise the most cleared within 10 s on 5 of
-the 40, e.g. deal 1011 from 19 to 45, by cutting subtrees the first pass is stuck in) and run out
-of time in the first exhaustive pass, deep down: on deal 1001 (the random lines off) it is still
-below its first position with 13 cards to turn after 20 s, and most positions it keeps have 4 to 6
-cards to turn (9 to 12 with `_FREE_MAX` at 8). Reproduce by calling `solve_exact` with
-``Budget()`` on each deal (``find_game("try_again")(seed)``), or ``arena solve try_again --jobs
-1``.
+Cost, with the constraint solver, at the race's par budget (``Budget()``: 10 s; ``arena solve
+try_again --deals 100 --first-seed 1000 --jobs 2``, nothing else running, 2026-11-29): 94 won, 6
+unknown (1013, 1016, 1035, 1045, 1060, 1081), none lost, 3.8 s a deal; deals 1000 to 1019: 18
+won, 2 unknown. Every deal the solver decided was a win, those this search leaves unknown
+included: they are hard wins, not losses.
+
+This search alone, at the par budget (one deal at a time, load average about 2 on 2 cores:
+``--jobs 1``): deals 1000 to 1019, 14 won, 6 unknown (1005, 1010 to 1012, 1016, 1019), none
+proved lost, 4.5 s of CPU a deal; with ``_BEAMS`` empty, under the same load, 12 won (1013 and
+1015 unknown as well). Deals 1020 to 1039: 7 won, 13 unknown, 7.2 s a deal; with ``_BEAMS``
+empty 6 won (1035 unknown as well). Deals 1040 to 1059, with ``_BEAMS`` empty and nothing else
+running: 10 won, 10 unknown, 5.4 s a deal. Its unknown deals (those of 1000 to 1019: none won
+within 60 s by the lines and passes; most cleared 30 to 47; the waiting cards' caps raise the
+most cleared within 10 s on 5 of the 40, e.g. deal 1011 from 19 to 45, by cutting subtrees the
+first pass is stuck in) run out of time in the first exhaustive pass, deep down: on deal 1001
+(the random lines off) it is still below its first position with 13 cards to turn after 20 s,
+and most positions it keeps have 4 to 6 cards to turn (9 to 12 with `_FREE_MAX` at 8). Reproduce
+by calling `_search` with ``Budget()`` on each deal (``find_game("try_again")(seed)``).
 
 What does not help, measured on deals 1000, 1001, 1005 and 1008. Trying `can_clear` higher up
 (`_FREE_MAX` 8, 12 or 52; or between rounds only, up to 16 or 24 cards to turn; a limit of 200 to
@@ -215,6 +221,7 @@ win 1001 and 1008.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import random
 import sys
@@ -225,6 +232,7 @@ from dataclasses import dataclass
 from engine.core import Game
 from solver.exact import Spent, finished, luby, start_verdict
 from solver.search import Budget, Verdict
+from solver.try_again_sat import SAT_MB, schedule
 
 __all__ = ["State", "TryAgain", "can_clear", "clearable", "solve_exact", "top_bound"]
 
@@ -248,6 +256,8 @@ _RELAXED_LIMIT = 500
 #: foundation heights (`_height_facts`; 2,380 in all).
 _PILES_CACHE = 2048
 _HEIGHTS_CACHE = 2380
+#: The share of the time budget this module's search takes before the constraint solver's turn.
+_SEARCH_SHARE = 0.1
 #: Random lines before the exhaustive passes: a line's moves (times Luby's sequence), the share
 #: of the time budget they may take, and how often a deal's piles are tried in a random order.
 _FIRST = 20_000
@@ -755,10 +765,48 @@ def _beam(
 
 def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     """Decide ``game`` (Try Again, from its current position; it is not changed) exactly (see the
-    module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution in the
-    engine's notation, lost (proved) with the most cards that can be cleared, or unknown when a
-    budget ran out. ``nodes`` counts moves tried (and the beams' positions scored), ``positions``
-    the positions kept."""
+    module docstring): the search here for `_SEARCH_SHARE` of the seconds, then, if its time ran
+    out, the constraint solver (`solver.try_again_sat`) until the deadline, where the memory
+    budget allows it (`SAT_MB`). Returns a `Verdict` as `solver.solve` does: won with a solution
+    in the engine's notation (the solver's replayed in the engine first), lost (proved) with the
+    most cards that can be cleared, or unknown when a budget ran out. ``nodes`` counts moves
+    tried (and the beams' positions scored) and the solver's conflicts, ``positions`` the
+    positions kept."""
+    began = time.monotonic()
+    verdict = _search(game, dataclasses.replace(budget, seconds=budget.seconds * _SEARCH_SHARE))
+    if verdict.result != "unknown" or not verdict.reason.startswith("time budget"):
+        return finished(verdict, verdict.nodes, verdict.positions, began)
+    if budget.memory_mb < SAT_MB:
+        verdict.reason = f"memory budget ({budget.memory_mb:g} MB) spent"
+        return finished(verdict, verdict.nodes, verdict.positions, began)
+    model = TryAgain.from_game(game)
+    piles, heights, turned = model.start
+    plan = schedule(
+        model.turn[turned:], model.dealt + turned, piles, heights, began + budget.seconds, budget.nodes - verdict.nodes
+    )
+    replay = game.copy()
+    for move in plan.line:
+        replay.apply(move)
+    if plan.result == "won" and replay.won:
+        verdict.result, verdict.solution, verdict.reason = "won", plan.line, ""
+    elif plan.result == "lost" and replay.cleared == game.cleared + plan.cleared:
+        verdict.result, verdict.reason = "lost", ""
+    elif plan.result == "unknown":
+        verdict.reason = (
+            f"node budget ({budget.nodes:,} moves) spent"
+            if plan.reason == "conflicts"
+            else f"time budget ({budget.seconds:g} s) spent"
+        )
+    else:  # a schedule the engine does not play as the solver says: no verdict from it
+        verdict.reason = f"the constraint solver's line ends at {replay.cleared} cards, not as it said"
+    verdict.best_cleared = max(verdict.best_cleared, replay.cleared)
+    return finished(verdict, verdict.nodes + plan.conflicts, verdict.positions, began)
+
+
+def _search(game: Game, budget: Budget) -> Verdict:
+    """The search of this module alone (see the module docstring), as `solve_exact` returns it.
+    ``nodes`` counts moves tried (and the beams' positions scored), ``positions`` the positions
+    kept."""
     began = time.monotonic()
     deadline = began + budget.seconds
     model = TryAgain.from_game(game)
