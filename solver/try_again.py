@@ -181,10 +181,10 @@ answer at every call (tests/solver/test_try_again.py compares it with the first 
 13 ranks and `can_clear`'s positions themselves (some 29 a call on deal 1000, most of them new).
 
 Cost, with the constraint solver, at the race's par budget (``Budget()``: 10 s; ``arena solve
-try_again --deals 100 --first-seed 1000 --jobs 2``, nothing else running, 2026-11-29): 94 won, 6
-unknown (1013, 1016, 1035, 1045, 1060, 1081), none lost, 3.8 s a deal; deals 1000 to 1019: 18
-won, 2 unknown. Every deal the solver decided was a win, those this search leaves unknown
-included: they are hard wins, not losses.
+try_again --deals 100 --first-seed 1000 --jobs 2``, nothing else running, 2026-11-29): 96 won, 4
+unknown (1045, 1046, 1060, 1081), none lost, 2.5 s a deal; deals 1000 to 1019: all 20 won.
+Every deal the solver decided was a win, those this search leaves unknown included: they are
+hard wins, not losses.
 
 This search alone, at the par budget (one deal at a time, load average about 2 on 2 cores:
 ``--jobs 1``): deals 1000 to 1019, 14 won, 6 unknown (1005, 1010 to 1012, 1016, 1019), none

@@ -31,8 +31,8 @@ its foundation (a matching between the two ranks; one below already up stands fo
 at ``r - 1``), and as the counts above: the same rule, but each form lets the solver see
 conflicts the other hides. Empty waste piles are interchangeable, so a card may go onto an
 empty pile only once an earlier card has gone onto the empty pile before it (in pile order):
-that removes only renamed copies of plays. The solver starts from a hint, the piles a rule of
-thumb chooses (`_rule_of_thumb`).
+that removes only renamed copies of plays. The solver starts from a hint, the play of a rule
+of thumb (`_rule_of_thumb`: its piles and its times), and improves on it.
 
 A found schedule comes back as moves in the engine's notation (`Schedule.line`); the caller
 replays them in the engine before it calls a deal won or lost (solver/try_again.py).
@@ -42,9 +42,9 @@ measured, not counted: the model of a whole deal has 1,200 variables and some 7,
 importing OR-Tools (with NumPy and pandas) takes some 80 MB, and a 10 s search grew the
 process's peak by 16 MB on deal 1013 (`SAT_MB` is what the caller must allow). ``conflicts``
 are the nodes it spends. Deals 1000 to 1099 at the par budget, with solver/try_again.py's own
-search first for a tenth of it: 94 won, 6 unknown (docs/winnability.md). Measured on the same
-100 deals and worse: first a search for a schedule with every card up, then the maximum (7
-unknown; with the time split in halves, 15); the maximum without the hint (7, other deals); two
+search first for a tenth of it: 96 won, 4 unknown (docs/winnability.md). Measured on the same
+100 deals and worse: the hint of piles alone (6 unknown), no hint (7); first a search for a
+schedule with every card up, then the maximum (7; with the time split in halves, 15); two
 threads, or eight interleaved on one, on the hardest deals; and a rule that the k-th card of a
 rank up follows the k-th of the rank below (a symmetry, sound, but slower on most deals).
 """
@@ -199,9 +199,12 @@ def schedule(
         for taken in below.values():
             model.add_at_most_one(taken)
 
-    for j, k in enumerate(_rule_of_thumb(turn, dealt, piles, heights)):
+    chosen, hinted = _rule_of_thumb(cards, first_turned, slots, dealt, heights)
+    for j, k in enumerate(chosen):
         for other in range(4):
             model.add_hint(onto[j][other], other == k)
+    for c, t in enumerate(hinted):
+        model.add_hint(time[c], t)
     model.maximize(sum(up))
 
     solver = cp_model.CpSolver()
@@ -225,41 +228,48 @@ def schedule(
 
 
 def _rule_of_thumb(
-    turn: Sequence[int], dealt: int, piles: Sequence[Sequence[int]], heights: Sequence[int]
-) -> list[int]:
-    """The waste pile a simple rule of thumb puts each card to be turned on: the pile whose top is
-    the lowest at or above the card's rank, else an empty one, else the one with the highest top;
-    with every card that can go up going up between rounds."""
-    stacks = [list(p) for p in piles]
+    cards: list[tuple[int, int | None, int]], first_turned: int, slots: list[int], dealt: int, heights: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """A play by a simple rule of thumb, as a schedule: each card to be turned goes onto the pile
+    whose top is the lowest at or above its rank, else an empty one, else the one with the
+    highest top; at each slot every card that can go up goes up. Returns the pile of each card
+    to be turned and the time of each card (`schedule`'s times; ``64 * len(slots)``: never)."""
+    stacks: list[list[int]] = [[] for _ in range(4)]
+    for c in range(first_turned):
+        stacks[cards[c][1] or 0].append(c)
     tops = list(heights)
+    times = [_PER_SLOT * len(slots)] * len(cards)
     chosen = []
 
-    def play_off() -> None:
+    def play_off(slot: int) -> None:
+        order = 0
         again = True
         while again:
             again = False
             for stack in stacks:
-                if stack and stack[-1] - 1 in tops:
-                    tops[tops.index(stack[-1] - 1)] += 1
-                    stack.pop()
+                if stack and cards[stack[-1]][0] - 1 in tops:
+                    tops[tops.index(cards[stack[-1]][0] - 1)] += 1
+                    times[stack.pop()] = _PER_SLOT * slot + order
+                    order += 1
                     again = True
 
-    if dealt % 4 == 0:
-        play_off()
-    for j, rank in enumerate(turn):
-        above = [k for k in range(4) if stacks[k] and stacks[k][-1] >= rank]
-        empty = [k for k in range(4) if not stacks[k]]
-        if above:
-            k = min(above, key=lambda k: stacks[k][-1])
-        elif empty:
-            k = empty[0]
-        else:
-            k = max(range(4), key=lambda k: stacks[k][-1])
-        stacks[k].append(rank)
-        chosen.append(k)
-        if (dealt + j + 1) % 4 == 0 or j == len(turn) - 1:
-            play_off()
-    return chosen
+    placed = 0
+    for slot, d in enumerate(slots):
+        while dealt + placed < d:
+            rank = cards[first_turned + placed][0]
+            above = [k for k in range(4) if stacks[k] and cards[stacks[k][-1]][0] >= rank]
+            empty = [k for k in range(4) if not stacks[k]]
+            if above:
+                k = min(above, key=lambda k: cards[stacks[k][-1]][0])
+            elif empty:
+                k = empty[0]
+            else:
+                k = max(range(4), key=lambda k: cards[stacks[k][-1]][0])
+            stacks[k].append(first_turned + placed)
+            chosen.append(k)
+            placed += 1
+        play_off(slot)
+    return chosen, times
 
 
 def _line(
