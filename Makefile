@@ -42,7 +42,7 @@ test: setup
 	  -m "not slow" \
 	  -k "not campaign and not redis"
 
-# Every test and the lint, as CI runs them (about 14 minutes on two idle cores; README.md).
+# Every test and the lint, as CI runs them (about 15 minutes on two idle cores; README.md).
 test-all: setup browser redis postgres nginx lint
 	$(BIN)/pytest -q $(PARALLEL)
 
