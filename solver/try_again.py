@@ -221,13 +221,12 @@ win 1001 and 1008.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.core import Game
 from solver.exact import Spent, finished, luby, start_verdict
@@ -773,7 +772,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     tried (and the beams' positions scored) and the solver's conflicts, ``positions`` the
     positions kept."""
     began = time.monotonic()
-    verdict = _search(game, dataclasses.replace(budget, seconds=budget.seconds * _SEARCH_SHARE))
+    verdict = _search(game, replace(budget, seconds=budget.seconds * _SEARCH_SHARE))
     if verdict.result != "unknown" or not verdict.reason.startswith("time budget"):
         return finished(verdict, verdict.nodes, verdict.positions, began)
     if budget.memory_mb < SAT_MB:

@@ -42,11 +42,8 @@ measured, not counted: the model of a whole deal has 1,200 variables and some 7,
 importing OR-Tools (with NumPy and pandas) takes some 80 MB, and a 10 s search grew the
 process's peak by 16 MB on deal 1013 (`SAT_MB` is what the caller must allow). ``conflicts``
 are the nodes it spends. Deals 1000 to 1099 at the par budget, with solver/try_again.py's own
-search first for a tenth of it: 96 won, 4 unknown (docs/winnability.md). Measured on the same
-100 deals and worse: the hint of piles alone (6 unknown), no hint (7); first a search for a
-schedule with every card up, then the maximum (7; with the time split in halves, 15); two
-threads, or eight interleaved on one, on the hardest deals; and a rule that the k-th card of a
-rank up follows the k-th of the rank below (a symmetry, sound, but slower on most deals).
+search first for a tenth of it: 96 won, 4 unknown (``arena solve try_again --deals 100
+--first-seed 1000 --jobs 2``; docs/winnability.md).
 """
 
 from __future__ import annotations
@@ -235,8 +232,8 @@ def _rule_of_thumb(
     highest top; at each slot every card that can go up goes up. Returns the pile of each card
     to be turned and the time of each card (`schedule`'s times; ``64 * len(slots)``: never)."""
     stacks: list[list[int]] = [[] for _ in range(4)]
-    for c in range(first_turned):
-        stacks[cards[c][1] or 0].append(c)
+    for c, (_, pile, _) in enumerate(cards[:first_turned]):
+        stacks[pile if pile is not None else 0].append(c)  # (the cards on the piles have one)
     tops = list(heights)
     times = [_PER_SLOT * len(slots)] * len(cards)
     chosen = []

@@ -77,3 +77,17 @@ def test_a_memory_budget_below_what_the_solver_needs_leaves_it_out(megabytes):
     verdict = solve_exact(find_game(KEY)(1016), Budget(seconds=1.0, memory_mb=megabytes))
     assert verdict.result == "unknown" and verdict.reason == f"memory budget ({megabytes:g} MB) spent"
     assert verdict.seconds < 1.5
+
+
+@pytest.mark.parametrize(
+    ("piles", "heights", "turn", "words"),
+    [
+        ([[], [], []], [0, 0, 0, 0], [1], "four waste piles"),
+        ([[], [], [], []], [0, 0, 0, 14], [1], "0 to 13 cards"),
+        ([[], [], [], [0]], [0, 0, 0, 0], [1], "ranks run from 1 to 13"),
+        ([[], [], [], []], [0, 0, 0, 0], [14], "ranks run from 1 to 13"),
+    ],
+)
+def test_a_position_that_is_not_try_agains_is_refused(piles, heights, turn, words):
+    with pytest.raises(ValueError, match=words):
+        schedule(turn, 0, piles, heights, time.monotonic() + 1)
