@@ -38,6 +38,7 @@ from server.protocol import CreateTournament, ProtocolError
 from server.race import Clock
 from server.schedule import ScheduleError, load_schedule_file
 from server.state import ServerState
+from server.stopping import cancel_and_wait
 from server.store import Store, StoreUnavailable
 from server.store.memory import MemoryStore
 from server.tournament import Tournament
@@ -411,11 +412,9 @@ class ArenaServer(ServerState):
         if settling:  # requests and player writes under way end on their own first (one cut off
             # mid-query leaves the database driver a connection it may never close)
             await asyncio.wait(settling, timeout=_TASKS_SETTLE_S)
-        tasks = [*self.tasks, *self.requests]
-        for task in tasks:
-            task.cancel()
-        if tasks:  # let them end before the store and the archive they may be using go
-            await asyncio.wait(tasks, timeout=_TASKS_END_S)
+        tournaments = [t.task for t in self.tournaments.values() if t.task is not None]
+        # they end before the store and the archive they may be using go
+        await cancel_and_wait([*self.tasks, *self.requests, *tournaments], _TASKS_END_S)
         if self.link is not None:
             await self.link.stop(release=self.draining)  # after a graceful shutdown the others take over at once
             self.link = None

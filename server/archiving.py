@@ -38,6 +38,7 @@ from server.logs import fields
 from server.protocol import DailyResult, RaceRecord, encode
 from server.race import Clock, Race
 from server.rated_races import apply_race_ratings
+from server.stopping import stop_if_cancelled
 from server.store import StoreUnavailable
 from server.tournament import Tournament
 
@@ -229,6 +230,7 @@ class Archiver:
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, MAX_RETRY_S)
                 continue
+            stop_if_cancelled()
             pause = RETRY_S
             if self._queue and self._queue[0] == (kind, key):
                 self._queue.popleft()

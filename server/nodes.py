@@ -76,6 +76,7 @@ from server.lobby import joined_count, shared_score
 from server.logs import fields
 from server.protocol import ErrorCode, ProtocolError, RaceInfo, encode
 from server.race import Race
+from server.stopping import cancel_and_wait, stop_if_cancelled
 from server.store import StoreUnavailable
 from server.transport.session import Host, Session
 
@@ -288,10 +289,9 @@ class NodeLink:
         if self._handed_over:
             return
         self._handed_over = True
-        for task in [t for t in self._tasks if t.get_name() in ("lease", "inbox")]:
-            task.cancel()
-            self._tasks.remove(task)
-            await asyncio.wait([task], timeout=1)
+        listening = [t for t in self._tasks if t.get_name() in ("lease", "inbox")]
+        self._tasks = [t for t in self._tasks if t not in listening]
+        await cancel_and_wait(listening, 1)
         try:
             await self.store.release()
         except StoreUnavailable as exc:
@@ -311,12 +311,8 @@ class NodeLink:
                 await self.store.release()
             except StoreUnavailable as exc:
                 log.warning("node %s: lease not given up (it runs out by itself): %s", self.node, exc)
-        for task in self._tasks:
-            task.cancel()
-        if self._tasks:  # a task that does not end within a second is left to the loop's end
-            _, late = await asyncio.wait(self._tasks, timeout=1)
-            for task in late:
-                log.warning("node %s: %s did not stop within a second", self.node, task.get_name())
+        for task in await cancel_and_wait(self._tasks, 1):  # (one still running is left to the loop's end)
+            log.warning("node %s: %s did not stop within a second", self.node, task.get_name())
         self._tasks = []
 
     async def _keep_lease(self) -> None:
@@ -329,6 +325,7 @@ class NodeLink:
                 log.warning("node %s: heartbeat failed: %s", self.node, exc)
             except Exception:
                 log.exception("node %s: heartbeat failed; trying again", self.node)
+            stop_if_cancelled()
 
     async def _beat(self, *, since: float | None = None) -> None:
         """One heartbeat: renew the lease, note the nodes whose lease ran out, take or keep the
@@ -671,6 +668,7 @@ class NodeLink:
                         await self.store.publish(node, payload)
                     except StoreUnavailable as exc:
                         log.warning("node %s: frames for node %s lost: %s", self.node, node, exc)
+            stop_if_cancelled()
 
     def _batch(self, items: list[tuple[int, int, bytes | None, int]]) -> bytes:
         """One message of frames and done marks, each payload in it once (a fan-out sends the

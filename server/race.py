@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 import time
 from collections import deque
@@ -85,6 +86,7 @@ from server.protocol import (
     board_of,
     encode,
 )
+from server.stopping import cancel_and_wait
 from server.store import MoveEntry, StaleRace, Store, StoredEvent, StoreUnavailable
 
 __all__ = ["RESULTS_KEPT", "STANDINGS", "Clock", "Entrant", "Listener", "Race", "RebuildError"]
@@ -94,8 +96,6 @@ __all__ = ["RESULTS_KEPT", "STANDINGS", "Clock", "Entrant", "Listener", "Race", 
 RESULTS_KEPT = 64
 #: Standings in a ``race_finished`` log line: the first this many entrants.
 _LOGGED_PLACES = 10
-#: Seconds between cancellations of a race timer that has not ended when its race is closed.
-_CLOSE_RETRY_S = 0.1
 
 log = logging.getLogger("arena.races")
 #: Where a race reports a store it cannot reach: the server's log, which writes the same line at
@@ -1545,19 +1545,12 @@ class Race:
         await self._finish("void")
 
     async def close(self) -> None:
-        """Cancel the race's timers (server shutdown) and wait until they have ended.
-
-        A timer may swallow its cancellation (redis-py's connect can, when the cancellation lands
-        while it connects) and go on to sleep until the race's time limit; each that is still
-        running is cancelled again every `_CLOSE_RETRY_S` seconds, so that closing takes at most
-        about that long more than the timers' last store call."""
+        """Cancel the race's timers (server shutdown) and wait until they have ended (a timer
+        that lost its cancellation in a Redis command is cancelled again: `server.stopping`)."""
         if self._releasing is not None:
             self._releasing.cancel()
-        tasks = pending = set(self._tasks)
-        while pending:
-            for task in pending:
-                task.cancel()
-            _, pending = await asyncio.wait(pending, timeout=_CLOSE_RETRY_S)
+        tasks = set(self._tasks)
+        await cancel_and_wait(tasks, math.inf)
         for task in tasks:
             if not task.cancelled() and task.exception() is not None:
                 log.error("race %s: a timer failed before it was closed", self.code, exc_info=task.exception())

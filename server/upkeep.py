@@ -24,6 +24,7 @@ from server.archive import ArchiveError
 from server.players import token_digest
 from server.protocol import encode
 from server.state import ServerState
+from server.stopping import stop_if_cancelled
 from server.store import StaleRace, StoreUnavailable
 from server.transport.session import Session
 
@@ -46,6 +47,7 @@ async def housekeeping(state: ServerState) -> None:
             await sweep(state)
         except Exception:
             log.exception("housekeeping failed; trying again at the next sweep")
+        stop_if_cancelled()
 
 
 async def sweep(state: ServerState) -> None:

@@ -135,6 +135,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import math
 import secrets
 import time
 import urllib.parse
@@ -159,6 +160,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.logs import fields as log_fields
+from server.stopping import cancel_and_wait, stop_if_cancelled
 from server.store import (
     DataLoss,
     LostMoves,
@@ -757,11 +759,11 @@ class RedisStore(Store):
                 )
 
     async def close(self) -> None:
-        for task in (self._watcher, self._flusher):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+        tasks = [task for task in (self._watcher, self._flusher) if task is not None]
+        await cancel_and_wait(tasks, math.inf)
+        for task in tasks:  # (what it raised was logged, or answered to the writes' callers)
+            if not task.cancelled():
+                task.exception()
         self._watcher = None
         for writes in self._staged.values():
             for write in writes:
@@ -795,6 +797,7 @@ class RedisStore(Store):
                 away = False
             except (StoreUnavailable, RedisError, RedisClusterException):
                 away = True
+            stop_if_cancelled()
 
     async def _current_run_ids(self) -> frozenset[str]:
         """The run id of Redis (of each master, in a cluster): a new one after every restart.
@@ -1073,12 +1076,7 @@ class RedisStore(Store):
                     # changed (a failover, a slot moved), so that it subscribes where the slot is now
                     await self._redis.exists(channel)
                 await pubsub.ssubscribe(channel)
-                task = asyncio.current_task()
-                assert task is not None, "a generator that awaits runs in a task"
-                if task.cancelling():
-                    # redis-py's connect can swallow a cancellation that lands while it connects;
-                    # without this, a node stopped just as it started would wait here forever
-                    raise asyncio.CancelledError
+                stop_if_cancelled()  # (a node stopped as it subscribed would wait here forever)
                 while True:
                     message = await (
                         # (None: wait for a message, as get_message says; redis-py annotates this one float only)

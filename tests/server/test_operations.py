@@ -370,7 +370,7 @@ async def test_serve_sets_the_full_collection_threshold_and_freezes_what_the_sta
 
 
 async def test_closing_a_race_ends_a_timer_that_swallowed_its_cancellation():
-    """redis-py's connect can swallow a cancellation that lands while it connects. A race's
+    """A cancellation that lands in a Redis command can be lost (`server.stopping`). A race's
     timer caught so in a store call would go on to sleep until the race's time limit (here ten
     minutes), and closing the race (the server's close) would wait for it: the timer is
     cancelled again until it ends."""
@@ -383,7 +383,7 @@ async def test_closing_a_race_ends_a_timer_that_swallowed_its_cancellation():
                 try:
                     await asyncio.sleep(0.5)
                 except asyncio.CancelledError:
-                    pass  # swallowed, as redis-py's connect may
+                    pass  # lost, as in a Redis command
             await super().save_race(code, meta)
 
     store = SwallowingStore()
