@@ -978,8 +978,11 @@ class ArenaClient:
                 while not predicate():
                     if self._lost.is_set():
                         raise ArenaConnectionError(f"connection to {self.url} lost")
-                    with contextlib.suppress(TimeoutError):  # wake now and then to notice a loss
-                        await asyncio.wait_for(self._arrived.wait(), 0.5)
+                    # wake now and then to notice a loss (not wait_for: on 3.11 it can lose the
+                    # outer timeout's cancellation, and this would wait past timeout_s)
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(0.5):
+                            await self._arrived.wait()
         except TimeoutError:
             raise ArenaTimeout(f"the awaited state did not come within {timeout_s} s") from None
 
