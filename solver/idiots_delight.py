@@ -1,5 +1,10 @@
 """An exact search for Idiot's Delight (Aces Up, Kings high): the rules as plain numbers, every
-reachable position accounted for.
+reachable position accounted for; then, where it has not decided within a fifth of the time
+budget (`_SEARCH_SHARE`), a constraint solver on the same position (solver/idiots_delight_sat.py,
+OR-Tools' CP-SAT), starting from the line of the most cards the search cleared. The two decide
+different deals: the search those whose reachable positions are few enough, the solver many
+losses whose positions are far too many to search (seeds 1000 to 1099 at the par budget: the
+search alone leaves 45 to 49 unknown, the two together 18; docs/winnability.md).
 
 Rules: 003_08087bb95aa03446.txt ("Idiot's Delight"), as engine/games/idiots_delight.py states
 them: four tableau piles ``t0`` to ``t3``, a stock ``s`` dealt one card onto each pile in turn
@@ -160,8 +165,9 @@ above another card (it needs a space to reach a bottom), and less 50 for each ca
 card of its suit above it in its pile (it cannot leave before that card). Ties keep the order the
 positions were reached in (the moves are tried in a fixed order), so the beam is the same on
 every run. Its bounds: `_BEAM_NODES` moves tried (each counts in ``nodes``, read every 1,024
-moves) and `_BEAM_SHARE` of the seconds budget; past either it gives up, and the search runs with
-what is left. Sound: every position it reaches is reachable, so its most cleared is a clear the
+moves) and `_BEAM_SHARE` of the whole seconds budget from its start (the constraint solver's
+share of the budget takes none of it); past either it gives up, and the search runs with what is
+left. Sound: every position it reaches is reachable, so its most cleared is a clear the
 deal allows (the search starts with it as its best, as after the probe), and a line that clears
 48 is a win, returned as the engine's moves. It proves nothing lost: the search still runs. Its
 memory: the positions of the level at hand and the lines to them, `_BEAM_ENTRY_BYTES` each
@@ -248,6 +254,8 @@ from typing import cast
 
 from engine.core import Game
 from solver.exact import Spent, finished, start_verdict
+from solver.idiots_delight_sat import schedule
+from solver.sat import Schedule, search_then_schedule
 from solver.search import Budget, Verdict
 
 __all__ = ["IdiotsDelight", "State", "clearable", "solve_exact", "unwinnable"]
@@ -275,6 +283,8 @@ _BEAM_WIDTH = 128
 _BEAM_NODES = 40_000
 _BEAM_SHARE = 0.1
 _BEAM_ENTRY_BYTES = 800
+#: The share of the seconds the search here gets before the constraint solver takes over.
+_SEARCH_SHARE = 0.2
 _SEP = 255
 #: Where each pile's card moved into it when a space sits in the search's int key (6 bits each).
 _SHIFT = (58, 64, 70, 76)
@@ -426,6 +436,16 @@ def _reckon(piles: list[list[int]] | tuple[tuple[int, ...], ...], coming: tuple[
     return ((h0 | h1 | h2 | h3) & ~_KING_BITS & ~stays).bit_count()
 
 
+def _unchain(chain: object) -> list[str]:
+    """The moves of a beam's line, a chain of (move, the chain before it) ending in None, first
+    move first."""
+    moves = []
+    while chain is not None:
+        move, chain = cast(tuple[str, object], chain)
+        moves.append(move)
+    return moves[::-1]
+
+
 def _beam_score(piles: tuple[tuple[int, ...], ...]) -> int:
     # the beam's worth of a position (higher is better; positions compared have the same count
     # dealt): fewer cards in the piles, spaces, Kings at bottoms; no King above another card
@@ -527,10 +547,31 @@ class IdiotsDelight:
 
 
 def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
-    """Decide ``game`` (Idiot's Delight, from its current position; it is not changed) exactly
-    (see the module docstring). Returns a `Verdict` as `solver.solve` does: won with a solution
-    in the engine's notation, lost (proved) with the most cards that can be cleared, or unknown
-    when a budget ran out. ``nodes`` counts moves tried, ``positions`` the positions kept."""
+    """Decide ``game`` (Idiot's Delight, from its current position; it is not changed) exactly:
+    the search here (see the module docstring) for `_SEARCH_SHARE` of the seconds, then, if its
+    time ran out, the constraint solver (`solver.idiots_delight_sat`) until the deadline, from the
+    line of the most cards cleared the search found, where the memory budget allows it
+    (`solver.sat.SAT_MB`). Returns a `Verdict` as `solver.solve` does: won with a solution in the
+    engine's notation (the solver's replayed in the engine first), lost (proved) with the most
+    cards that can be cleared, or unknown when a budget ran out. ``nodes`` counts moves tried and
+    the solver's conflicts, ``positions`` the positions kept."""
+    model = IdiotsDelight.from_game(game)
+    best_line: list[str] = []
+
+    def plan(deadline: float, conflicts: int) -> Schedule:
+        return schedule(model.start[0], model.stock, deadline, conflicts, best_line)
+
+    beam_s = budget.seconds * _BEAM_SHARE  # (the whole budget's share: the search gets a part)
+    return search_then_schedule(
+        game, budget, lambda game, part: _search(game, part, best_line, beam_s), _SEARCH_SHARE, plan
+    )
+
+
+def _search(game: Game, budget: Budget, best_line: list[str], beam_s: float | None = None) -> Verdict:
+    """The search of this module alone (see the module docstring), as `solve_exact` returns it;
+    ``best_line`` is left holding a line to the most cards it cleared (from its probe and beam).
+    ``beam_s``: the beam's seconds at most (default: `_BEAM_SHARE` of the budget's). ``nodes``
+    counts moves tried, ``positions`` the positions kept."""
     began = time.monotonic()
     deadline = began + budget.seconds
     model = IdiotsDelight.from_game(game)
@@ -866,6 +907,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     break
             if now > best:
                 best = now
+                best_line[:] = moves
             if now >= total:
                 line.extend(reversed(moves))
                 return True
@@ -880,7 +922,7 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
         frontier: list[tuple[tuple[tuple[int, ...], ...], object]] = [(tuple(tuple(p) for p in start), None)]
         dealt = 0
         stop = nodes + _BEAM_NODES
-        give_up = began + budget.seconds * _BEAM_SHARE
+        give_up = monotonic() + (budget.seconds * _BEAM_SHARE if beam_s is None else beam_s)
         while True:
             # every position each kept one reaches without a deal, and those positions after the
             # deal; a line is a chain of (move, the line before it)
@@ -895,11 +937,9 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
                     cleared = gone - len(ps[0]) - len(ps[1]) - len(ps[2]) - len(ps[3])
                     if cleared > best:
                         best = cleared
+                        best_line[:] = _unchain(reach[ps])
                     if cleared >= total:
-                        chain = reach[ps]
-                        while chain is not None:
-                            move, chain = cast(tuple[str, object], chain)
-                            line.append(move)
+                        line.extend(reversed(_unchain(reach[ps])))
                         return True
                     if dealt < n_stock:
                         new = list(ps)

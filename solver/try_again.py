@@ -226,12 +226,13 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.core import Game
 from solver.exact import Spent, finished, luby, start_verdict
+from solver.sat import Schedule, search_then_schedule
 from solver.search import Budget, Verdict
-from solver.try_again_sat import SAT_MB, schedule
+from solver.try_again_sat import schedule
 
 __all__ = ["State", "TryAgain", "can_clear", "clearable", "solve_exact", "top_bound"]
 
@@ -766,40 +767,18 @@ def solve_exact(game: Game, budget: Budget = Budget()) -> Verdict:
     """Decide ``game`` (Try Again, from its current position; it is not changed) exactly (see the
     module docstring): the search here for `_SEARCH_SHARE` of the seconds, then, if its time ran
     out, the constraint solver (`solver.try_again_sat`) until the deadline, where the memory
-    budget allows it (`SAT_MB`). Returns a `Verdict` as `solver.solve` does: won with a solution
-    in the engine's notation (the solver's replayed in the engine first), lost (proved) with the
-    most cards that can be cleared, or unknown when a budget ran out. ``nodes`` counts moves
-    tried (and the beams' positions scored) and the solver's conflicts, ``positions`` the
+    budget allows it (`solver.sat.SAT_MB`). Returns a `Verdict` as `solver.solve` does: won with
+    a solution in the engine's notation (the solver's replayed in the engine first), lost (proved)
+    with the most cards that can be cleared, or unknown when a budget ran out. ``nodes`` counts
+    moves tried (and the beams' positions scored) and the solver's conflicts, ``positions`` the
     positions kept."""
-    began = time.monotonic()
-    verdict = _search(game, replace(budget, seconds=budget.seconds * _SEARCH_SHARE))
-    if verdict.result != "unknown" or not verdict.reason.startswith("time budget"):
-        return finished(verdict, verdict.nodes, verdict.positions, began)
-    if budget.memory_mb < SAT_MB:
-        verdict.reason = f"memory budget ({budget.memory_mb:g} MB) spent"
-        return finished(verdict, verdict.nodes, verdict.positions, began)
     model = TryAgain.from_game(game)
     piles, heights, turned = model.start
-    plan = schedule(
-        model.turn[turned:], model.dealt + turned, piles, heights, began + budget.seconds, budget.nodes - verdict.nodes
-    )
-    replay = game.copy()
-    for move in plan.line:
-        replay.apply(move)
-    if plan.result == "won" and replay.won:
-        verdict.result, verdict.solution, verdict.reason = "won", plan.line, ""
-    elif plan.result == "lost" and replay.cleared == game.cleared + plan.cleared:
-        verdict.result, verdict.reason = "lost", ""
-    elif plan.result == "unknown":
-        verdict.reason = (
-            f"node budget ({budget.nodes:,} moves) spent"
-            if plan.reason == "conflicts"
-            else f"time budget ({budget.seconds:g} s) spent"
-        )
-    else:  # a schedule the engine does not play as the solver says: no verdict from it
-        verdict.reason = f"the constraint solver's line ends at {replay.cleared} cards, not as it said"
-    verdict.best_cleared = max(verdict.best_cleared, replay.cleared)
-    return finished(verdict, verdict.nodes + plan.conflicts, verdict.positions, began)
+
+    def plan(deadline: float, conflicts: int) -> Schedule:
+        return schedule(model.turn[turned:], model.dealt + turned, piles, heights, deadline, conflicts)
+
+    return search_then_schedule(game, budget, _search, _SEARCH_SHARE, plan)
 
 
 def _search(game: Game, budget: Budget) -> Verdict:

@@ -37,49 +37,26 @@ of thumb (`_rule_of_thumb`: its piles and its times), and improves on it.
 A found schedule comes back as moves in the engine's notation (`Schedule.line`); the caller
 replays them in the engine before it calls a deal won or lost (solver/try_again.py).
 
-The solver runs on one thread with a fixed seed (repeatable within a time limit). Its cost is
-measured, not counted: the model of a whole deal has 1,200 variables and some 7,000 constraints;
-importing OR-Tools (with NumPy and pandas) takes some 80 MB, and a 10 s search grew the
-process's peak by 16 MB on deal 1013 (`SAT_MB` is what the caller must allow). ``conflicts``
-are the nodes it spends. Deals 1000 to 1099 at the par budget, with solver/try_again.py's own
+The solver's settings and memory: solver/sat.py. The model of a whole deal has 1,200 variables
+and some 7,000 constraints. Deals 1000 to 1099 at the par budget, with solver/try_again.py's own
 search first for a tenth of it: 96 won, 4 unknown (``arena solve try_again --deals 100
 --first-seed 1000 --jobs 2``; docs/winnability.md).
 """
 
 from __future__ import annotations
 
-import time as clock
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
+
+from solver.sat import Schedule, solve
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-__all__ = ["SAT_MB", "Schedule", "schedule"]
-
-#: Mebibytes a search with this solver needs: OR-Tools' import and its own growth on the hardest
-#: deals measured (tracemalloc does not see it: it is native memory), rounded up.
-SAT_MB = 128.0
+__all__ = ["schedule"]
 
 #: Times per slot: more than the cards that can go up in one slot (52).
 _PER_SLOT = 64
-
-
-@dataclass(slots=True)
-class Schedule:
-    """What the solver found. ``result``: ``won`` (``line`` puts every card up), ``lost`` (proved:
-    no play puts every card up; ``cleared`` is the most any play puts up, proved) or ``unknown``
-    (a limit ran out: ``cleared`` is the most up in a schedule found, a lower bound, and ``line``
-    that schedule's moves; 0 and none when none was found). ``cleared`` counts only the cards that
-    go up from the position; ``conflicts`` is the solver's count of conflicts, ``reason`` the limit
-    that ran out ("time" or "conflicts")."""
-
-    result: Literal["won", "lost", "unknown"]
-    cleared: int = 0
-    line: list[str] = field(default_factory=list)
-    conflicts: int = 0
-    reason: str = ""
 
 
 def schedule(
@@ -204,24 +181,13 @@ def schedule(
         model.add_hint(time[c], t)
     model.maximize(sum(up))
 
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 1
-    solver.parameters.max_time_in_seconds = max(deadline - clock.monotonic(), 0.001)
-    if conflicts is not None:
-        solver.parameters.max_number_of_conflicts = max(conflicts, 0)
-    status = solver.solve(model)
-    spent = solver.num_conflicts
-    out_of = "conflicts" if conflicts is not None and spent >= conflicts else "time"
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return Schedule("unknown", 0, [], spent, out_of)
-    line = _line(solver, time, cards, onto, slots, dealt, heights, first_turned)
-    cleared = round(solver.objective_value)
-    if cleared == len(cards):
-        return Schedule("won", cleared, line, spent)
-    if status == cp_model.OPTIMAL:
-        return Schedule("lost", cleared, line, spent)
-    return Schedule("unknown", cleared, line, spent, out_of)
+    return solve(
+        model,
+        deadline,
+        conflicts,
+        len(cards),
+        lambda solver: _line(solver, time, cards, onto, slots, dealt, heights, first_turned),
+    )
 
 
 def _rule_of_thumb(

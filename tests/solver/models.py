@@ -11,6 +11,7 @@ from typing import Protocol
 from engine.core import Game
 from engine.games import find_game
 from solver import Budget, Verdict
+from solver.sat import Schedule
 
 #: A budget no test position comes near.
 UNLIMITED = Budget(nodes=10**9, seconds=120, positions=10**8)
@@ -121,3 +122,25 @@ def assert_verdict(verdict: Verdict, game: Game, won: bool, best: int, where: ob
         for move in verdict.solution:
             replay.apply(move)
         assert replay.won, where
+
+
+def schedules_against_plain_search(
+    cases: Iterable[Game], plan_of: Callable[[Game], Schedule], model_of: Callable[[Game], Model]
+) -> dict[str, int]:
+    """Assert, for each position of ``cases``, that the constraint solver's `Schedule`
+    (``plan_of``) has the verdict and the most cards cleared of a plain search of every position
+    of ``model_of``'s model, and that its line replays in the engine to that; the count of each
+    verdict."""
+    results = {"won": 0, "lost": 0}
+    for game in cases:
+        plan = plan_of(game)
+        won, best = plain_search(model_of(game))
+        where = game.position()
+        assert plan.result == ("won" if won else "lost"), where
+        assert game.cleared + plan.cleared == best, where
+        replay = game.copy()
+        for move in plan.line:
+            replay.apply(move)
+        assert replay.cleared == best and replay.won == won, where
+        results[plan.result] += 1
+    return results

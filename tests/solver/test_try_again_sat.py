@@ -15,7 +15,7 @@ from solver import try_again
 from solver.search import Budget
 from solver.try_again import TryAgain, solve_exact
 from solver.try_again_sat import schedule
-from tests.solver.models import plain_search
+from tests.solver.models import schedules_against_plain_search
 from tests.solver.test_try_again import line_of_play, small_positions
 
 KEY = "try_again"
@@ -34,18 +34,7 @@ def test_schedules_equal_a_plain_search_of_every_position_and_their_lines_replay
     rng = random.Random(13)
     cases = [next(g for g in line_of_play(seed, rng) if len(g.piles["s"].cards) <= 2 or g.over) for seed in range(30)]
     cases += small_positions(rng, 40)
-    results = {"won": 0, "lost": 0}
-    for game in cases:
-        plan = plan_of(game)
-        won, best = plain_search(TryAgain.from_game(game))
-        where = game.position()
-        assert plan.result == ("won" if won else "lost"), where
-        assert game.cleared + plan.cleared == best, where
-        replay = game.copy()
-        for move in plan.line:
-            replay.apply(move)
-        assert replay.cleared == best and replay.won == won, where
-        results[plan.result] += 1
+    results = schedules_against_plain_search(cases, plan_of, TryAgain.from_game)
     assert results["won"] >= 10 and results["lost"] >= 20, results
 
 
