@@ -27,7 +27,7 @@ from solver.search import Budget, Verdict
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-__all__ = ["SAT_MB", "Schedule", "complete_hint", "search_then_schedule", "solve"]
+__all__ = ["SAT_MB", "Schedule", "complete_hint", "search_then_schedule", "slot_literals", "solve"]
 
 #: Mebibytes a search with the constraint solver needs: OR-Tools' import and its own growth on
 #: the largest model measured, rounded up.
@@ -77,6 +77,21 @@ def solve(
     if status == cp_model.OPTIMAL:
         return Schedule("lost", cleared, line(solver), spent)
     return Schedule("unknown", cleared, line(solver), spent, out_of)
+
+
+def slot_literals(
+    model: cp_model.CpModel, time: cp_model.IntVar, per_slot: int, slots: range, name: str
+) -> dict[int, cp_model.IntVar]:
+    """For each slot ``s`` of ``slots``, a literal of ``model`` that holds exactly when ``time`` is
+    at slot ``s`` or later (``time >= per_slot * s``), named ``{name}.{s}``: the order encoding the
+    constraint models share."""
+    row = {}
+    for s in slots:
+        v = model.new_bool_var(f"{name}.{s}")
+        model.add(time >= per_slot * s).only_enforce_if(v)
+        model.add(time < per_slot * s).only_enforce_if(~v)
+        row[s] = v
+    return row
 
 
 def complete_hint(model: cp_model.CpModel, fixed: list[tuple[cp_model.IntVar, int]], deadline: float) -> bool:

@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from solver.sat import Schedule, solve
+from solver.sat import Schedule, slot_literals, solve
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -97,15 +97,11 @@ def schedule(
 
     model = cp_model.CpModel()
     time = [model.new_int_var(_PER_SLOT * first[c], none, f"t{c}") for c in range(len(cards))]
-    at_least = []  # at_least[c][s]: card c goes up at slot s or later (or never)
-    for c in range(len(cards)):
-        row = {}
-        for s in range(first[c] + 1, len(slots) + 1):
-            v = model.new_bool_var(f"ge{c}.{s}")
-            model.add(time[c] >= _PER_SLOT * s).only_enforce_if(v)
-            model.add(time[c] < _PER_SLOT * s).only_enforce_if(~v)
-            row[s] = v
-        at_least.append(row)
+    # at_least[c][s]: card c goes up at slot s or later (or never)
+    at_least = [
+        slot_literals(model, time[c], _PER_SLOT, range(first[c] + 1, len(slots) + 1), f"ge{c}")
+        for c in range(len(cards))
+    ]
     up: list[cp_model.LiteralT] = [~at_least[c][len(slots)] for c in range(len(cards))]
     model.add_no_overlap(
         [model.new_optional_fixed_size_interval_var(time[c], 1, up[c], f"i{c}") for c in range(len(cards))]
