@@ -450,9 +450,11 @@ def test_once_47_are_cleared_a_king_to_come_onto_a_bottom_that_stays_cuts_the_se
     assert plain_search(model) == (False, 47)
 
 
-def test_random_lines_tried_first_find_a_high_clear_early_and_their_wins_replay():
+def test_random_lines_tried_first_find_a_high_clear_early_and_their_wins_replay(monkeypatch):
     # deal 1003: its most, 47, is reached within the probe, while the search alone stands at 45
-    # after as many moves; 47 lets the Kings' test cut from the start
+    # after as many moves; 47 lets the Kings' test cut from the start. The search has the whole
+    # time budget, so that its moves run out first (the constraint solver never runs)
+    monkeypatch.setattr(idiots_delight, "_SEARCH_SHARE", 1.0)
     verdict = solve_exact(find_game(KEY)(1003), Budget(nodes=300_000))
     assert verdict.result == "unknown" and verdict.best_cleared == 47
     # these deals are won by a random line before any position is kept, and the engine replays it
@@ -467,7 +469,9 @@ def test_random_lines_tried_first_find_a_high_clear_early_and_their_wins_replay(
 
 def test_a_beam_of_deals_wins_a_deal_the_exhaustive_search_does_not_within_the_same_moves(monkeypatch):
     # deal 1000: the probe stands at 47, the beam wins within 100,000 moves and the engine
-    # replays its line; without the beam the exhaustive search has no win within as many
+    # replays its line; without the beam the exhaustive search has no win within as many (the
+    # search has the whole time budget, so that its moves run out first)
+    monkeypatch.setattr(idiots_delight, "_SEARCH_SHARE", 1.0)
     game = find_game(KEY)(1000)
     verdict = solve_exact(game, Budget(nodes=100_000))
     assert verdict.result == "won" and verdict.positions == 0
