@@ -27,11 +27,15 @@ from solver.search import Budget, Verdict
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-__all__ = ["SAT_MB", "Schedule", "complete_hint", "search_then_schedule", "slot_literals", "solve"]
+__all__ = ["SAT_MB", "SAT_MIN_S", "Schedule", "complete_hint", "search_then_schedule", "slot_literals", "solve"]
 
 #: Mebibytes a search with the constraint solver needs: OR-Tools' import and its own growth on
 #: the largest model measured, rounded up.
 SAT_MB = 160.0
+#: Seconds a search must have left for the constraint solver to run: importing OR-Tools (0.7 s,
+#: once a process), building a model (up to 0.5 s) and its presolve (0.5 s) come before any
+#: answer, and the deadline does not cut them short.
+SAT_MIN_S = 2.0
 
 
 @dataclass(slots=True)
@@ -134,19 +138,20 @@ def search_then_schedule(
     plan: Callable[[float, int], Schedule],
 ) -> Verdict:
     """Decide ``game`` with its own ``search`` for ``share`` of the seconds, then, if its time
-    ran out (and the memory budget allows `SAT_MB`), with ``plan`` (deadline, conflicts allowed:
-    the game's constraint model) until the deadline. The plan's line is replayed in the engine: a
-    deal is called won only if the engine wins it, lost only if the line clears exactly what the
-    solver proved most. Returns a `Verdict` as `solver.solve` does; ``nodes`` adds the solver's
-    conflicts to the search's moves."""
+    ran out (and the memory budget allows `SAT_MB`, with `SAT_MIN_S` seconds left), with ``plan``
+    (deadline, conflicts allowed: the game's constraint model) until the deadline. The plan's
+    line is replayed in the engine: a deal is called won only if the engine wins it, lost only
+    if the line clears exactly what the solver proved most. Returns a `Verdict` as
+    `solver.solve` does; ``nodes`` adds the solver's conflicts to the search's moves."""
     began = time.monotonic()
     verdict = search(game, replace(budget, seconds=budget.seconds * share))
     if verdict.result != "unknown" or not verdict.reason.startswith("time budget"):
         return finished(verdict, verdict.nodes, verdict.positions, began)
-    if time.monotonic() >= began + budget.seconds:  # (the search spent it all: nothing left)
-        return finished(verdict, verdict.nodes, verdict.positions, began)
     if budget.memory_mb < SAT_MB:
         verdict.reason = f"memory budget ({budget.memory_mb:g} MB) spent"
+        return finished(verdict, verdict.nodes, verdict.positions, began)
+    if began + budget.seconds - time.monotonic() < SAT_MIN_S:  # (too little left to decide anything)
+        verdict.reason = f"time budget ({budget.seconds:g} s) spent"
         return finished(verdict, verdict.nodes, verdict.positions, began)
     found = plan(began + budget.seconds, budget.nodes - verdict.nodes)
     replay = game.copy()
